@@ -1,0 +1,1 @@
+"""The Textual front end of coder-tui."""

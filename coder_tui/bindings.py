@@ -1,0 +1,96 @@
+"""The one table of key bindings (SPEC 15).
+
+Every key the TUI reacts to is declared here once. The app, the session screen and the prompt build their Textual
+``BINDINGS`` from it (so the footer shows them), and ``/help`` lists the same rows, so the two never disagree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from textual.binding import Binding
+
+Scope = Literal["app", "screen", "prompt", "approval", "question"]
+
+
+@dataclass(frozen=True)
+class KeySpec:
+    """One row of the table: Textual key string(s), the action, and how the footer and ``/help`` describe it."""
+
+    keys: str
+    action: str
+    description: str
+    scope: Scope
+    help: str
+    show: bool = True
+    priority: bool = False
+    key_display: str | None = None
+
+
+KEY_TABLE: tuple[KeySpec, ...] = (
+    # The prompt: what editing and submitting do.
+    KeySpec("enter", "submit", "Send", "prompt", "submit the input (accepts a highlighted completion first)",
+            priority=True, key_display="⏎"),
+    KeySpec("ctrl+j,shift+enter", "newline", "Newline", "prompt",
+            "insert a newline (Shift+Enter where the terminal reports it)", key_display="^j"),
+    KeySpec("tab", "complete", "Complete", "prompt", "complete a /command or an @path mention", show=False),
+    KeySpec("up", "history_previous", "History", "prompt",
+            "previous input from the history (or move up in a list or a multi-line input)", show=False),
+    KeySpec("down", "history_next", "History", "prompt", "next input from the history", show=False),
+    KeySpec("escape", "escape", "Close", "prompt",
+            "close the suggestion list; twice clears the input; interrupts a running task", show=False),
+    KeySpec("ctrl+k", "delete_to_end_of_line", "Kill line", "prompt", "delete to the end of the line", show=False),
+    KeySpec("alt+backspace", "delete_word_left", "Delete word", "prompt", "delete the word before the cursor",
+            show=False),
+    KeySpec("ctrl+d", "exit_if_empty", "Exit", "prompt", "exit when the input is empty (else delete right)",
+            show=False),
+    # The session screen.
+    KeySpec("ctrl+t", "toggle_panes", "Panes", "screen", "show or hide the todo and tool-event panes"),
+    KeySpec("ctrl+l", "clear_transcript", "Clear", "screen", "clear the screen (the session is kept)"),
+    # The app: these must win over every Screen's own binding for the same key.
+    KeySpec("shift+tab", "cycle_mode", "Mode", "app", "cycle the mode: default → auto-edit → plan",
+            priority=True, key_display="⇧⇥"),
+    KeySpec("escape", "interrupt", "Interrupt", "app", "interrupt the running task (stream, bash, approval)",
+            key_display="esc"),
+    KeySpec("ctrl+c", "ctrl_c", "Cancel", "app",
+            "copy a selection; else cancel the running task; twice on an idle prompt exits", show=False,
+            priority=True),
+    # Dialogs.
+    KeySpec("y", "decide('yes')", "Yes", "approval", "approve this tool call once"),
+    KeySpec("n", "decide('no')", "No", "approval", "refuse this tool call (the model is told)"),
+    KeySpec("a", "decide('always')", "Always", "approval", "approve and allow the shown scope for this session"),
+    KeySpec("escape", "decide('cancel')", "Cancel task", "approval", "dismiss the dialog and cancel the whole task"),
+    KeySpec("escape", "cancel", "Cancel", "question", "dismiss the question and cancel the task"),
+)
+
+
+def bindings_for(scope: Scope) -> list[Binding]:
+    """The Textual bindings of one scope, in table order."""
+    return [
+        Binding(
+            spec.keys,
+            spec.action,
+            spec.description,
+            show=spec.show,
+            priority=spec.priority,
+            key_display=spec.key_display,
+        )
+        for spec in KEY_TABLE
+        if spec.scope == scope
+    ]
+
+
+def display_keys(keys: str) -> str:
+    """``ctrl+j,shift+enter`` -> ``Ctrl+J / Shift+Enter``: how ``/help`` names keys."""
+    names = []
+    for key in keys.split(","):
+        parts = [part if len(part) > 1 else part.upper() for part in key.split("+")]
+        names.append("+".join(part.capitalize() if len(part) > 1 else part for part in parts))
+    return " / ".join(names)
+
+
+def help_rows() -> list[tuple[str, str, str]]:
+    """(where, keys, what it does) for every binding, for ``/help``."""
+    where = {"app": "anywhere", "screen": "session", "prompt": "input", "approval": "approval", "question": "question"}
+    return [(where[spec.scope], display_keys(spec.keys), spec.help) for spec in KEY_TABLE]

@@ -1,0 +1,59 @@
+"""The ``coder-tui`` console script: parses arguments, then runs one input headless or opens the full screen.
+
+Kept free of Textual and of the engine's heavy imports so that both paths start fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+MODES = ("plan", "default", "auto-edit", "build", "yolo")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="coder-tui",
+        description="A terminal coding agent for any OpenAI-compatible model server.",
+        epilog="With no -p and stdin not a terminal, the whole of stdin is the input. "
+        "Environment: OPENAI_API_KEY, OPENAI_BASE_URL, CODER_MODEL.",
+    )
+    parser.add_argument("-p", "--prompt", metavar="TEXT", help="run this one input without the full screen and exit")
+    parser.add_argument("--mode", choices=MODES, help="permission mode (build is auto-edit)")
+    parser.add_argument(
+        "--output-format", choices=("text", "json"), default="text", help="headless output: text, or JSON lines"
+    )
+    parser.add_argument("--model", metavar="NAME", help="the model to use (overrides config and CODER_MODEL)")
+    parser.add_argument("--cwd", metavar="DIR", help="the workspace root (default: the current directory)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    workspace = Path(args.cwd).expanduser() if args.cwd else Path.cwd()
+    if not workspace.is_dir():
+        parser.error(f"--cwd {args.cwd}: not a directory")
+    workspace = workspace.resolve()
+
+    text: str | None = args.prompt
+    if text is None and not sys.stdin.isatty():
+        text = sys.stdin.read()
+    if text is not None:
+        if not text.strip():
+            parser.error("the input is empty (give -p TEXT or pipe text on stdin)")
+        from coder_tui.headless import run_headless_sync
+
+        return run_headless_sync(
+            text, workspace=workspace, mode=args.mode, model=args.model, output_format=args.output_format
+        )
+    if args.output_format != "text":
+        parser.error("--output-format applies to headless runs only (-p or piped stdin)")
+    from coder_tui.app import run_tui
+
+    return run_tui(workspace=workspace, mode=args.mode, model=args.model)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

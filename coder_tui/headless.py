@@ -1,0 +1,165 @@
+"""Headless mode (SPEC 15): one input, no full screen, plain text or JSON lines, an exit code that says how it went.
+
+Assistant text goes to stdout; progress (tool calls, notices) and errors go to stderr, so ``coder-tui -p ... >
+answer.md`` keeps only the answer. With ``--output-format json`` every event is one JSON line on stdout and the
+last line is the result object.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from engine.config import load_config
+from engine.events import (
+    CommandResult,
+    ErrorEvent,
+    Event,
+    Notice,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallFinished,
+    TurnFinished,
+    event_to_dict,
+)
+from engine.interaction import ApprovalDecision, ApprovalRequest, QuestionAnswer, QuestionRequest
+from engine.modes import Mode
+from engine.orchestrator import Orchestrator, TurnOutcome
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_CANCELLED = 130
+
+
+class HeadlessInteraction:
+    """Nobody is there to ask. Approvals never reach here (the orchestrator runs non-interactive and refuses or
+    auto-approves per config); a question gets no answer, which the model sees as a refusal."""
+
+    async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision:
+        return ApprovalDecision.NO
+
+    async def ask_question(self, request: QuestionRequest) -> QuestionAnswer:
+        return QuestionAnswer(answer=None)
+
+
+class TextRenderer:
+    def __init__(self, out: TextIO, err: TextIO) -> None:
+        self.out = out
+        self.err = err
+        self._in_text = False
+        self._in_reasoning = False
+
+    def __call__(self, event: Event) -> None:
+        match event:
+            case TextDelta(text=text):
+                self._end_reasoning()
+                self.out.write(text)
+                self.out.flush()
+                self._in_text = True
+            case ReasoningDelta(text=text):
+                self.err.write(text)
+                self.err.flush()
+                self._in_reasoning = True
+            case ToolCallFinished(tool=tool, key_argument=key, status=status, duration_ms=ms, result=result):
+                self._end_text()
+                line = f"[{tool}] {key} -> {status.value} ({ms:.0f} ms)"
+                if not result.get("ok", False):
+                    line += f": {result.get('error', '')}"
+                self.err.write(line + "\n")
+            case CommandResult(text=text, ok=ok):
+                self._end_text()
+                (self.out if ok else self.err).write(text.rstrip("\n") + "\n")
+            case Notice(text=text, level=level):
+                self._end_text()
+                self.err.write(f"{level}: {text}\n")
+            case ErrorEvent(message=message):
+                self._end_text()
+                self.err.write(f"error: {message}\n")
+            case TurnFinished():
+                self._end_text()
+                self._end_reasoning()
+            case _:
+                pass
+
+    def _end_text(self) -> None:
+        if self._in_text:
+            self.out.write("\n")
+            self.out.flush()
+            self._in_text = False
+
+    def _end_reasoning(self) -> None:
+        if self._in_reasoning:
+            self.err.write("\n")
+            self._in_reasoning = False
+
+
+class JsonRenderer:
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def __call__(self, event: Event) -> None:
+        self.out.write(json.dumps(event_to_dict(event), ensure_ascii=False) + "\n")
+        self.out.flush()
+
+
+async def run_headless(
+    text: str,
+    *,
+    workspace: Path,
+    mode: str | None = None,
+    model: str | None = None,
+    output_format: str = "text",
+    out: TextIO = sys.stdout,
+    err: TextIO = sys.stderr,
+) -> int:
+    loaded = load_config(workspace)
+    for issue in loaded.issues:
+        err.write(f"config: {issue} (ignored)\n")
+    orchestrator = Orchestrator(
+        workspace=workspace,
+        config=loaded.config,
+        interaction=HeadlessInteraction(),
+        interactive=False,
+        mode=Mode.parse(mode) if mode else None,
+    )
+    if model:
+        orchestrator.set_model(model)
+    orchestrator.subscribe(JsonRenderer(out) if output_format == "json" else TextRenderer(out, err))
+    loop = asyncio.get_running_loop()
+    try:
+        loop.add_signal_handler(signal.SIGINT, orchestrator.cancel)
+    except (NotImplementedError, RuntimeError):
+        pass
+    outcome = await orchestrator.run_input(text)
+    if output_format == "json":
+        out.write(json.dumps(_result_line(outcome, orchestrator), ensure_ascii=False) + "\n")
+        out.flush()
+    return exit_code(outcome)
+
+
+def _result_line(outcome: TurnOutcome, orchestrator: Orchestrator) -> dict[str, object]:
+    return {
+        "type": "result",
+        "ok": outcome.ok,
+        "reason": outcome.reason,
+        "error": outcome.error,
+        "text": outcome.text,
+        "session_id": orchestrator.session_id,
+        "session_file": str(orchestrator.session.path),
+    }
+
+
+def exit_code(outcome: TurnOutcome) -> int:
+    if outcome.ok:
+        return EXIT_OK
+    if outcome.reason == "cancelled":
+        return EXIT_CANCELLED
+    return EXIT_FAILED
+
+
+def run_headless_sync(text: str, **kwargs: object) -> int:
+    return asyncio.run(run_headless(text, **kwargs))  # type: ignore[arg-type]

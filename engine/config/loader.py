@@ -1,0 +1,156 @@
+"""Layered configuration: defaults < ``~/.config/coder/config.json`` < ``./.coder/config.json`` < environment.
+
+A bad value never stops the app: the key that is wrong is reported with its file and the rest still loads. Keys
+are applied one at a time (recursing into sections), so one typo costs only that key.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from engine.config.schema import Config
+
+_SECRET_HINT = "API keys are read from the environment (see provider.api_key_env), never from a config file"
+
+
+@dataclass(frozen=True)
+class ConfigIssue:
+    source: str
+    key: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.source}: {self.key}" if self.key else self.source
+        return f"{where}: {self.message}"
+
+
+@dataclass
+class LoadedConfig:
+    config: Config
+    issues: list[ConfigIssue] = field(default_factory=list)
+    # Which files were read, in the order applied.
+    sources: list[Path] = field(default_factory=list)
+
+
+def user_config_path() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "coder" / "config.json"
+
+
+def project_config_path(workspace: Path) -> Path:
+    return workspace / ".coder" / "config.json"
+
+
+def load_config(workspace: Path, env: dict[str, str] | None = None) -> LoadedConfig:
+    env = dict(os.environ) if env is None else env
+    merged: dict[str, Any] = Config().model_dump()
+    result = LoadedConfig(config=Config())
+    for path in (user_config_path(), project_config_path(workspace)):
+        layer = _read_layer(path, result.issues)
+        if layer is None:
+            continue
+        result.sources.append(path)
+        for key, value in layer.items():
+            merged = _apply(merged, (key,), value, str(path), result.issues)
+    env_layer = {}
+    if env.get("OPENAI_BASE_URL"):
+        env_layer[("provider", "base_url")] = env["OPENAI_BASE_URL"]
+    if env.get("CODER_MODEL"):
+        env_layer[("model",)] = env["CODER_MODEL"]
+    for path_key, value in env_layer.items():
+        merged = _apply(merged, path_key, value, "environment", result.issues)
+    result.config = Config.model_validate(merged)
+    return result
+
+
+def _read_layer(path: Path, issues: list[ConfigIssue]) -> dict[str, Any] | None:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        issues.append(ConfigIssue(str(path), "", f"cannot read: {exc.strerror or exc}"))
+        return None
+    try:
+        data = json.loads(text) if text.strip() else {}
+    except json.JSONDecodeError as exc:
+        issues.append(ConfigIssue(str(path), "", f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"))
+        return None
+    if not isinstance(data, dict):
+        issues.append(ConfigIssue(str(path), "", "must hold a JSON object"))
+        return None
+    return data
+
+
+def _apply(
+    merged: dict[str, Any], path: tuple[str, ...], value: Any, source: str, issues: list[ConfigIssue]
+) -> dict[str, Any]:
+    """Merges ``value`` at ``path``: a section merges key by key, a value replaces if the result validates,
+    otherwise the key is reported and the previous value kept."""
+    current = _get_in(merged, path)
+    if isinstance(value, dict) and isinstance(current, dict):
+        for sub_key, sub_value in value.items():
+            merged = _apply(merged, (*path, str(sub_key)), sub_value, source, issues)
+        return merged
+    candidate = copy.deepcopy(merged)
+    _set_in(candidate, path, value)
+    try:
+        Config.model_validate(candidate)
+    except ValidationError as exc:
+        issues.append(ConfigIssue(source, ".".join(path), _describe(exc.errors(), path)))
+        return merged
+    return candidate
+
+
+def _describe(errors: list[Any], path: tuple[str, ...]) -> str:
+    for error in errors:
+        loc = tuple(str(part) for part in error["loc"])
+        if loc[: len(path)] == path or path[: len(loc)] == loc:
+            if error["type"] == "extra_forbidden":
+                if "key" in path[-1].lower() and path[-1] != "api_key_env":
+                    return f"unknown key ({_SECRET_HINT})"
+                return "unknown key"
+            given = error.get("input")
+            shown = json.dumps(given) if _jsonable(given) else repr(given)
+            return f"{error['msg']} (got {shown})"
+    return errors[0]["msg"] if errors else "invalid value"
+
+
+def _jsonable(value: Any) -> bool:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _set_in(data: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
+    node = data
+    for part in path[:-1]:
+        child = node.get(part)
+        if not isinstance(child, dict):
+            child = {}
+            node[part] = child
+        node = child
+    node[path[-1]] = value
+
+
+def _get_in(data: dict[str, Any], path: tuple[str, ...]) -> Any:
+    node: Any = data
+    for part in path:
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def resolve_api_key(config: Config, env: dict[str, str] | None = None) -> str | None:
+    env = dict(os.environ) if env is None else env
+    return env.get(config.provider.api_key_env) or None

@@ -1,0 +1,71 @@
+"""The configuration schema (SPEC 17): every key, its type and its default, validated by pydantic."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+PermissionAction = Literal["allow", "ask", "deny"]
+
+
+class _Section(BaseModel):
+    # An unknown key is an error that names it, not a silent no-op.
+    model_config = ConfigDict(extra="forbid")
+
+
+class ProviderConfig(_Section):
+    base_url: str | None = None
+    # The name of the environment variable holding the key; the key itself is never stored in a file.
+    api_key_env: str = "OPENAI_API_KEY"
+    timeout: float = Field(default=120.0, gt=0)
+    max_retries: int = Field(default=3, ge=0, le=10)
+
+
+class WorkflowConfig(_Section):
+    auto_verify_after_edit: bool = True
+    max_verify_attempts: int = Field(default=2, ge=0)
+    verify_commands: list[str] = Field(default_factory=list)
+    require_todo_for_complex: bool = True
+
+
+class PermissionsConfig(_Section):
+    preset: Literal["strict", "balanced", "auto-edit", "build", "yolo", "plan"] = "balanced"
+    tools: dict[str, PermissionAction] = Field(default_factory=dict)
+    bash: dict[str, PermissionAction] = Field(default_factory=dict)
+
+
+class ApprovalConfig(_Section):
+    interactive: bool = True
+
+
+class CompactionConfig(_Section):
+    enabled: bool = True
+    threshold: float = Field(default=0.7, gt=0, le=1)
+    keep_recent: float = Field(default=0.3, gt=0, lt=1)
+
+
+class UndoConfig(_Section):
+    max_turns: int = Field(default=20, ge=1)
+
+
+class BashConfig(_Section):
+    timeout: float = Field(default=120.0, gt=0)
+    max_timeout: float = Field(default=600.0, gt=0)
+    output_cap_bytes: int = Field(default=30_000, ge=1000)
+
+
+class Config(_Section):
+    model: str = "gpt-4o-mini"
+    provider: ProviderConfig = Field(default_factory=ProviderConfig)
+    context_window: int = Field(default=128_000, ge=1024)
+    max_steps: int = Field(default=50, ge=1)
+    mode: Literal["plan", "default", "auto-edit", "build", "yolo"] | None = None
+    tool_call_format: Literal["native", "xml"] = "native"
+    workflow: WorkflowConfig = Field(default_factory=WorkflowConfig)
+    permissions: PermissionsConfig = Field(default_factory=PermissionsConfig)
+    approval: ApprovalConfig = Field(default_factory=ApprovalConfig)
+    auto_approve_ask: bool = False
+    compaction: CompactionConfig = Field(default_factory=CompactionConfig)
+    undo: UndoConfig = Field(default_factory=UndoConfig)
+    bash: BashConfig = Field(default_factory=BashConfig)

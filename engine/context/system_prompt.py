@@ -1,0 +1,80 @@
+"""The system prompt (SPEC 10): role, the current mode's rules, and the environment the model works in."""
+
+from __future__ import annotations
+
+import platform
+import subprocess
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+from engine.modes import Mode
+
+ROLE = """You are coder-tui, a coding agent working in the user's terminal on the project in the workspace below.
+You read, search, edit files and run commands with the tools you are given, then answer concisely.
+- Read a file before you change it; prefer `edit` for small changes and `write` for new files.
+- Paths are relative to the workspace root; you cannot touch anything outside it.
+- Tool results are JSON: {"ok": true, ...} or {"ok": false, "error": "..."}. When a call fails, read the error and
+  decide what to do next; do not repeat the same failing call.
+- When the work is done, say briefly what you changed and how you checked it."""
+
+MODE_RULES: dict[Mode, str] = {
+    Mode.PLAN: "Mode: plan. You may only read and analyse: write, edit, patch and sub-agents are disabled, and "
+    "commands other than read-only ones need the user's approval. Produce a concrete plan; change nothing.",
+    Mode.DEFAULT: "Mode: default. Reading is free; every file change and every command that is not read-only "
+    "asks the user for approval first.",
+    Mode.AUTO_EDIT: "Mode: auto-edit. File changes are applied without asking; commands that are not read-only "
+    "still ask the user for approval.",
+    Mode.YOLO: "Mode: yolo. Everything runs without asking, inside the workspace. Be careful with destructive "
+    "commands.",
+}
+
+
+@dataclass(frozen=True)
+class Environment:
+    workspace: Path
+    os_name: str
+    today: str
+    git_branch: str | None
+    git_status: str | None
+
+    def render(self) -> str:
+        lines = [f"Workspace: {self.workspace}", f"OS: {self.os_name}", f"Date: {self.today}"]
+        if self.git_branch is not None:
+            lines.append(f"Git branch: {self.git_branch}")
+            lines.append(f"Git status: {self.git_status or 'clean'}")
+        else:
+            lines.append("Git: not a repository")
+        return "\n".join(lines)
+
+
+def probe_environment(workspace: Path) -> Environment:
+    branch = _git(workspace, "rev-parse", "--abbrev-ref", "HEAD")
+    status = None
+    if branch is not None:
+        porcelain = _git(workspace, "status", "--porcelain") or ""
+        changed = [line for line in porcelain.splitlines() if line.strip()]
+        status = f"{len(changed)} changed file(s)" if changed else "clean"
+    return Environment(
+        workspace=workspace,
+        os_name=f"{platform.system()} {platform.release()}",
+        today=date.today().isoformat(),
+        git_branch=branch,
+        git_status=status,
+    )
+
+
+def build_system_prompt(mode: Mode, environment: Environment) -> str:
+    return "\n\n".join([ROLE, MODE_RULES[mode], "# Environment\n" + environment.render()])
+
+
+def _git(workspace: Path, *args: str) -> str | None:
+    try:
+        done = subprocess.run(
+            ["git", *args], cwd=workspace, capture_output=True, text=True, timeout=3, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if done.returncode != 0:
+        return None
+    return done.stdout.strip()

@@ -1,0 +1,173 @@
+"""The closed set of events the engine emits. A front end renders them with one ``match`` over ``Event``.
+
+Events are facts, not text for a screen: they carry data and the front end decides how it looks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Literal
+
+from engine.messages import Message
+
+TurnEndReason = Literal["completed", "step_limit", "error", "cancelled", "loop_detected"]
+
+
+class ToolStatus(str, Enum):
+    SCHEDULED = "scheduled"
+    AWAITING_APPROVAL = "awaiting_approval"
+    EXECUTING = "executing"
+    SUCCESS = "success"
+    ERROR = "error"
+    DENIED = "denied"
+    CANCELLED = "cancelled"
+
+
+@dataclass(frozen=True)
+class TurnStarted:
+    turn_id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class TurnFinished:
+    turn_id: str
+    reason: TurnEndReason
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True)
+class ReasoningDelta:
+    text: str
+
+
+@dataclass(frozen=True)
+class MessageAdded:
+    """A message was appended to the conversation (and persisted)."""
+
+    message: Message
+
+
+@dataclass(frozen=True)
+class ToolCallScheduled:
+    call_id: str
+    tool: str
+    key_argument: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolCallAwaitingApproval:
+    call_id: str
+    tool: str
+    reasons: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ToolCallExecuting:
+    call_id: str
+    tool: str
+
+
+@dataclass(frozen=True)
+class ToolCallFinished:
+    call_id: str
+    tool: str
+    key_argument: str
+    status: ToolStatus
+    duration_ms: float
+    # The JSON object written back to the model ({"ok": true, ...} or {"ok": false, "error": ...}).
+    result: dict[str, Any]
+    # The unified diff a write/edit/patch made, shown by the UI.
+    diff: str | None = None
+
+
+@dataclass(frozen=True)
+class TodoItem:
+    id: str
+    content: str
+    status: Literal["pending", "in_progress", "completed", "cancelled"]
+
+
+@dataclass(frozen=True)
+class TodosChanged:
+    todos: tuple[TodoItem, ...]
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """The result of a ``/`` command or a ``!`` command, for the transcript."""
+
+    kind: Literal["slash", "bang"]
+    command: str
+    text: str
+    ok: bool = True
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ModeChanged:
+    mode: str
+
+
+@dataclass(frozen=True)
+class ModelChanged:
+    model: str
+
+
+@dataclass(frozen=True)
+class UsageUpdated:
+    prompt_tokens: int
+    completion_tokens: int
+    context_tokens: int
+    context_window: int
+
+
+@dataclass(frozen=True)
+class Notice:
+    text: str
+    level: Literal["info", "warning"] = "info"
+
+
+@dataclass(frozen=True)
+class ErrorEvent:
+    message: str
+
+
+Event = (
+    TurnStarted
+    | TurnFinished
+    | TextDelta
+    | ReasoningDelta
+    | MessageAdded
+    | ToolCallScheduled
+    | ToolCallAwaitingApproval
+    | ToolCallExecuting
+    | ToolCallFinished
+    | TodosChanged
+    | CommandResult
+    | ModeChanged
+    | ModelChanged
+    | UsageUpdated
+    | Notice
+    | ErrorEvent
+)
+
+
+def event_to_dict(event: Event) -> dict[str, Any]:
+    """A JSON-ready dict with a ``type`` key, for ``--output-format json`` and logs."""
+    from dataclasses import asdict
+
+    data = asdict(event)
+    if isinstance(event, MessageAdded):
+        data["message"] = event.message.to_record()
+    for key, value in data.items():
+        if isinstance(value, Enum):
+            data[key] = value.value
+    return {"type": type(event).__name__, **data}

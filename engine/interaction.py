@@ -1,0 +1,54 @@
+"""The one interface through which the engine asks the front end something and awaits the answer.
+
+The TUI answers with modal dialogs, headless mode by configuration, tests with scripted answers. The engine never
+calls the UI in any other way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, Protocol
+
+
+class ApprovalDecision(str, Enum):
+    YES = "yes"
+    NO = "no"
+    ALWAYS = "always"
+    # Esc in the dialog: not a "no", it cancels the whole task.
+    CANCEL = "cancel"
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    """Everything the approval dialog shows: the tool, its key argument, a preview and every reason it asks."""
+
+    call_id: str
+    tool: str
+    key_argument: str
+    arguments: dict[str, Any]
+    reasons: tuple[str, ...]
+    # A unified diff the call would make, or the full command; shown in the dialog.
+    preview: str | None = None
+    # What "always" would allow, said in the dialog so it is never broader than shown (e.g. "bash: git checkout *").
+    always_scope: str | None = None
+
+
+@dataclass(frozen=True)
+class QuestionRequest:
+    question: str
+    options: tuple[str, ...] = ()
+    allow_input: bool = True
+    call_id: str | None = None
+
+
+@dataclass(frozen=True)
+class QuestionAnswer:
+    answer: str | None
+    cancelled: bool = False
+
+
+class InteractionHandler(Protocol):
+    async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision: ...
+
+    async def ask_question(self, request: QuestionRequest) -> QuestionAnswer: ...

@@ -1,0 +1,127 @@
+"""OpenAI Chat Completions message types.
+
+They serialise (``to_wire``) to exactly the shape the Chat Completions API takes and returns, so a session file
+holding them can be replayed against any OpenAI-compatible server.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+
+class FunctionCall(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    arguments: str = ""  # JSON text, exactly as the model produced it
+
+
+class ToolCall(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    type: Literal["function"] = "function"
+    function: FunctionCall
+
+    @property
+    def name(self) -> str:
+        return self.function.name
+
+    def parsed_arguments(self) -> dict[str, Any]:
+        """The arguments as a dict; raises ``ValueError`` with a readable reason when they are not a JSON object."""
+        text = self.function.arguments.strip() or "{}"
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"invalid JSON arguments for {self.name}: {exc.msg} at position {exc.pos}") from exc
+        if not isinstance(value, dict):
+            raise ValueError(f"arguments for {self.name} must be a JSON object, got {type(value).__name__}")
+        return value
+
+
+class Message(BaseModel):
+    """One conversation message. ``interrupted`` is ours (not sent to the API): the stream was cancelled."""
+
+    role: Role
+    content: str | None = None
+    name: str | None = None
+    tool_calls: list[ToolCall] | None = None
+    tool_call_id: str | None = None
+    reasoning: str | None = None
+    interrupted: bool = False
+
+    @classmethod
+    def system(cls, content: str) -> Message:
+        return cls(role="system", content=content)
+
+    @classmethod
+    def user(cls, content: str) -> Message:
+        return cls(role="user", content=content)
+
+    @classmethod
+    def assistant(
+        cls, content: str | None, tool_calls: list[ToolCall] | None = None, reasoning: str | None = None
+    ) -> Message:
+        return cls(role="assistant", content=content, tool_calls=tool_calls or None, reasoning=reasoning or None)
+
+    @classmethod
+    def tool(cls, tool_call_id: str, name: str, content: str) -> Message:
+        return cls(role="tool", tool_call_id=tool_call_id, name=name, content=content)
+
+    def to_wire(self) -> dict[str, Any]:
+        """The dict sent to ``chat.completions.create``: only the keys the API knows, no empty ones."""
+        wire: dict[str, Any] = {"role": self.role}
+        if self.role == "assistant":
+            # An assistant message with tool calls may have null content; the API accepts it.
+            wire["content"] = self.content if self.content is not None else (None if self.tool_calls else "")
+            if self.tool_calls:
+                wire["tool_calls"] = [call.model_dump() for call in self.tool_calls]
+        else:
+            wire["content"] = self.content or ""
+        if self.role == "tool":
+            wire["tool_call_id"] = self.tool_call_id
+        if self.name and self.role in ("tool", "user"):
+            wire["name"] = self.name
+        return wire
+
+    def to_record(self) -> dict[str, Any]:
+        """The session-file form: the wire form plus ``reasoning`` and ``interrupted`` when present."""
+        record = self.to_wire()
+        if self.reasoning:
+            record["reasoning"] = self.reasoning
+        if self.interrupted:
+            record["interrupted"] = True
+        return record
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> Message:
+        return cls.model_validate(record)
+
+
+class ToolDef(BaseModel):
+    """One entry of the OpenAI ``tools`` array."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    description: str
+    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
+        }
+
+
+class Usage(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0

@@ -1,0 +1,258 @@
+"""The orchestrator: one object per session that front ends drive. ``run_input`` dispatches (SPEC 2) to the bang
+branch, the slash branch or a turn; ``cancel`` stops whatever runs. It emits events and never formats for a screen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+from engine.config import Config
+from engine.errors import ProviderError
+from engine.events import CommandResult, ErrorEvent, Event, ModeChanged, ModelChanged, Notice, TurnFinished, TurnStarted
+from engine.interaction import ApprovalDecision, ApprovalRequest, InteractionHandler, QuestionAnswer, QuestionRequest
+from engine.modes import Mode
+from engine.orchestrator.bang import run_bang
+from engine.orchestrator.bus import EventBus
+from engine.orchestrator.deps import ApprovalSettings, TurnDeps
+from engine.orchestrator.outcome import TurnOutcome
+from engine.orchestrator.session import Session
+from engine.orchestrator.slash import COMMANDS, run_slash
+from engine.orchestrator.turn import TurnState, run_turn
+from engine.policy import PermissionPolicy
+from engine.provider.base import ChatProvider
+from engine.tools.base import ToolContext, ToolLimits
+from engine.tools.guard import Workspace
+from engine.tools.registry import ToolRegistry, core_tools
+
+log = logging.getLogger(__name__)
+
+
+class Orchestrator:
+    def __init__(
+        self,
+        *,
+        workspace: Path,
+        config: Config,
+        interaction: InteractionHandler,
+        provider: ChatProvider | None = None,
+        interactive: bool = True,
+        mode: Mode | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        self.config = config
+        self.workspace = Workspace(workspace)
+        self._env = dict(os.environ) if env is None else env
+        self._bus = EventBus()
+        self._interaction = _CancellingInteraction(interaction, self)
+        self._provider = provider
+        self._approvals = ApprovalSettings.from_config(config, interactive=interactive)
+        self.registry = ToolRegistry(core_tools())
+        permissions = config.permissions
+        self.policy = PermissionPolicy(
+            Mode.parse(permissions.preset if permissions.preset not in ("strict", "balanced") else "default"),
+            preset=permissions.preset,
+            tool_rules=dict(permissions.tools),
+            bash_rules=dict(permissions.bash),
+        )
+        start_mode = mode or (Mode.parse(config.mode) if config.mode else None)
+        if start_mode is not None:
+            self.policy.set_mode(start_mode)
+        self.tool_context = ToolContext(
+            workspace=self.workspace,
+            limits=ToolLimits(
+                bash_timeout_s=config.bash.timeout,
+                bash_max_timeout_s=config.bash.max_timeout,
+                output_cap_bytes=config.bash.output_cap_bytes,
+            ),
+        )
+        self.session = self._make_session()
+        self._task: asyncio.Task[TurnOutcome] | None = None
+        self._cancel_requested = False
+
+    # -- what front ends read -------------------------------------------------------------------------------------
+    @property
+    def busy(self) -> bool:
+        return self._task is not None
+
+    @property
+    def mode(self) -> Mode:
+        return self.policy.mode
+
+    @property
+    def model(self) -> str:
+        return self.session.model
+
+    @property
+    def session_id(self) -> str:
+        return self.session.id
+
+    @property
+    def workspace_root(self) -> Path:
+        return self.workspace.root
+
+    @property
+    def context_window(self) -> int:
+        return self.config.context_window
+
+    def slash_commands(self) -> list[tuple[str, str]]:
+        return [(command.name, command.summary) for command in COMMANDS.values()]
+
+    def tool_states(self) -> list[tuple[str, str, str]]:
+        """(tool, its state in the current mode, first line of its description), for /tools."""
+        rows = []
+        for name in self.registry.names():
+            tool = self.registry.get(name)
+            assert tool is not None
+            decision = self.policy.decide(name, tool.kind, {})
+            state = decision.action.value
+            if tool.kind.value == "execute" and state != "allow":
+                state = "read-only allow, others " + state
+            rows.append((name, state, tool.description.splitlines()[0]))
+        return rows
+
+    # -- what front ends do ---------------------------------------------------------------------------------------
+    def subscribe(self, callback: Callable[[Event], None]) -> Callable[[], None]:
+        return self._bus.subscribe(callback)
+
+    def set_mode(self, mode: Mode) -> None:
+        self.policy.set_mode(mode)
+        self.session.mode = mode.value
+        self._bus.emit(ModeChanged(mode.value))
+
+    def set_preset(self, preset: str) -> None:
+        mode = self.policy.set_preset(preset)
+        self.session.mode = mode.value
+        self._bus.emit(ModeChanged(mode.value))
+
+    def set_model(self, model: str) -> None:
+        self.session.model = model
+        self._bus.emit(ModelChanged(model))
+
+    def new_session(self) -> str:
+        self.session = self._make_session(model=self.session.model)
+        self.tool_context.known_files.clear()
+        return self.session.id
+
+    def cancel(self) -> bool:
+        """Cancels the running input: the stream is aborted, a bash group killed, an open approval dismissed."""
+        if self._task is None or self._task.done():
+            return False
+        self._cancel_requested = True
+        self._task.cancel()
+        return True
+
+    async def run_input(self, text: str) -> TurnOutcome:
+        """Runs one input to its end. A user cancellation is an outcome (``reason == "cancelled"``); cancelling the
+        caller's own task still propagates."""
+        text = text.strip()
+        if not text:
+            return TurnOutcome("completed")
+        if self.busy:
+            raise RuntimeError("an input is already running; queue it until the running one ends")
+        turn_id = uuid.uuid4().hex[:12]
+        self._cancel_requested = False
+        self._bus.emit(TurnStarted(turn_id, text))
+        self._task = asyncio.create_task(self._dispatch(text, turn_id))
+        outcome = TurnOutcome("cancelled", "cancelled by the user")
+        try:
+            outcome = await self._task
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise
+        finally:
+            self._task = None
+            self._bus.emit(TurnFinished(turn_id, outcome.reason, outcome.error))
+        return outcome
+
+    # -- inside -----------------------------------------------------------------------------------------------------
+    def _make_session(self, model: str | None = None) -> Session:
+        return Session(
+            self.workspace.root,
+            model=model or self.config.model,
+            tools=self.registry.wire(),
+            emit=self._bus.emit,
+            mode=self.policy.mode.value,
+        )
+
+    async def _dispatch(self, text: str, turn_id: str) -> TurnOutcome:
+        try:
+            if text.startswith("!"):
+                return await self._run_bang(text[1:].strip())
+            if text.startswith("/"):
+                result = await run_slash(self, text)
+                self._bus.emit(result)
+                return TurnOutcome("completed" if result.ok else "error", None if result.ok else result.text)
+            return await self._run_turn(text, turn_id)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a bug must end this input readably, never the app; the log has the traceback
+            log.exception("input failed")
+            message = f"internal error: {type(exc).__name__}: {exc}"
+            self._bus.emit(ErrorEvent(message))
+            return TurnOutcome("error", message)
+
+    async def _run_bang(self, command: str) -> TurnOutcome:
+        if not command:
+            result = CommandResult(kind="bang", command="", text="usage: !<shell command>", ok=False)
+            self._bus.emit(result)
+            return TurnOutcome("error", result.text)
+        event, message = await run_bang(command, self.workspace, self.config)
+        self.session.append(message)
+        self._bus.emit(event)
+        return TurnOutcome("completed", text=event.text)
+
+    async def _run_turn(self, text: str, turn_id: str) -> TurnOutcome:
+        try:
+            provider = self._get_provider()
+        except ProviderError as exc:
+            self._bus.emit(ErrorEvent(str(exc)))
+            return TurnOutcome("error", str(exc))
+        deps = TurnDeps(
+            session=self.session,
+            provider=provider,
+            registry=self.registry,
+            tool_context=self.tool_context,
+            policy=self.policy,
+            interaction=self._interaction,
+            approvals=self._approvals,
+            config=self.config,
+            emit=self._bus.emit,
+        )
+        state = await run_turn(TurnState(turn_id=turn_id, user_text=text), deps)
+        assert state.end_reason is not None
+        if state.error:
+            self._bus.emit(ErrorEvent(state.error))
+        return TurnOutcome(state.end_reason, state.error, state.final_text)
+
+    def _get_provider(self) -> ChatProvider:
+        if self._provider is None:
+            from engine.provider.factory import make_provider
+
+            self._provider = make_provider(self.config, self._env)
+        return self._provider
+
+
+class _CancellingInteraction:
+    """Wraps the front end's handler so that Esc in a dialog cancels the whole task, as SPEC 5 requires."""
+
+    def __init__(self, inner: InteractionHandler, orchestrator: Orchestrator) -> None:
+        self._inner = inner
+        self._orchestrator = orchestrator
+
+    async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision:
+        decision = await self._inner.request_approval(request)
+        if decision is ApprovalDecision.CANCEL:
+            self._orchestrator.cancel()
+        return decision
+
+    async def ask_question(self, request: QuestionRequest) -> QuestionAnswer:
+        answer = await self._inner.ask_question(request)
+        if answer.cancelled:
+            self._orchestrator.cancel()
+        return answer

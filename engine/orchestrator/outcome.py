@@ -1,0 +1,18 @@
+"""What one input came to, for the front end and for the headless exit code."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.events import TurnEndReason
+
+
+@dataclass(frozen=True)
+class TurnOutcome:
+    reason: TurnEndReason
+    error: str | None = None
+    text: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.reason == "completed"

@@ -1,0 +1,160 @@
+"""The slash branch (SPEC 7): a table of commands, each a small async handler returning a ``CommandResult``.
+
+Commands that belong to later features (``/resume``, ``/undo``, ``/diff``, ``/compact``, ``/todos``, ``/skills``)
+are added to the table when they land; until then they are unknown commands like any other.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from engine.config import project_config_path
+from engine.events import CommandResult
+from engine.modes import Mode
+from engine.storage.atomic import write_atomic
+
+if TYPE_CHECKING:
+    from engine.orchestrator.orchestrator import Orchestrator
+
+Handler = Callable[["Orchestrator", str], Awaitable[CommandResult]]
+
+INPUT_RULES = (
+    ("Enter", "send the input"),
+    ("Ctrl+J / Shift+Enter", "new line"),
+    ("!command", "run a shell command directly, no model involved"),
+    ("/command", "run one of the commands above"),
+    ("@path", "attach a file's content to the request"),
+    ("Esc", "interrupt the running task"),
+    ("Ctrl+D", "exit (on an empty input)"),
+)
+
+
+@dataclass(frozen=True)
+class SlashCommand:
+    name: str
+    usage: str
+    summary: str
+    handler: Handler
+
+
+def _result(command: str, text: str, *, ok: bool = True, **data: object) -> CommandResult:
+    return CommandResult(kind="slash", command=command, text=text, ok=ok, data=dict(data))
+
+
+async def _help(orch: Orchestrator, arg: str) -> CommandResult:
+    width = max(len(c.usage) for c in COMMANDS.values())
+    lines = ["Commands:"] + [f"  {c.usage.ljust(width)}  {c.summary}" for c in COMMANDS.values()]
+    lines += ["", "Input:"] + [f"  {key.ljust(width)}  {what}" for key, what in INPUT_RULES]
+    commands = [{"name": c.name, "usage": c.usage, "summary": c.summary} for c in COMMANDS.values()]
+    rules = [{"key": key, "action": what} for key, what in INPUT_RULES]
+    return _result("/help", "\n".join(lines), commands=commands, input_rules=rules)
+
+
+async def _mode(orch: Orchestrator, arg: str) -> CommandResult:
+    if not arg:
+        names = ", ".join(m.value for m in Mode)
+        return _result("/mode", f"mode: {orch.mode.value} (choose with /mode <{names}>)", mode=orch.mode.value)
+    try:
+        mode = Mode.parse(arg)
+    except ValueError as exc:
+        return _result("/mode", str(exc), ok=False)
+    orch.set_mode(mode)
+    return _result("/mode", f"mode: {mode.value}", mode=mode.value)
+
+
+def _mode_alias(name: str) -> Handler:
+    async def switch(orch: Orchestrator, arg: str) -> CommandResult:
+        return await _mode(orch, name)
+
+    return switch
+
+
+async def _permissions(orch: Orchestrator, arg: str) -> CommandResult:
+    if arg:
+        try:
+            orch.set_preset(arg)
+        except ValueError as exc:
+            return _result("/permissions", str(exc), ok=False)
+    rows = orch.policy.matrix()
+    width = max((len(row) for row, _ in rows), default=0)
+    text = "\n".join(
+        [f"preset: {orch.policy.preset}   mode: {orch.mode.value}"] + [f"  {r.ljust(width)}  {d}" for r, d in rows]
+    )
+    return _result(
+        "/permissions", text, preset=orch.policy.preset, mode=orch.mode.value, matrix=[list(r) for r in rows]
+    )
+
+
+async def _tools(orch: Orchestrator, arg: str) -> CommandResult:
+    rows = orch.tool_states()
+    width = max(len(name) for name, _, _ in rows)
+    text = "\n".join(f"  {name.ljust(width)}  {state:<8} {summary}" for name, state, summary in rows)
+    return _result(
+        "/tools",
+        f"tools in {orch.mode.value} mode:\n{text}",
+        tools=[{"name": n, "state": s, "summary": d} for n, s, d in rows],
+    )
+
+
+async def _model(orch: Orchestrator, arg: str) -> CommandResult:
+    if not arg:
+        return _result("/model", f"model: {orch.model}", model=orch.model)
+    orch.set_model(arg)
+    try:
+        path = persist_project_setting(orch.workspace_root, "model", arg)
+    except (OSError, ValueError) as exc:
+        return _result("/model", f"model: {arg} (for this session only: could not save it: {exc})", model=arg)
+    return _result("/model", f"model: {arg} (saved in {path})", model=arg)
+
+
+async def _new(orch: Orchestrator, arg: str) -> CommandResult:
+    session_id = orch.new_session()
+    return _result("/new", f"new session {session_id}", session_id=session_id)
+
+
+def persist_project_setting(workspace_root: Path, key: str, value: object) -> Path:
+    """Sets one top-level key of ``./.coder/config.json``, keeping every other key; refuses to touch a file that
+    is not valid JSON (the user's file is never lost to a rewrite)."""
+    path = project_config_path(workspace_root)
+    data: dict[str, object] = {}
+    if path.exists():
+        try:
+            loaded = json.loads(path.read_text(encoding="utf-8") or "{}")
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path} is not valid JSON ({exc.msg} at line {exc.lineno})") from exc
+        if not isinstance(loaded, dict):
+            raise ValueError(f"{path} does not hold a JSON object")
+        data = loaded
+    data[key] = value
+    write_atomic(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+    return path
+
+
+COMMANDS: dict[str, SlashCommand] = {
+    c.name: c
+    for c in [
+        SlashCommand("/help", "/help", "commands, input rules and keys", _help),
+        SlashCommand("/model", "/model [name]", "show or switch the model (saved to .coder/config.json)", _model),
+        SlashCommand("/mode", "/mode <name>", "switch mode: plan, default, auto-edit (build), yolo", _mode),
+        SlashCommand("/plan", "/plan", "read-only planning mode", _mode_alias("plan")),
+        SlashCommand("/default", "/default", "ask before edits and commands", _mode_alias("default")),
+        SlashCommand("/auto-edit", "/auto-edit", "apply edits without asking", _mode_alias("auto-edit")),
+        SlashCommand("/build", "/build", "alias of /auto-edit", _mode_alias("build")),
+        SlashCommand("/yolo", "/yolo", "run everything without asking (inside the workspace)", _mode_alias("yolo")),
+        SlashCommand("/permissions", "/permissions [preset]", "show the rules in force or switch preset", _permissions),
+        SlashCommand("/tools", "/tools", "the tools and their state in this mode", _tools),
+        SlashCommand("/new", "/new", "start a new, empty session", _new),
+    ]
+}
+
+
+async def run_slash(orch: Orchestrator, text: str) -> CommandResult:
+    name, _, arg = text.strip().partition(" ")
+    command = COMMANDS.get(name.lower())
+    if command is None:
+        return _result(name, f"unknown command {name}: type /help for the list", ok=False)
+    return await command.handler(orch, arg.strip())

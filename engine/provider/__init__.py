@@ -1,0 +1,1 @@
+"""Model providers. The engine talks to models only through the ``ChatProvider`` port."""

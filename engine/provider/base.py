@@ -1,0 +1,66 @@
+"""The provider port: stream one chat completion as a sequence of small typed chunks."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from engine.messages import Usage
+
+
+@dataclass(frozen=True)
+class TextChunk:
+    text: str
+
+
+@dataclass(frozen=True)
+class ReasoningChunk:
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCallChunk:
+    """One tool-call delta as the server sent it; ``StreamAssembler`` joins them by ``index``."""
+
+    index: int
+    id: str | None = None
+    name: str | None = None
+    arguments: str = ""
+
+
+@dataclass(frozen=True)
+class UsageChunk:
+    usage: Usage
+
+
+@dataclass(frozen=True)
+class FinishChunk:
+    reason: str | None
+
+
+@dataclass(frozen=True)
+class RetryNotice:
+    """The provider is about to retry after a retryable failure (429, 5xx, connection error)."""
+
+    attempt: int
+    max_attempts: int
+    delay_s: float
+    reason: str
+
+
+StreamChunk = TextChunk | ReasoningChunk | ToolCallChunk | UsageChunk | FinishChunk | RetryNotice
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    model: str
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]]
+
+
+class ChatProvider(Protocol):
+    def stream(self, request: ChatRequest) -> AsyncIterator[StreamChunk]:
+        """Streams one completion. Raises ``ProviderError`` (root cause kept) for failures it could not retry;
+        never wraps ``asyncio.CancelledError``; closes the HTTP stream when the consumer stops or is cancelled."""
+        ...

@@ -1,0 +1,29 @@
+"""Builds the provider from the configuration, at the first turn (importing the openai SDK only then)."""
+
+from __future__ import annotations
+
+from engine.config import Config
+from engine.config.loader import resolve_api_key
+from engine.errors import ProviderError
+from engine.provider.base import ChatProvider
+
+HOW_TO_CONFIGURE = (
+    "no model is configured: set {env} (and OPENAI_BASE_URL for a server other than OpenAI, e.g. "
+    "http://localhost:11434/v1 for Ollama), or put provider.base_url in .coder/config.json; "
+    "choose the model with CODER_MODEL, --model or /model"
+)
+
+
+def make_provider(config: Config, env: dict[str, str] | None = None) -> ChatProvider:
+    """Raises ``ProviderError`` saying how to configure a model when there is neither a key nor a server URL."""
+    api_key = resolve_api_key(config, env)
+    if not api_key and not config.provider.base_url:
+        raise ProviderError(HOW_TO_CONFIGURE.format(env=config.provider.api_key_env))
+    from engine.provider.openai_provider import OpenAIProvider
+
+    return OpenAIProvider(
+        base_url=config.provider.base_url,
+        api_key=api_key,
+        timeout=config.provider.timeout,
+        max_retries=config.provider.max_retries,
+    )

@@ -1,0 +1,1 @@
+"""Persistence: the session snapshot file (SQLite logs arrive with the persistence issue)."""

@@ -1,0 +1,124 @@
+"""What every tool is: a name, a description, pydantic parameters (its JSON schema), a kind for the mode matrix,
+and an async ``run`` that returns data or raises ``ToolError``."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any, ClassVar, Generic, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from engine.errors import ToolError
+from engine.messages import ToolDef
+from engine.tools.guard import Workspace
+
+
+class ToolKind(str, Enum):
+    """The rows of the SPEC 4 mode matrix."""
+
+    READ = "read"  # read, list, glob, grep, todoread, todowrite, skill, fetch
+    EDIT = "edit"  # write, edit, patch
+    EXECUTE = "execute"  # bash
+    SUBAGENT = "subagent"  # task
+    INTERACT = "interact"  # question
+
+
+@dataclass(frozen=True)
+class ToolOutput:
+    """A successful result. ``data`` is written back to the model as ``{"ok": true, **data}``."""
+
+    data: dict[str, Any]
+    diff: str | None = None
+
+
+@dataclass(frozen=True)
+class ToolLimits:
+    bash_timeout_s: float = 120.0
+    bash_max_timeout_s: float = 600.0
+    output_cap_bytes: int = 30_000
+    read_max_lines: int = 2000
+    read_max_line_chars: int = 2000
+    max_results: int = 200
+
+
+@dataclass
+class FileRecord:
+    """What the session knows of a file it read or wrote: to refuse overwriting a file changed behind its back."""
+
+    mtime_ns: int
+    size: int
+
+
+@dataclass
+class ToolContext:
+    """What a tool may use. Handed to every call; tools keep no state of their own."""
+
+    workspace: Workspace
+    limits: ToolLimits = field(default_factory=ToolLimits)
+    # Files read or written in this session, by resolved path.
+    known_files: dict[Path, FileRecord] = field(default_factory=dict)
+
+    def remember(self, path: Path) -> None:
+        try:
+            stat = path.stat()
+        except OSError:
+            self.known_files.pop(path, None)
+            return
+        self.known_files[path] = FileRecord(mtime_ns=stat.st_mtime_ns, size=stat.st_size)
+
+
+ParamsT = TypeVar("ParamsT", bound=BaseModel)
+
+
+class Tool(ABC, Generic[ParamsT]):
+    name: ClassVar[str]
+    description: ClassVar[str]
+    params: ClassVar[type[BaseModel]]
+    kind: ClassVar[ToolKind]
+
+    def definition(self) -> ToolDef:
+        return ToolDef(name=self.name, description=self.description, parameters=json_schema(self.params))
+
+    def parse(self, arguments: dict[str, Any]) -> ParamsT:
+        """Validates the model's arguments against the schema; a readable ``ToolError`` when they do not fit."""
+        try:
+            return self.params.model_validate(arguments)  # type: ignore[return-value]
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}" for err in exc.errors()
+            )
+            raise ToolError(f"invalid arguments for {self.name}: {problems}") from exc
+
+    @abstractmethod
+    def key_argument(self, params: ParamsT) -> str:
+        """The one argument that says what the call does (a path, a pattern, a command), for summaries."""
+
+    async def approval_reasons(self, params: ParamsT, ctx: ToolContext) -> list[str]:
+        """Reasons this call needs the user's approval on its own account (``ApprovalAware``); none by default."""
+        return []
+
+    async def preview(self, params: ParamsT, ctx: ToolContext) -> str | None:
+        """What the approval dialog shows besides the key argument: the diff an edit would make, say."""
+        return None
+
+    @abstractmethod
+    async def run(self, params: ParamsT, ctx: ToolContext) -> ToolOutput:
+        """Does the work. Raises ``ToolError`` for any failure the model should see; honours cancellation."""
+
+
+def json_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The pydantic schema trimmed to what function calling needs (no titles), inlining nothing else."""
+    schema = model.model_json_schema()
+    return _strip_titles(schema)
+
+
+def _strip_titles(node: Any) -> Any:
+    if isinstance(node, dict):
+        # A property may be called "title"; only the schema's own string titles go.
+        return {k: _strip_titles(v) for k, v in node.items() if not (k == "title" and isinstance(v, str))}
+    if isinstance(node, list):
+        return [_strip_titles(v) for v in node]
+    return node

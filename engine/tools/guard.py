@@ -1,0 +1,79 @@
+"""The workspace guard (SPEC 13): every path a tool touches is resolved, symlinks included, and must stay inside
+the workspace root. ``.coder/`` holds the session's own state, so the model's tools may read it but never write it.
+
+The check is made on the real location (``os.path.realpath``), not on the text of the path: ``a/../../x``, an
+absolute path and a symlink that leads out are all the same escape seen from different sides.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from engine.errors import PathOutsideWorkspace
+
+PROTECTED_DIR = ".coder"
+
+
+class Workspace:
+    """The folder the agent works in. Tools turn the model's paths into real paths only through ``resolve``."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        real = Path(os.path.realpath(root))
+        if not real.is_dir():
+            raise NotADirectoryError(f"workspace root {os.fspath(root)!r} is not a directory")
+        self.root = real
+
+    def __repr__(self) -> str:
+        return f"Workspace({str(self.root)!r})"
+
+    def resolve(self, path: str, *, write: bool = False) -> Path:
+        """The real location of ``path`` (relative to the root, or absolute inside it), or ``PathOutsideWorkspace``.
+
+        ``~`` is not expanded: it is an ordinary file name here, as it is for the kernel. With ``write=True``
+        anything under ``<root>/.coder/`` is refused as well.
+        """
+        if not path or not path.strip():
+            raise PathOutsideWorkspace("empty path: give a file or folder inside the workspace")
+        if "\0" in path:
+            raise PathOutsideWorkspace(f"path {path!r} is refused: it contains a NUL character")
+        candidate = self.root / path  # an absolute ``path`` replaces the root, as it should
+        real = Path(os.path.realpath(candidate))
+        if not real.is_relative_to(self.root):
+            raise PathOutsideWorkspace(
+                f"path {path!r} is refused: it resolves to {real}, outside the workspace {self.root}"
+            )
+        broken = _first_broken_link(candidate)
+        if broken is not None:
+            raise PathOutsideWorkspace(
+                f"path {path!r} is refused: {self.display(broken)} is a symbolic link whose target does not exist"
+            )
+        if write and real.is_relative_to(self.root / PROTECTED_DIR):
+            raise PathOutsideWorkspace(
+                f"path {path!r} is refused for writing: {PROTECTED_DIR}/ holds coder's own state and is read-only "
+                "for tools"
+            )
+        return real
+
+    def display(self, path: Path) -> str:
+        """The root-relative posix form shown to the model and the user; "." for the root itself."""
+        try:
+            relative = path.relative_to(self.root)
+        except ValueError:
+            return path.as_posix()
+        text = relative.as_posix()
+        return text if text else "."
+
+
+def _first_broken_link(candidate: Path) -> Path | None:
+    """The first component of ``candidate`` that is a symlink with no target (or a loop), if any.
+
+    Each prefix is checked as written, so the kernel itself resolves any ``..`` after an earlier symlink: the answer
+    matches what an ``open`` of the full path would meet.
+    """
+    current = Path(candidate.anchor)
+    for part in candidate.parts[1:]:
+        current = current / part
+        if os.path.islink(current) and not os.path.exists(current):
+            return current
+    return None

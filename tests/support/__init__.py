@@ -1,0 +1,1 @@
+"""Test support: the scripted OpenAI-compatible server and the scenario helpers that script it."""
