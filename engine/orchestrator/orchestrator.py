@@ -209,13 +209,21 @@ class Orchestrator:
 
     async def _run_turn(self, text: str, turn_id: str) -> TurnOutcome:
         try:
-            provider = self._get_provider()
+            deps = self.turn_deps()
         except ProviderError as exc:
             self._bus.emit(ErrorEvent(str(exc)))
             return TurnOutcome("error", str(exc))
-        deps = TurnDeps(
+        state = await run_turn(TurnState(turn_id=turn_id, user_text=text), deps)
+        assert state.end_reason is not None
+        if state.error:
+            self._bus.emit(ErrorEvent(state.error))
+        return TurnOutcome(state.end_reason, state.error, state.final_text)
+
+    def turn_deps(self) -> TurnDeps:
+        """The collaborators a turn's steps are handed. Raises ``ProviderError`` when no model is configured."""
+        return TurnDeps(
             session=self.session,
-            provider=provider,
+            provider=self._get_provider(),
             registry=self.registry,
             tool_context=self.tool_context,
             policy=self.policy,
@@ -224,11 +232,6 @@ class Orchestrator:
             config=self.config,
             emit=self._bus.emit,
         )
-        state = await run_turn(TurnState(turn_id=turn_id, user_text=text), deps)
-        assert state.end_reason is not None
-        if state.error:
-            self._bus.emit(ErrorEvent(state.error))
-        return TurnOutcome(state.end_reason, state.error, state.final_text)
 
     def _get_provider(self) -> ChatProvider:
         if self._provider is None:

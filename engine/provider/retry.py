@@ -11,6 +11,7 @@ import math
 import random
 import time
 from collections.abc import Callable, Mapping
+from datetime import timezone
 
 # 408 request timeout, 409 conflict (lock contention), 429 rate limit: the same request may well succeed later.
 _RETRYABLE_CLIENT_STATUSES = frozenset({408, 409, 429})
@@ -43,7 +44,7 @@ def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> f
     except (TypeError, ValueError, IndexError):
         return None
     if moment.tzinfo is None:  # an HTTP date is always GMT; a zone-less one is read as such
-        moment = moment.replace(tzinfo=email.utils.timezone.utc) if hasattr(email.utils, "timezone") else moment
+        moment = moment.replace(tzinfo=timezone.utc)
     return max(0.0, moment.timestamp() - (time.time() if now is None else now))
 
 

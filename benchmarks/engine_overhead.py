@@ -1,0 +1,116 @@
+"""Engine overhead per tool call (issue 2): a scripted 200-tool-call turn against the local scripted server.
+
+Engine time = the whole turn's wall time minus the time spent waiting on the provider stream (server + HTTP +
+SDK) and minus the tools' own ``run`` time. What is left is the engine's own work per call: the tool chain (parse,
+validate, policy, events), the session bookkeeping and the snapshot rewrite after every message.
+
+Run: python benchmarks/engine_overhead.py [--calls 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine.config import Config  # noqa: E402
+from engine.interaction import ApprovalDecision, ApprovalRequest, QuestionAnswer, QuestionRequest  # noqa: E402
+from engine.modes import Mode  # noqa: E402
+from engine.orchestrator import Orchestrator  # noqa: E402
+from engine.provider.base import ChatRequest, StreamChunk  # noqa: E402
+from engine.provider.factory import make_provider  # noqa: E402
+from tests.support.scenario import reply, text, tool_call  # noqa: E402
+from tests.support.scripted_server import ScriptedServer  # noqa: E402
+
+TARGET_MS = 2.0
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.seconds = 0.0
+
+
+class TimedProvider:
+    """Counts the time spent waiting for the provider's next chunk (server, HTTP and SDK)."""
+
+    def __init__(self, inner, clock: Clock) -> None:  # type: ignore[no-untyped-def]
+        self.inner = inner
+        self.clock = clock
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamChunk]:
+        iterator = self.inner.stream(request).__aiter__()
+        while True:
+            started = time.perf_counter()
+            try:
+                chunk = await iterator.__anext__()
+            except StopAsyncIteration:
+                self.clock.seconds += time.perf_counter() - started
+                return
+            self.clock.seconds += time.perf_counter() - started
+            yield chunk
+
+
+class NoQuestions:
+    async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision:
+        return ApprovalDecision.YES
+
+    async def ask_question(self, request: QuestionRequest) -> QuestionAnswer:
+        return QuestionAnswer(None)
+
+
+async def one_run(calls: int) -> tuple[float, float, float]:
+    with tempfile.TemporaryDirectory() as folder, ScriptedServer() as server:
+        workspace = Path(folder)
+        (workspace / "small.txt").write_text("one line\n")
+        server.add(*[reply(tool_call("read", path="small.txt")) for _ in range(calls)], text("done"))
+        config = Config.model_validate({"model": "bench", "max_steps": calls + 5, "provider": {"base_url": server.base_url}})
+        provider_clock, tool_clock = Clock(), Clock()
+        provider = TimedProvider(make_provider(config, {"OPENAI_API_KEY": "bench"}), provider_clock)
+        orchestrator = Orchestrator(
+            workspace=workspace, config=config, interaction=NoQuestions(), provider=provider, mode=Mode.YOLO
+        )
+        read_tool = orchestrator.registry.get("read")
+        original_run = read_tool.run
+
+        async def timed_run(params, ctx):  # type: ignore[no-untyped-def]
+            started = time.perf_counter()
+            try:
+                return await original_run(params, ctx)
+            finally:
+                tool_clock.seconds += time.perf_counter() - started
+
+        read_tool.run = timed_run  # type: ignore[method-assign]
+        started = time.perf_counter()
+        outcome = await orchestrator.run_input("read small.txt many times")
+        total = time.perf_counter() - started
+        assert outcome.ok, outcome
+        return total, provider_clock.seconds, tool_clock.seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    per_call = []
+    for _ in range(args.runs):
+        total, provider_s, tool_s = asyncio.run(one_run(args.calls))
+        engine_s = total - provider_s - tool_s
+        per_call.append(engine_s / args.calls * 1000)
+        print(
+            f"run: total {total * 1000:.0f} ms, provider wait {provider_s * 1000:.0f} ms, "
+            f"tool work {tool_s * 1000:.0f} ms, engine {engine_s * 1000:.0f} ms"
+        )
+    median = statistics.median(per_call)
+    print(f"engine time per tool call: {median:.3f} ms (median of {args.runs} runs)   target: < {TARGET_MS} ms")
+
+
+if __name__ == "__main__":
+    main()

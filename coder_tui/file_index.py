@@ -1,0 +1,62 @@
+"""The workspace's files for ``@path`` completion, listed with ripgrep so ``.gitignore`` is honoured.
+
+Listing runs in a thread (a big repository takes a moment) and is capped; folders are derived from the files so a
+mention can name a folder too.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+MAX_FILES = 20_000
+_SKIPPED_DIRS = {".git", ".coder", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".pytest_cache"}
+
+
+def list_workspace_paths(root: Path, limit: int = MAX_FILES) -> list[str]:
+    """Workspace-relative posix paths of files (and their folders, with a trailing ``/``), sorted."""
+    files = _rg_files(root, limit)
+    if files is None:
+        files = _walk_files(root, limit)
+    folders = {parent + "/" for path in files for parent in _parents(path)}
+    return sorted(set(files) | folders)
+
+
+def _rg_files(root: Path, limit: int) -> list[str] | None:
+    rg = shutil.which("rg")
+    if rg is None:
+        return None
+    try:
+        completed = subprocess.run(
+            [rg, "--files", "--hidden", "--glob", "!.git", "--glob", "!.coder"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if completed.returncode not in (0, 1):
+        return None
+    return [line.removeprefix("./") for line in completed.stdout.splitlines()[:limit] if line]
+
+
+def _walk_files(root: Path, limit: int) -> list[str]:
+    """The fallback when ``rg`` is missing: a walk that skips the usual generated folders."""
+    found: list[str] = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in _SKIPPED_DIRS)
+        relative = Path(folder).relative_to(root)
+        for name in sorted(names):
+            found.append((relative / name).as_posix())
+            if len(found) >= limit:
+                return found
+    return found
+
+
+def _parents(path: str) -> list[str]:
+    parts = path.split("/")[:-1]
+    return ["/".join(parts[: index + 1]) for index in range(len(parts))]

@@ -1,0 +1,53 @@
+"""A unified diff, coloured: added lines green, removed red, hunk headers in the accent colour.
+
+Used in the transcript (the whole diff, no click needed), in the tool-event log (capped) and in the approval dialog
+(the diff an edit would make).
+"""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.widgets import Static
+
+_ADDED = "$text-success on $success-muted"
+_REMOVED = "$text-error on $error-muted"
+_HUNK = "bold $text-accent"
+_FILE = "bold"
+
+
+def diff_content(diff: str, max_lines: int | None = None) -> Content:
+    """The diff as styled text; with ``max_lines`` the rest is summed up in one "… N more lines" line."""
+    lines = diff.rstrip("\n").splitlines()
+    shown = lines if max_lines is None else lines[:max_lines]
+    parts: list[Content] = [Content.styled(line or " ", _line_style(line)) for line in shown]
+    if len(shown) < len(lines):
+        parts.append(Content.styled(f"… {len(lines) - len(shown)} more lines", "dim italic"))
+    return Content("\n").join(parts)
+
+
+def _line_style(line: str) -> str:
+    if line.startswith(("+++", "---", "diff ", "index ")):
+        return _FILE
+    if line.startswith("@@"):
+        return _HUNK
+    if line.startswith("+"):
+        return _ADDED
+    if line.startswith("-"):
+        return _REMOVED
+    return ""
+
+
+class DiffView(Static):
+    """A read-only coloured diff."""
+
+    DEFAULT_CSS = """
+    DiffView {
+        height: auto;
+        padding: 0 1;
+        background: $surface;
+    }
+    """
+
+    def __init__(self, diff: str, *, max_lines: int | None = None, id: str | None = None, classes: str = "") -> None:
+        super().__init__(diff_content(diff, max_lines), id=id, classes=classes)
+        self.diff = diff

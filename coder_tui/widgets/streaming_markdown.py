@@ -1,0 +1,76 @@
+"""Markdown that grows while the model streams, fed synchronously by the engine's events.
+
+The engine calls back on every delta; a worker drains what arrived into ``Markdown.get_stream()``, which joins
+fragments when rendering falls behind, so a fast model never queues up work on the event loop and typing stays
+responsive. Toad's ``AgentResponse`` is the model for this.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from textual import work
+from textual.widgets import Markdown
+
+
+class StreamingMarkdown(Markdown):
+    """A Markdown widget with ``feed(fragment)`` and ``finish()``; ``text`` is everything fed so far."""
+
+    DEFAULT_CSS = """
+    StreamingMarkdown {
+        height: auto;
+        margin: 1 0 0 0;
+        padding: 0 1;
+        background: transparent;
+    }
+    """
+
+    def __init__(self, text: str = "", *, streaming: bool = True, classes: str = "") -> None:
+        super().__init__(None if streaming else text, classes=classes)
+        self._pending: list[str] = [text] if streaming and text else []
+        self._fed: list[str] = [text] if text else []
+        self._wake = asyncio.Event()
+        self._streaming = streaming
+        self._finished = not streaming
+
+    @property
+    def text(self) -> str:
+        """All the text fed so far (rendered or still pending)."""
+        return "".join(self._fed)
+
+    @property
+    def is_streaming(self) -> bool:
+        return not self._finished
+
+    def feed(self, fragment: str) -> None:
+        """Adds a fragment; safe to call many times a second and before the widget is mounted."""
+        if self._finished or not fragment:
+            return
+        self._fed.append(fragment)
+        self._pending.append(fragment)
+        self._wake.set()
+
+    def finish(self) -> None:
+        """No more fragments: the worker renders what is pending and stops."""
+        self._finished = True
+        self._wake.set()
+
+    def on_mount(self) -> None:
+        if self._streaming:
+            self._pump()
+
+    @work(group="markdown-stream")
+    async def _pump(self) -> None:
+        stream = Markdown.get_stream(self)
+        try:
+            while True:
+                await self._wake.wait()
+                self._wake.clear()
+                if self._pending:
+                    chunk = "".join(self._pending)
+                    self._pending.clear()
+                    await stream.write(chunk)
+                if self._finished and not self._pending:
+                    break
+        finally:
+            await stream.stop()

@@ -1,0 +1,48 @@
+"""The tool-event log pane: one row per tool call with its live state (SPEC 15)."""
+
+from __future__ import annotations
+
+from textual.containers import VerticalScroll
+
+from coder_tui.widgets.tool_log_row import ToolLogRow
+from engine.events import ToolStatus
+
+# Older rows are dropped so a long session keeps a small DOM; the transcript keeps the full story.
+MAX_ROWS = 200
+
+
+class ToolLog(VerticalScroll, can_focus=False):
+    """Rows keyed by call id; new calls are appended at the bottom and the pane follows them."""
+
+    DEFAULT_CSS = """
+    ToolLog {
+        height: 1fr;
+        padding: 0 1;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._rows: dict[str, ToolLogRow] = {}
+        self.border_title = "Tool events"
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    def add_call(self, call_id: str, tool: str, key_argument: str) -> None:
+        row = ToolLogRow(call_id, tool, key_argument)
+        self._rows[call_id] = row
+        self.mount(row)
+        if len(self._rows) > MAX_ROWS:
+            oldest = next(iter(self._rows))
+            self._rows.pop(oldest).remove()
+
+    def set_status(
+        self, call_id: str, status: ToolStatus, duration_ms: float | None = None, diff: str | None = None
+    ) -> None:
+        row = self._rows.get(call_id)
+        if row is not None:
+            row.set_status(status, duration_ms, diff)
+
+    def row(self, call_id: str) -> ToolLogRow | None:
+        return self._rows.get(call_id)

@@ -1,0 +1,49 @@
+"""One row of the tool-event log: live state, tool, key argument and duration; an edit's diff inline, capped."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import Static
+
+from coder_tui.tool_status import tool_summary
+from coder_tui.widgets.diff_view import DiffView
+from engine.events import ToolStatus
+
+# The log is a narrow side pane: the transcript has the whole diff, the row shows its start.
+INLINE_DIFF_LINES = 12
+
+
+class ToolLogRow(Vertical):
+    """A tool call's row, updated in place."""
+
+    DEFAULT_CSS = """
+    ToolLogRow {
+        height: auto;
+        & > .summary { height: auto; text-wrap: nowrap; text-overflow: ellipsis; }
+        & > DiffView { padding: 0 0 0 2; }
+    }
+    """
+
+    def __init__(self, call_id: str, tool: str, key_argument: str) -> None:
+        super().__init__()
+        self.call_id = call_id
+        self.tool = tool
+        self.key_argument = key_argument
+        self.status = ToolStatus.SCHEDULED
+        self.duration_ms: float | None = None
+        self._summary = Static(self._content(), classes="summary")
+
+    def compose(self) -> ComposeResult:
+        yield self._summary
+
+    def set_status(self, status: ToolStatus, duration_ms: float | None = None, diff: str | None = None) -> None:
+        self.status = status
+        self.duration_ms = duration_ms
+        self._summary.update(self._content())
+        if diff:
+            self.mount(DiffView(diff, max_lines=INLINE_DIFF_LINES))
+
+    def _content(self) -> Content:
+        return tool_summary(self.tool, self.key_argument, self.status, self.duration_ms)

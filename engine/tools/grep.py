@@ -1,0 +1,207 @@
+"""The ``grep`` tool: lines matching a regular expression, through ``rg --json``.
+
+Results are sorted by path (``--sort path``) so the same call always gives the same answer, even when it is cut.
+After the cap, rg's output is still read to its end, but only for its closing summary: the total tells the model
+how much it did not see. The pure-Python fallback (``re`` over a folder walk, no .gitignore) exists only for
+machines without ``rg``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import fnmatch
+import json
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from engine.errors import ToolError
+from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
+from engine.tools.fileio import decode_text, looks_binary
+from engine.tools.ripgrep import BASE_ARGS, find_ripgrep, run_ripgrep
+
+
+class GrepParams(BaseModel):
+    pattern: str = Field(
+        min_length=1, description="A regular expression (ripgrep's Rust syntax), e.g. 'def \\w+_test'."
+    )
+    path: str | None = Field(
+        default=None, description="A folder or file to search, relative to the workspace root. Default: the root."
+    )
+    glob: str | None = Field(
+        default=None, description="Only search files matching this glob, e.g. '*.py' or 'src/**/*.ts'."
+    )
+    ignore_case: bool = Field(default=False, description="Match without regard to letter case.")
+    context: int = Field(default=0, ge=0, le=10, description="Lines of context to show before and after each match.")
+    max_results: int | None = Field(
+        default=None, ge=1, le=2000, description="How many matching lines to return at most. Default: 200."
+    )
+
+
+class GrepTool(Tool[GrepParams]):
+    name = "grep"
+    description = (
+        "Search file contents in the workspace with a regular expression (ripgrep: recursive, .gitignore "
+        "honoured, hidden files included, binary files skipped). Returns matching lines as file, line number "
+        "and text (plus context lines when `context` is set, marked context: true), sorted by path, and the "
+        "total number of matching lines; results past `max_results` are cut with a 'truncated' note. Use "
+        "`glob` to restrict the file types; use the glob tool to find files by name."
+    )
+    params = GrepParams
+    kind = ToolKind.READ
+
+    def key_argument(self, params: GrepParams) -> str:
+        return params.pattern if params.path is None else f"{params.pattern} in {params.path}"
+
+    async def run(self, params: GrepParams, ctx: ToolContext) -> ToolOutput:
+        target = ctx.workspace.resolve(params.path or ".")
+        display = ctx.workspace.display(target)
+        if not target.exists():
+            raise ToolError(f"path not found: {display}")
+        cap = params.max_results or ctx.limits.max_results
+        search = _Search(ctx, cap)
+        # rg runs in the searched folder so that `glob` is relative to `path`, as for the glob tool.
+        cwd, name = (target, ".") if target.is_dir() else (target.parent, target.name)
+        executable = find_ripgrep()
+        if executable is not None:
+            warning = await _ripgrep(executable, params, cwd, name, search)
+        else:
+            warning = ""
+            await asyncio.to_thread(_python_grep, params, cwd, name, search)
+        data: dict[str, Any] = {
+            "pattern": params.pattern,
+            "path": display,
+            "matches": search.entries,
+            "total": search.total,
+        }
+        if search.total > cap:
+            data["note"] = (
+                f"truncated: showing {cap} of {search.total} matching lines; narrow the pattern, path or glob"
+            )
+        if warning:
+            data["warning"] = warning
+        return ToolOutput(data=data)
+
+
+class _Search:
+    """Collects result lines up to the cap and counts every matching line."""
+
+    def __init__(self, ctx: ToolContext, cap: int) -> None:
+        self.ctx = ctx
+        self.cap = cap
+        self.entries: list[dict[str, Any]] = []
+        self.matched = 0
+        self.total = 0
+
+    @property
+    def full(self) -> bool:
+        return self.matched >= self.cap
+
+    def add(self, file: Path, line: int, text: str, *, context: bool) -> None:
+        if not context:
+            self.matched += 1
+        entry: dict[str, Any] = {"file": self.ctx.workspace.display(file), "line": line, "text": self._cut(text)}
+        if context:
+            entry["context"] = True
+        self.entries.append(entry)
+
+    def _cut(self, text: str) -> str:
+        text = text.rstrip("\r\n")
+        limit = self.ctx.limits.read_max_line_chars
+        return text if len(text) <= limit else f"{text[:limit]} [... line cut at {limit} characters]"
+
+
+async def _ripgrep(executable: str, params: GrepParams, cwd: Path, name: str, search: _Search) -> str:
+    args = ["--json", "--sort", "path", *BASE_ARGS]
+    if params.ignore_case:
+        args.append("--ignore-case")
+    if params.context:
+        args += ["--context", str(params.context)]
+    if params.glob:
+        args += ["--glob", params.glob]
+    args += ["--regexp", params.pattern, "--", name]
+
+    def take(line: bytes) -> bool:
+        if search.full:
+            # Past the cap only the closing summary matters; skip the JSON parsing of everything else.
+            if b'"summary"' in line:
+                _take_summary(json.loads(line), search)
+            return True
+        message = json.loads(line) if line else {}
+        kind, data = message.get("type"), message.get("data", {})
+        if kind in ("match", "context"):
+            search.add(cwd / _text(data["path"]), data["line_number"], _text(data["lines"]), context=kind == "context")
+        else:
+            _take_summary(message, search)
+        return True
+
+    result = await run_ripgrep(executable, args, cwd, take)
+    if result.code not in (0, 1):
+        if not search.entries:
+            raise ToolError(f"grep {params.pattern!r} failed: {result.stderr or f'rg exited with {result.code}'}")
+        return result.stderr
+    return ""
+
+
+def _take_summary(message: dict[str, Any], search: _Search) -> None:
+    if message.get("type") == "summary":
+        search.total = message["data"]["stats"]["matched_lines"]
+
+
+def _text(field: dict[str, str]) -> str:
+    """rg's JSON gives text as ``{"text": ...}``, or ``{"bytes": base64}`` when it is not valid UTF-8."""
+    if "text" in field:
+        return field["text"]
+    return os.fsdecode(base64.b64decode(field["bytes"]))
+
+
+def _python_grep(params: GrepParams, cwd: Path, name: str, search: _Search) -> None:
+    """The fallback: Python ``re`` over every text file, in path order like ``rg --sort path``."""
+    try:
+        regex = re.compile(params.pattern, re.IGNORECASE if params.ignore_case else 0)
+    except re.error as exc:
+        raise ToolError(f"grep {params.pattern!r} failed: invalid regular expression: {exc}") from exc
+    for file in _walk(cwd, name, params.glob):
+        try:
+            data = file.read_bytes()
+        except OSError:
+            continue
+        if looks_binary(data):
+            continue
+        lines = decode_text(data).text.split("\n")
+        if lines[-1] == "":
+            lines.pop()  # the text after the final newline is not a line
+        matching = [index for index, line in enumerate(lines) if regex.search(line)]
+        search.total += len(matching)
+        hits, shown = set(matching), set[int]()
+        for index in matching:
+            if search.full:
+                break
+            for number in range(max(index - params.context, 0), min(index + params.context, len(lines) - 1) + 1):
+                if number in shown:
+                    continue
+                if number in hits and search.full:
+                    break
+                shown.add(number)
+                search.add(file, number + 1, lines[number], context=number not in hits)
+
+
+def _walk(cwd: Path, name: str, glob: str | None) -> Iterator[Path]:
+    """Regular files under ``cwd / name``, sorted, never through a symlink and never inside .git."""
+    start = cwd / name
+    if start.is_file():
+        yield start
+        return
+    for folder, dirs, files in os.walk(start):
+        dirs[:] = sorted(d for d in dirs if d != ".git" and not os.path.islink(os.path.join(folder, d)))
+        for file_name in sorted(files):
+            path = Path(folder, file_name)
+            relative = path.relative_to(start).as_posix()
+            if path.is_symlink() or (glob and not fnmatch.fnmatch(relative if "/" in glob else file_name, glob)):
+                continue
+            yield path

@@ -1,0 +1,152 @@
+"""The ``read`` tool: a window of a text file with ``cat -n`` line numbers.
+
+The file is streamed line by line, so a huge log or a minified one-line bundle costs the memory of one window, not
+of the whole file. Each line is decoded on its own (UTF-8, else latin-1), so one stray byte garbles one line at most.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from pydantic import BaseModel, Field
+
+from engine.errors import ToolError
+from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
+from engine.tools.fileio import BINARY_SNIFF_BYTES, UTF8_BOM, looks_binary
+
+_COUNT_CHUNK = 1 << 20
+# UTF-8 needs at most 4 bytes a character: this many bytes always hold more characters than are shown.
+_BYTES_PER_CHAR = 4
+
+
+class ReadParams(BaseModel):
+    path: str = Field(description="The file to read, relative to the workspace root (or absolute inside it).")
+    offset: int | None = Field(
+        default=None, ge=1, description="The 1-based line number to start at. Default: 1, the first line."
+    )
+    limit: int | None = Field(
+        default=None, ge=1, description="How many lines to return. Default and maximum: 2000 (configurable)."
+    )
+
+
+@dataclass(frozen=True)
+class _Window:
+    lines: list[str]
+    start: int
+    total: int
+
+
+class ReadTool(Tool[ReadParams]):
+    name = "read"
+    description = (
+        "Read a text file of the workspace. Returns its lines numbered like `cat -n` (1-based), at most 2000 "
+        "lines per call; use `offset` and `limit` to read a large file in parts (the result says when lines "
+        "remain and which offset comes next). Very long lines are cut. Binary files and folders are refused "
+        "(use `list` for a folder). Read a file before you edit or overwrite it."
+    )
+    params = ReadParams
+    kind = ToolKind.READ
+
+    def key_argument(self, params: ReadParams) -> str:
+        return params.path
+
+    async def run(self, params: ReadParams, ctx: ToolContext) -> ToolOutput:
+        path = ctx.workspace.resolve(params.path)
+        display = ctx.workspace.display(path)
+        limit = min(params.limit or ctx.limits.read_max_lines, ctx.limits.read_max_lines)
+        window = await asyncio.to_thread(
+            _read_window, path, display, params.offset or 1, limit, ctx.limits.read_max_line_chars
+        )
+        ctx.remember(path)
+        end = window.start + len(window.lines) - 1
+        data: dict[str, object] = {
+            "path": display,
+            "content": "".join(f"{number:>6}\t{line}\n" for number, line in enumerate(window.lines, window.start)),
+            "start_line": window.start,
+            "end_line": max(end, 0),
+            "total_lines": window.total,
+        }
+        if window.total == 0:
+            data["note"] = "the file is empty"
+        elif end < window.total:
+            data["note"] = f"truncated: {window.total - end} more lines, use offset={end + 1} to read on"
+        return ToolOutput(data=data)
+
+
+def _read_window(path: Path, display: str, offset: int, limit: int, max_chars: int) -> _Window:
+    if path.is_dir():
+        raise ToolError(f"{display} is a directory; use the list tool to see what it holds")
+    try:
+        handle = path.open("rb")
+    except FileNotFoundError as exc:
+        raise ToolError(f"file not found: {display}") from exc
+    except OSError as exc:
+        raise ToolError(f"cannot read {display}: {exc.strerror or exc}") from exc
+    with handle:
+        if looks_binary(handle.read(BINARY_SNIFF_BYTES)):
+            raise ToolError(f"{display} looks like a binary file (it contains NUL bytes); read shows text files only")
+        handle.seek(0)
+        shown: list[str] = []
+        seen = 0
+        for raw, cut in _raw_lines(handle, max_chars * _BYTES_PER_CHAR + _BYTES_PER_CHAR):
+            seen += 1
+            if seen == 1 and raw.startswith(UTF8_BOM):
+                raw = raw[len(UTF8_BOM) :]
+            if seen >= offset:
+                shown.append(_render_line(raw, cut, max_chars))
+                if len(shown) == limit:
+                    break
+        total = seen + _count_remaining_lines(handle)
+    if offset > max(total, 1):
+        raise ToolError(f"offset {offset} is past the end of {display}, which has {total} lines")
+    return _Window(lines=shown, start=offset, total=total)
+
+
+def _raw_lines(handle: BinaryIO, cap_bytes: int) -> Iterator[tuple[bytes, bool]]:
+    """Each line's first ``cap_bytes`` bytes, and whether more of that line was skipped."""
+    while True:
+        raw = handle.readline(cap_bytes)
+        if not raw:
+            return
+        if raw.endswith(b"\n") or len(raw) < cap_bytes:
+            yield raw, False
+            continue
+        while True:
+            rest = handle.readline(_COUNT_CHUNK)
+            if not rest or rest.endswith(b"\n"):
+                break
+        yield raw, True
+
+
+def _count_remaining_lines(handle: BinaryIO) -> int:
+    count = 0
+    last = b"\n"
+    while chunk := handle.read(_COUNT_CHUNK):
+        count += chunk.count(b"\n")
+        last = chunk[-1:]
+    return count if last == b"\n" else count + 1
+
+
+def _render_line(raw: bytes, cut: bool, max_chars: int) -> str:
+    if raw.endswith(b"\n"):
+        raw = raw[:-1]
+    if raw.endswith(b"\r"):
+        raw = raw[:-1]
+    text = _decode_line(raw, cut)
+    if cut or len(text) > max_chars:
+        return f"{text[:max_chars]} [... line cut at {max_chars} characters]"
+    return text
+
+
+def _decode_line(raw: bytes, cut: bool) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        # A cut can split the last character in two; that is not a sign of another encoding.
+        if cut and exc.start >= len(raw) - _BYTES_PER_CHAR:
+            return raw[: exc.start].decode("utf-8", errors="replace")
+        return raw.decode("latin-1")

@@ -1,0 +1,86 @@
+"""The ``write`` tool: create a file or replace its whole content, atomically, reporting the diff it made.
+
+Two guards protect work the model has not seen: a file changed on disk since the session last read it is refused
+(the model would overwrite someone else's edit from a stale picture), and overwriting a file never read in this
+session is allowed but asks for approval (``approval_reasons``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from engine.errors import ToolError
+from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
+from engine.tools.diff import unified_diff
+from engine.tools.fileio import atomic_write, decode_text, ensure_unchanged_since_known, looks_binary
+
+
+class WriteParams(BaseModel):
+    path: str = Field(description="The file to write, relative to the workspace root. Missing folders are created.")
+    content: str = Field(description="The complete new content of the file, written as UTF-8 exactly as given.")
+
+
+@dataclass(frozen=True)
+class _WritePlan:
+    path: Path
+    display: str
+    payload: bytes
+    created: bool
+    diff: str
+
+
+class WriteTool(Tool[WriteParams]):
+    name = "write"
+    description = (
+        "Create a file, or replace the whole content of an existing one, with `content` (UTF-8, exactly as "
+        "given; missing folders are created). Returns the path, the bytes written and whether the file was "
+        "created. Read an existing file before overwriting it; a file that changed on disk since you read it is "
+        "refused until you read it again. To change part of a file prefer edit, which sends only the change."
+    )
+    params = WriteParams
+    kind = ToolKind.EDIT
+
+    def key_argument(self, params: WriteParams) -> str:
+        return params.path
+
+    async def approval_reasons(self, params: WriteParams, ctx: ToolContext) -> list[str]:
+        path = ctx.workspace.resolve(params.path, write=True)
+        if path.is_file() and path not in ctx.known_files:
+            return [f"overwrites {ctx.workspace.display(path)}, which was not read in this session"]
+        return []
+
+    async def preview(self, params: WriteParams, ctx: ToolContext) -> str | None:
+        plan = await asyncio.to_thread(_plan_write, params, ctx)
+        return plan.diff
+
+    async def run(self, params: WriteParams, ctx: ToolContext) -> ToolOutput:
+        plan = await asyncio.to_thread(_plan_write, params, ctx)
+        await asyncio.to_thread(atomic_write, plan.path, plan.payload, plan.display)
+        ctx.remember(plan.path)
+        return ToolOutput(
+            data={"path": plan.display, "bytes": len(plan.payload), "created": plan.created}, diff=plan.diff
+        )
+
+
+def _plan_write(params: WriteParams, ctx: ToolContext) -> _WritePlan:
+    path = ctx.workspace.resolve(params.path, write=True)
+    display = ctx.workspace.display(path)
+    if path.is_dir():
+        raise ToolError(f"{display} is a directory; give a file path to write")
+    ensure_unchanged_since_known(ctx, path, display)
+    try:
+        old: bytes | None = path.read_bytes()
+    except FileNotFoundError:
+        old = None
+    except OSError as exc:
+        raise ToolError(f"cannot read {display} before overwriting it: {exc.strerror or exc}") from exc
+    payload = params.content.encode("utf-8")
+    if old is not None and looks_binary(old):
+        diff = "" if old == payload else f"Binary files a/{display} and b/{display} differ\n"
+    else:
+        diff = unified_diff(None if old is None else decode_text(old).text, params.content, display)
+    return _WritePlan(path=path, display=display, payload=payload, created=old is None, diff=diff)

@@ -1,0 +1,134 @@
+"""SPEC 2, 6, 7: input dispatch, the bang branch and the slash command table."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from engine.events import CommandResult, ModeChanged, ModelChanged, TurnFinished
+from engine.modes import Mode
+from tests.support.fakes import make_orchestrator
+from tests.support.scripted_server import ScriptedServer
+
+
+async def test_empty_input_does_nothing(tmp_path: Path, scripted_server: ScriptedServer) -> None:
+    orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url)
+    outcome = await orch.run_input("   \n ")
+    assert outcome.ok
+    assert log.events == [] and scripted_server.requests == []
+
+
+async def test_bang_runs_command_without_model(tmp_path: Path, scripted_server: ScriptedServer) -> None:
+    (tmp_path / "hello.txt").write_text("hi")
+    orch, log, interaction = make_orchestrator(tmp_path, scripted_server.base_url, mode=Mode.PLAN)
+    outcome = await orch.run_input("!ls; echo oops >&2; exit 3")
+    assert scripted_server.requests == []
+    assert interaction.approval_requests == []
+    (result,) = log.of(CommandResult)
+    assert result.kind == "bang" and result.ok is False
+    assert result.data["exit_code"] == 3
+    assert "hello.txt" in result.data["stdout"] and "oops" in result.data["stderr"]
+    # The model sees it in later turns, as fixed-structure text.
+    (message,) = orch.session.messages
+    assert message.role == "user"
+    assert "$ ls; echo oops >&2; exit 3" in message.content
+    assert "exit code: 3" in message.content and "stdout:\nhello.txt" in message.content
+    assert outcome.reason == "completed"
+
+
+async def test_bang_runs_in_the_workspace_even_in_plan_mode(tmp_path: Path, scripted_server: ScriptedServer) -> None:
+    orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url, mode=Mode.PLAN)
+    await orch.run_input("!touch made-by-user.txt && pwd")
+    assert (tmp_path / "made-by-user.txt").exists()
+    assert log.of(CommandResult)[0].data["stdout"].strip() == str(tmp_path.resolve())
+
+
+async def test_unknown_slash_command_gives_readable_error(tmp_path: Path, scripted_server: ScriptedServer) -> None:
+    orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url)
+    outcome = await orch.run_input("/frobnicate now")
+    assert outcome.reason == "error"
+    (result,) = log.of(CommandResult)
+    assert result.ok is False and result.text == "unknown command /frobnicate: type /help for the list"
+    assert log.of(TurnFinished)[-1].reason == "error"
+
+
+async def test_help_lists_every_command_and_the_input_rules(tmp_path: Path, scripted_server: ScriptedServer) -> None:
+    orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url)
+    await orch.run_input("/help")
+    (result,) = log.of(CommandResult)
+    for name, _ in orch.slash_commands():
+        assert name in result.text
+    assert "Ctrl+J" in result.text and "Esc" in result.text and "Ctrl+D" in result.text
+    assert {c["name"] for c in result.data["commands"]} == {n for n, _ in orch.slash_commands()}
+
+
+@pytest.mark.parametrize(
+    ("command", "mode"),
+    [
+        ("/plan", Mode.PLAN),
+        ("/default", Mode.DEFAULT),
+        ("/auto-edit", Mode.AUTO_EDIT),
+        ("/build", Mode.AUTO_EDIT),
+        ("/yolo", Mode.YOLO),
+        ("/mode plan", Mode.PLAN),
+        ("/mode build", Mode.AUTO_EDIT),
+        ("/mode YOLO", Mode.YOLO),
+    ],
+)
+async def test_mode_commands_and_aliases(
+    tmp_path: Path, scripted_server: ScriptedServer, command: str, mode: Mode
+) -> None:
+    orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url, mode=Mode.DEFAULT if mode is not Mode.DEFAULT else Mode.PLAN)
+    await orch.run_input(command)
+    assert orch.mode is mode
+    assert log.of(ModeChanged)[-1].mode == mode.value
+
+
+async def test_mode_unknown_name_is_an_error(tmp_path: Path, scripted_server: ScriptedServer) -> None:
+    orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url)
+    outcome = await orch.run_input("/mode turbo")
+    assert outcome.reason == "error"
+    assert "unknown mode 'turbo'" in log.of(CommandResult)[0].text
+    assert orch.mode is Mode.DEFAULT
+
+
+async def test_tools_lists_each_tool_with_its_state(tmp_path: Path, scripted_server: ScriptedServer) -> None:
+    orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url, mode=Mode.PLAN)
+    await orch.run_input("/tools")
+    tools = {t["name"]: t["state"] for t in log.of(CommandResult)[0].data["tools"]}
+    assert tools["read"] == "allow"
+    assert tools["write"] == "blocked"
+
+
+async def test_model_switches_and_persists(tmp_path: Path, scripted_server: ScriptedServer) -> None:
+    config_path = tmp_path / ".coder" / "config.json"
+    config_path.parent.mkdir()
+    config_path.write_text(json.dumps({"max_steps": 9}))
+    orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url)
+    await orch.run_input("/model deepseek-chat")
+    assert orch.model == "deepseek-chat"
+    assert log.of(ModelChanged)[-1].model == "deepseek-chat"
+    assert json.loads(config_path.read_text()) == {"max_steps": 9, "model": "deepseek-chat"}
+
+
+async def test_model_switch_survives_a_failed_write(tmp_path: Path, scripted_server: ScriptedServer) -> None:
+    config_path = tmp_path / ".coder" / "config.json"
+    config_path.parent.mkdir()
+    config_path.write_text("{not json")
+    orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url)
+    outcome = await orch.run_input("/model other")
+    assert outcome.ok
+    assert orch.model == "other"
+    assert "could not save" in log.of(CommandResult)[0].text
+    assert config_path.read_text() == "{not json"
+
+
+async def test_new_starts_an_empty_session(tmp_path: Path, scripted_server: ScriptedServer) -> None:
+    orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url)
+    await orch.run_input("!echo one")
+    first = orch.session_id
+    await orch.run_input("/new")
+    assert orch.session_id != first
+    assert orch.session.messages == []

@@ -1,0 +1,77 @@
+"""Test doubles for the engine's ports, and a builder for an orchestrator wired to the scripted server."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine.config import Config
+from engine.events import Event
+from engine.interaction import ApprovalDecision, ApprovalRequest, QuestionAnswer, QuestionRequest
+from engine.modes import Mode
+from engine.orchestrator import Orchestrator
+
+
+class FakeInteraction:
+    """Answers approvals from a script (default: "yes") and records every request it was shown."""
+
+    def __init__(self, approvals: Iterable[ApprovalDecision] = (), answers: Iterable[str] = ()) -> None:
+        self.approvals = list(approvals)
+        self.answers = list(answers)
+        self.approval_requests: list[ApprovalRequest] = []
+        self.questions: list[QuestionRequest] = []
+        # Set to make request_approval wait until the test releases it (an "open dialog").
+        self.hold: asyncio.Event | None = None
+
+    async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision:
+        self.approval_requests.append(request)
+        if self.hold is not None:
+            await self.hold.wait()
+        return self.approvals.pop(0) if self.approvals else ApprovalDecision.YES
+
+    async def ask_question(self, request: QuestionRequest) -> QuestionAnswer:
+        self.questions.append(request)
+        return QuestionAnswer(self.answers.pop(0) if self.answers else None)
+
+
+@dataclass
+class EventLog:
+    events: list[Event] = field(default_factory=list)
+
+    def __call__(self, event: Event) -> None:
+        self.events.append(event)
+
+    def of(self, kind: type) -> list[Any]:
+        return [e for e in self.events if isinstance(e, kind)]
+
+
+def make_config(base_url: str, **overrides: Any) -> Config:
+    data: dict[str, Any] = {"model": "scripted-model", "provider": {"base_url": base_url, "max_retries": 2}}
+    data.update(overrides)
+    return Config.model_validate(data)
+
+
+def make_orchestrator(
+    workspace: Path,
+    base_url: str,
+    *,
+    mode: Mode | None = None,
+    interaction: FakeInteraction | None = None,
+    interactive: bool = True,
+    **config: Any,
+) -> tuple[Orchestrator, EventLog, FakeInteraction]:
+    interaction = interaction or FakeInteraction()
+    orchestrator = Orchestrator(
+        workspace=workspace,
+        config=make_config(base_url, **config),
+        interaction=interaction,
+        interactive=interactive,
+        mode=mode,
+        env={"OPENAI_API_KEY": "sk-test-key"},
+    )
+    log = EventLog()
+    orchestrator.subscribe(log)
+    return orchestrator, log, interaction
