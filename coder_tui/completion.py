@@ -106,9 +106,10 @@ def fuzzy_score(query: str, candidate: str) -> float | None:
 
 
 def apply_completion(line: str, token: Token, completion: Completion) -> tuple[str, int]:
-    """The line with the token replaced by the completion (plus a space unless it is a folder) and the new column."""
+    """What replaces the token (the completion, plus a space unless it is a folder or one follows already) and
+    the cursor column after it."""
     rest = line[token.end :]
-    suffix = "" if completion.value.endswith("/") or rest.startswith(" ") else " "
-    new_line = line[: token.start] + completion.value + suffix + rest
-    column = token.start + len(completion.value)
-    return new_line, column if completion.value.endswith("/") else column + 1
+    is_folder = completion.value.endswith("/")
+    replacement = completion.value if is_folder or rest.startswith(" ") else completion.value + " "
+    column = token.start + len(replacement)
+    return replacement, column if is_folder or not rest.startswith(" ") else column + 1

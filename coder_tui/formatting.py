@@ -45,8 +45,9 @@ def format_duration(duration_ms: float) -> str:
 def display_path(path: Path, home: Path | None = None) -> str:
     """A path as the prompt line shows it: under the home folder it starts with ``~``."""
     home = Path.home() if home is None else home
+    path = path.resolve()
     try:
-        relative = path.resolve().relative_to(home.resolve())
+        relative = path.relative_to(home.resolve())
     except ValueError:
         return str(path)
     return "~" if str(relative) == "." else f"~/{relative.as_posix()}"

@@ -112,7 +112,10 @@ class OpenAIProvider:
             except Exception as exc:  # noqa: BLE001 - every failure leaves this adapter as a ProviderError
                 error = self._describe(exc, request.model, openai)
                 if yielded:
-                    raise ProviderError(f"the stream broke off: {error}", status=error.status) from exc
+                    # The server was reached, so a dropped link is named by its cause, not as "cannot reach".
+                    dropped = isinstance(exc, openai.APIConnectionError) and not isinstance(exc, openai.APITimeoutError)
+                    detail = _root_cause(exc) if dropped else str(error)
+                    raise ProviderError(f"the stream broke off: {detail}", status=error.status) from exc
                 if not error.retryable or retry >= self.max_retries:
                     raise error from exc
                 retry += 1
@@ -145,11 +148,8 @@ class OpenAIProvider:
         if isinstance(exc, openai.APITimeoutError):
             return ProviderError(f"the model server did not answer within {self.timeout:g}s", retryable=True)
         if isinstance(exc, openai.APIConnectionError):
-            cause = exc.__cause__ or exc
-            return ProviderError(
-                f"cannot reach the model server at {self.base_url}: {_one_line(str(cause) or type(cause).__name__)}",
-                retryable=True,
-            )
+            return ProviderError(f"cannot reach the model server at {self.base_url}: {_root_cause(exc)}",
+                                 retryable=True)
         if isinstance(exc, openai.APIError):  # an error event inside the stream
             return ProviderError(f"the model server reported an error: {_one_line(exc.message)}")
         return ProviderError(f"unexpected answer from the model server: {type(exc).__name__}: {_one_line(str(exc))}")
@@ -197,6 +197,17 @@ def _retry_after(exc: Exception, openai: Any) -> float | None:
     if isinstance(exc, openai.APIStatusError):
         return parse_retry_after(exc.response.headers)
     return None
+
+
+def _root_cause(exc: BaseException) -> str:
+    """The innermost error of the chain, which says what happened (the SDK's own says "Connection error.")."""
+    seen = {id(exc)}
+    while (inner := exc.__cause__ or exc.__context__) is not None and id(inner) not in seen:
+        seen.add(id(inner))
+        exc = inner
+    if isinstance(exc, ConnectionRefusedError):
+        return "connection refused"
+    return _one_line(str(exc) or type(exc).__name__)
 
 
 def _server_message(exc: Any) -> str:

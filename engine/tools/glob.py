@@ -78,10 +78,9 @@ async def _ripgrep_files(executable: str, base: Path, pattern: str) -> tuple[lis
     """The matching files relative to ``base``, and rg's complaint if it met unreadable folders on the way."""
     found: list[Path] = []
 
-    def collect(line: bytes) -> bool:
+    def collect(line: bytes) -> None:
         if line:
             found.append(Path(os.fsdecode(line)))
-        return True
 
     args = ["--files", *BASE_ARGS, "--glob", pattern, "--", "."]
     result = await run_ripgrep(executable, args, base, collect)

@@ -14,7 +14,6 @@ import fnmatch
 import json
 import os
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +63,7 @@ class GrepTool(Tool[GrepParams]):
         if not target.exists():
             raise ToolError(f"path not found: {display}")
         cap = params.max_results or ctx.limits.max_results
-        search = _Search(ctx, cap)
+        search = _Search(ctx, cap, params.context)
         # rg runs in the searched folder so that `glob` is relative to `path`, as for the glob tool.
         cwd, name = (target, ".") if target.is_dir() else (target.parent, target.name)
         executable = find_ripgrep()
@@ -91,12 +90,15 @@ class GrepTool(Tool[GrepParams]):
 class _Search:
     """Collects result lines up to the cap and counts every matching line."""
 
-    def __init__(self, ctx: ToolContext, cap: int) -> None:
+    def __init__(self, ctx: ToolContext, cap: int, context: int) -> None:
         self.ctx = ctx
         self.cap = cap
         self.entries: list[dict[str, Any]] = []
         self.matched = 0
         self.total = 0
+        self.context = context
+        # How many of the lines that follow the last match shown may still be its context.
+        self.context_left = 0
 
     @property
     def full(self) -> bool:
@@ -105,6 +107,9 @@ class _Search:
     def add(self, file: Path, line: int, text: str, *, context: bool) -> None:
         if not context:
             self.matched += 1
+            self.context_left = self.context if self.full else 0
+        elif self.full:
+            self.context_left -= 1
         entry: dict[str, Any] = {"file": self.ctx.workspace.display(file), "line": line, "text": self._cut(text)}
         if context:
             entry["context"] = True
@@ -126,19 +131,19 @@ async def _ripgrep(executable: str, params: GrepParams, cwd: Path, name: str, se
         args += ["--glob", params.glob]
     args += ["--regexp", params.pattern, "--", name]
 
-    def take(line: bytes) -> bool:
-        if search.full:
-            # Past the cap only the closing summary matters; skip the JSON parsing of everything else.
+    def take(line: bytes) -> None:
+        if search.full and not (search.context_left and line.startswith(b'{"type":"context"')):
+            # Past the cap (and the last match's context) only the closing summary matters: no JSON parsing.
+            search.context_left = 0
             if b'"summary"' in line:
                 _take_summary(json.loads(line), search)
-            return True
+            return
         message = json.loads(line) if line else {}
         kind, data = message.get("type"), message.get("data", {})
         if kind in ("match", "context"):
             search.add(cwd / _text(data["path"]), data["line_number"], _text(data["lines"]), context=kind == "context")
         else:
             _take_summary(message, search)
-        return True
 
     result = await run_ripgrep(executable, args, cwd, take)
     if result.code not in (0, 1):
@@ -191,17 +196,18 @@ def _python_grep(params: GrepParams, cwd: Path, name: str, search: _Search) -> N
                 search.add(file, number + 1, lines[number], context=number not in hits)
 
 
-def _walk(cwd: Path, name: str, glob: str | None) -> Iterator[Path]:
-    """Regular files under ``cwd / name``, sorted, never through a symlink and never inside .git."""
+def _walk(cwd: Path, name: str, glob: str | None) -> list[Path]:
+    """Regular files under ``cwd / name`` in path order, never through a symlink and never inside .git."""
     start = cwd / name
     if start.is_file():
-        yield start
-        return
+        return [start]
+    found: list[Path] = []
     for folder, dirs, files in os.walk(start):
-        dirs[:] = sorted(d for d in dirs if d != ".git" and not os.path.islink(os.path.join(folder, d)))
-        for file_name in sorted(files):
+        dirs[:] = [d for d in dirs if d != ".git" and not os.path.islink(os.path.join(folder, d))]
+        for file_name in files:
             path = Path(folder, file_name)
             relative = path.relative_to(start).as_posix()
             if path.is_symlink() or (glob and not fnmatch.fnmatch(relative if "/" in glob else file_name, glob)):
                 continue
-            yield path
+            found.append(path)
+    return sorted(found, key=lambda path: path.relative_to(start).as_posix())

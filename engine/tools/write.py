@@ -82,5 +82,7 @@ def _plan_write(params: WriteParams, ctx: ToolContext) -> _WritePlan:
     if old is not None and looks_binary(old):
         diff = "" if old == payload else f"Binary files a/{display} and b/{display} differ\n"
     else:
-        diff = unified_diff(None if old is None else decode_text(old).text, params.content, display)
+        # Both sides with \n newlines: a CRLF file rewritten with CRLF content shows only its real changes.
+        new_text = params.content.replace("\r\n", "\n")
+        diff = unified_diff(None if old is None else decode_text(old).text, new_text, display)
     return _WritePlan(path=path, display=display, payload=payload, created=old is None, diff=diff)

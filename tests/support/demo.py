@@ -23,7 +23,8 @@ def demo_reply(body: dict[str, Any]) -> Slow:
     content = _text_of(last.get("content"))
     if last.get("role") == "tool":
         preview = content if len(content) <= _PREVIEW_CHARS else content[:_PREVIEW_CHARS] + "\n..."
-        summary = f"The **{last.get('name') or 'tool'}** call returned {len(content)} characters:\n\n```\n{preview}\n```\n"
+        tool = last.get("name") or "tool"
+        summary = f"The **{tool}** call returned {len(content)} characters:\n\n```\n{preview}\n```\n"
         return slow(text(summary), delay=0.02)
     request = _TOOL_REQUEST.search(content)
     if request:

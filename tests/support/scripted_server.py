@@ -82,6 +82,7 @@ class ScriptedServer:
         self._lock = threading.Lock()
         self._requests: list[RecordedRequest] = []
         self._call_ids = count(1)
+        # Set by stop(); slow and stalled replies wait on it, so none outlives the server.
         self.stopping = threading.Event()
         self._httpd: _ScriptedHTTPServer | None = None
         self._thread: threading.Thread | None = None

@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import openai
@@ -234,8 +235,10 @@ def test_stop_ends_a_stalled_reply() -> None:
 
     reader = threading.Thread(target=consume, daemon=True)
     reader.start()
-    while not server.requests:
-        threading.Event().wait(0.01)
+    for _ in range(500):
+        if server.requests:
+            break
+        time.sleep(0.01)
     server.stop()
     reader.join(timeout=10)
 

@@ -1,0 +1,123 @@
+"""``CoderApp``: wires the session screen, the app-wide bindings and the engine link. ``run_tui`` runs it.
+
+Kept short on purpose: rendering lives in the screen and widgets, engine plumbing in ``EngineLink``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from textual.app import App
+
+from coder_tui.bindings import bindings_for
+from coder_tui.engine_link import EngineLink
+from coder_tui.formatting import display_path
+from coder_tui.history import InputHistory
+from coder_tui.screens.session import SessionScreen
+
+if TYPE_CHECKING:
+    from engine.config import Config, LoadedConfig
+
+
+class CoderApp(App[int]):
+    """The full-screen session. ``workspace_label`` replaces the shown path (snapshots show a fixed name)."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "coder-tui"
+    BINDINGS = bindings_for("app")
+    ENABLE_COMMAND_PALETTE = False
+
+    def __init__(
+        self,
+        *,
+        workspace: Path,
+        config: Config,
+        config_issues: list[str] | None = None,
+        first_inputs: tuple[str, ...] = (),
+        start_mode: str | None = None,
+        env: dict[str, str] | None = None,
+        workspace_label: str | None = None,
+        history: InputHistory | None = None,
+    ) -> None:
+        super().__init__()
+        self.theme = "textual-dark"
+        self.workspace = workspace
+        self.config_issues = list(config_issues or [])
+        self.link = EngineLink(
+            self, workspace=workspace, config=config, env=env, first_inputs=first_inputs, start_mode=start_mode
+        )
+        self._session = SessionScreen(
+            self.link,
+            workspace=workspace,
+            location=workspace_label or display_path(workspace),
+            history=history if history is not None else InputHistory.load(workspace),
+        )
+        self._ctrl_c_armed = False
+
+    def get_default_screen(self) -> SessionScreen:
+        # The session is the default screen (not pushed later), so keys typed ahead of start-up reach the prompt.
+        return self._session
+
+    def on_mount(self) -> None:
+        for issue in self.config_issues:
+            self._session.transcript.add_notice(f"config: {issue}", "warning")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "interrupt":
+            return self.link.busy
+        return True
+
+    def action_cycle_mode(self) -> None:
+        self.link.cycle_mode()
+
+    def action_interrupt(self) -> None:
+        self.link.cancel()
+
+    def action_ctrl_c(self) -> None:
+        """Copy a selection; else cancel the running task; on an idle prompt, twice exits."""
+        if selected := self.screen.get_selected_text():
+            self.copy_to_clipboard(selected)
+            self.screen.clear_selection()
+        elif self.link.cancel():
+            self._ctrl_c_armed = False
+        elif self._ctrl_c_armed:
+            self.exit(0)
+        else:
+            self._ctrl_c_armed = True
+            self.notify("Press Ctrl+C again to exit", timeout=2)
+
+    def on_prompt_input_submitted(self) -> None:
+        self._ctrl_c_armed = False
+
+
+def run_tui(
+    *,
+    workspace: Path,
+    loaded_config: LoadedConfig | None = None,
+    mode: str | None = None,
+    model: str | None = None,
+    resume: str | None = None,
+    cont: bool = False,
+) -> int:
+    """Runs the full-screen session until the user exits; returns the exit code.
+
+    ``mode`` and ``model`` override the configuration (the command line's ``--mode`` / ``--model``).
+    """
+    from engine.config import load_config
+
+    loaded = loaded_config if loaded_config is not None else load_config(workspace)
+    config = loaded.config.model_copy(update={"model": model}) if model else loaded.config
+    first_inputs: tuple[str, ...] = ()
+    if resume:
+        first_inputs = (f"/resume {resume}",)
+    elif cont:
+        first_inputs = ("/resume --last",)
+    app = CoderApp(
+        workspace=workspace,
+        config=config,
+        config_issues=[str(issue) for issue in loaded.issues],
+        first_inputs=first_inputs,
+        start_mode=mode,
+    )
+    return app.run() or 0

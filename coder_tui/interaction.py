@@ -1,0 +1,47 @@
+"""The TUI's ``InteractionHandler``: approvals and questions are modal dialogs the engine awaits.
+
+If the task is cancelled while a dialog is open (Ctrl+C), the dialog is closed, so nothing waits for an answer
+nobody needs any more.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TypeVar
+
+from textual.app import App
+from textual.screen import ModalScreen
+
+from coder_tui.screens.approval import ApprovalScreen
+from coder_tui.screens.question import QuestionScreen
+from engine.interaction import ApprovalDecision, ApprovalRequest, QuestionAnswer, QuestionRequest
+
+ResultT = TypeVar("ResultT")
+
+
+class TuiInteraction:
+    """Implements ``engine.interaction.InteractionHandler`` with ``ApprovalScreen`` and ``QuestionScreen``."""
+
+    def __init__(self, app: App[object]) -> None:
+        self._app = app
+
+    async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision:
+        return await self._ask(ApprovalScreen(request))
+
+    async def ask_question(self, request: QuestionRequest) -> QuestionAnswer:
+        return await self._ask(QuestionScreen(request))
+
+    async def _ask(self, screen: ModalScreen[ResultT]) -> ResultT:
+        answer: asyncio.Future[ResultT] = asyncio.get_running_loop().create_future()
+
+        def settle(result: ResultT | None) -> None:
+            if not answer.done() and result is not None:
+                answer.set_result(result)
+
+        self._app.push_screen(screen, callback=settle)
+        try:
+            return await answer
+        except asyncio.CancelledError:
+            if screen.is_attached and self._app.screen is screen:
+                self._app.pop_screen()
+            raise

@@ -1,0 +1,97 @@
+"""The question dialog for the ``question`` tool: Select (options), Confirm (yes/no) or Input (with validation).
+
+Esc dismisses it as cancelled, which cancels the task like Esc in the approval dialog.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.validation import Length
+from textual.widgets import Button, Input, OptionList, Static
+
+from coder_tui.bindings import bindings_for
+from engine.interaction import QuestionAnswer, QuestionRequest
+
+QuestionKind = Literal["select", "confirm", "input"]
+
+
+def question_kind(request: QuestionRequest) -> QuestionKind:
+    """Yes/no options with no free text make a Confirm; other options a Select; none an Input."""
+    if {option.strip().lower() for option in request.options} == {"yes", "no"} and not request.allow_input:
+        return "confirm"
+    return "select" if request.options else "input"
+
+
+class QuestionScreen(ModalScreen[QuestionAnswer]):
+    DEFAULT_CSS = """
+    QuestionScreen {
+        align: center middle;
+        background: $background 60%;
+    }
+    QuestionScreen > #dialog {
+        width: 80%;
+        max-width: 100;
+        height: auto;
+        max-height: 90%;
+        padding: 1 2;
+        border: thick $primary;
+        background: $surface;
+    }
+    QuestionScreen #question { text-style: bold; }
+    QuestionScreen OptionList { height: auto; max-height: 12; margin: 1 0 0 0; }
+    QuestionScreen Input { margin: 1 0 0 0; }
+    QuestionScreen #hint { color: $text-muted; margin: 1 0 0 0; }
+    QuestionScreen #buttons { height: auto; margin: 1 0 0 0; }
+    QuestionScreen #buttons > Button { margin: 0 2 0 0; }
+    """
+
+    BINDINGS = bindings_for("question")
+
+    def __init__(self, request: QuestionRequest) -> None:
+        super().__init__()
+        self.request = request
+        self.kind = question_kind(request)
+
+    def compose(self) -> ComposeResult:
+        request = self.request
+        with Vertical(id="dialog"):
+            yield Static(Content(request.question), id="question")
+            if self.kind == "confirm":
+                with Horizontal(id="buttons"):
+                    yield Button("Yes", id="yes", variant="success", compact=True)
+                    yield Button("No", id="no", variant="error", compact=True)
+            else:
+                if request.options:
+                    yield OptionList(*request.options, id="options")
+                if request.allow_input or not request.options:
+                    placeholder = "or type your own answer" if request.options else "type your answer"
+                    yield Input(placeholder=placeholder, validators=[Length(minimum=1)], id="answer")
+            yield Static(Content("Enter to answer · Esc cancels the task"), id="hint")
+
+    def on_mount(self) -> None:
+        first = self.query("#options, #answer, #yes").first()
+        first.focus()
+
+    def action_cancel(self) -> None:
+        self.dismiss(QuestionAnswer(None, cancelled=True))
+
+    @on(OptionList.OptionSelected, "#options")
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(QuestionAnswer(self.request.options[event.option_index]))
+
+    @on(Input.Submitted, "#answer")
+    def _submitted(self, event: Input.Submitted) -> None:
+        if event.validation_result is not None and not event.validation_result.is_valid:
+            self.query_one("#hint", Static).update(Content("An answer cannot be empty · Esc cancels the task"))
+            return
+        self.dismiss(QuestionAnswer(event.value.strip()))
+
+    @on(Button.Pressed)
+    def _confirmed(self, event: Button.Pressed) -> None:
+        self.dismiss(QuestionAnswer("yes" if event.button.id == "yes" else "no"))

@@ -1,0 +1,208 @@
+"""The session screen (SPEC 15): transcript, todo pane, tool-event log, queue, status line, prompt and footer.
+
+It is the ``SessionView`` the engine link reports to, and renders every engine event with one ``match``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from textual import events
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
+from textual.screen import Screen
+
+from coder_tui.bindings import bindings_for
+from coder_tui.engine_link import EngineLink
+from coder_tui.history import InputHistory
+from coder_tui.widgets.footer_bar import FooterBar
+from coder_tui.widgets.prompt import Prompt
+from coder_tui.widgets.prompt_input import PromptInput
+from coder_tui.widgets.queue_view import QueueView
+from coder_tui.widgets.status_line import StatusLine
+from coder_tui.widgets.todo_list import TodoList
+from coder_tui.widgets.tool_log import ToolLog
+from coder_tui.widgets.transcript import Transcript
+from engine.events import (
+    CommandResult,
+    ErrorEvent,
+    Event,
+    MessageAdded,
+    ModeChanged,
+    ModelChanged,
+    Notice,
+    ReasoningDelta,
+    TextDelta,
+    TodosChanged,
+    ToolCallAwaitingApproval,
+    ToolCallExecuting,
+    ToolCallFinished,
+    ToolCallScheduled,
+    ToolStatus,
+    TurnFinished,
+    TurnStarted,
+    UsageUpdated,
+)
+
+if TYPE_CHECKING:
+    from engine.orchestrator import Orchestrator, TurnOutcome
+
+# Below this width the side panes start hidden (Ctrl+T shows them); at 80x24 the transcript needs the room.
+WIDE_LAYOUT = 100
+
+
+class SessionScreen(Screen[None]):
+    BINDINGS = bindings_for("screen")
+    AUTO_FOCUS = "#prompt-input"
+
+    panes_visible: reactive[bool] = reactive(True)
+
+    def __init__(self, link: EngineLink, *, workspace: Path, location: str, history: InputHistory) -> None:
+        super().__init__()
+        self.link = link
+        self.workspace = workspace
+        self.location = location
+        self.history = history
+        self._wide: bool | None = None
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="body"):
+            yield Transcript(id="transcript")
+            with Vertical(id="side"):
+                yield TodoList(id="todo-pane")
+                yield ToolLog(id="tool-log")
+        yield QueueView(id="queue")
+        yield StatusLine(id="status")
+        yield Prompt(self.workspace, self.history, id="prompt")
+        yield FooterBar(id="footer")
+
+    @property
+    def transcript(self) -> Transcript:
+        return self.query_one(Transcript)
+
+    @property
+    def prompt(self) -> Prompt:
+        return self.query_one(Prompt)
+
+    @property
+    def status(self) -> StatusLine:
+        return self.query_one(StatusLine)
+
+    def on_mount(self) -> None:
+        mode = self.link.mode.value
+        self.prompt.location = self.location
+        self._set_mode(mode)
+        self.status.model = self.link.model
+        # Focus now rather than when the screen resumes, so keys typed during start-up reach the prompt.
+        self.set_focus(self.prompt.input)
+        self.link.attach(self)
+        # The engine loads once the first frame is on screen, so the prompt takes keys at once.
+        self.call_after_refresh(self.link.start)
+
+    def on_resize(self, event: events.Resize) -> None:
+        wide = event.size.width >= WIDE_LAYOUT
+        if wide != self._wide:
+            self._wide = wide
+            self.panes_visible = wide
+
+    def watch_panes_visible(self, visible: bool) -> None:
+        self.set_class(visible, "-panes")
+
+    def action_toggle_panes(self) -> None:
+        self.panes_visible = not self.panes_visible
+
+    def action_clear_transcript(self) -> None:
+        self.transcript.clear()
+
+    def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
+        self.link.submit(event.text)
+
+    # SessionView ----------------------------------------------------------------------------------------------
+
+    def engine_ready(self, orchestrator: Orchestrator) -> None:
+        self.status.model = orchestrator.model
+        self.status.context_window = orchestrator.context_window
+        self.status.state = "working" if self.link.busy else "ready"
+        self.prompt.slash_commands = orchestrator.slash_commands()
+        self._set_mode(orchestrator.mode.value)
+
+    def engine_failed(self, message: str) -> None:
+        self.status.state = "unavailable"
+        self.transcript.add_notice(message, "error")
+
+    def input_started(self, text: str) -> None:
+        self.transcript.add_user(text)
+        self.status.state = "working"
+        self.prompt.input.task_running = True
+        self.app.refresh_bindings()
+
+    def input_finished(self, outcome: TurnOutcome) -> None:
+        if self.link.queued:
+            return
+        self.status.state = "interrupted" if outcome.reason == "cancelled" else "ready"
+        self.prompt.input.task_running = False
+        self.app.refresh_bindings()
+
+    def queue_changed(self, queued: list[str]) -> None:
+        self.query_one(QueueView).set_items(queued)
+
+    def mode_changed(self, mode: str) -> None:
+        self._set_mode(mode)
+
+    def show_event(self, event: Event) -> None:
+        transcript = self.transcript
+        tool_log = self.query_one(ToolLog)
+        match event:
+            case TurnStarted():
+                pass  # the user's input is already shown by input_started
+            case TextDelta(text=text):
+                transcript.append_text(text)
+            case ReasoningDelta(text=text):
+                transcript.append_reasoning(text)
+            case MessageAdded(message=message):
+                if message.role == "assistant":
+                    transcript.end_stream()
+            case ToolCallScheduled(call_id=call_id, tool=tool, key_argument=key_argument):
+                transcript.add_tool_call(call_id, tool, key_argument)
+                tool_log.add_call(call_id, tool, key_argument)
+            case ToolCallAwaitingApproval(call_id=call_id, reasons=reasons):
+                if (view := transcript.tool_call(call_id)) is not None:
+                    view.set_status(ToolStatus.AWAITING_APPROVAL, reasons)
+                tool_log.set_status(call_id, ToolStatus.AWAITING_APPROVAL)
+            case ToolCallExecuting(call_id=call_id):
+                if (view := transcript.tool_call(call_id)) is not None:
+                    view.set_status(ToolStatus.EXECUTING)
+                tool_log.set_status(call_id, ToolStatus.EXECUTING)
+            case ToolCallFinished(call_id=call_id, status=status, duration_ms=duration_ms, diff=diff):
+                if (view := transcript.tool_call(call_id)) is not None:
+                    view.finish(event)
+                tool_log.set_status(call_id, status, duration_ms, diff if status is ToolStatus.SUCCESS else None)
+            case TodosChanged(todos=todos):
+                self.query_one("#todo-pane", TodoList).set_todos(todos)
+                transcript.add_todos(todos)
+            case CommandResult(command="/help", data=data):
+                commands = [(item["usage"], item["summary"]) for item in data.get("commands", [])]
+                transcript.add_help(commands)
+            case CommandResult():
+                transcript.add_command_result(event)
+            case ModeChanged(mode=mode):
+                self._set_mode(mode)
+            case ModelChanged(model=model):
+                self.status.model = model
+            case UsageUpdated(context_tokens=used, context_window=window):
+                self.status.context_used = used
+                self.status.context_window = window
+            case Notice(text=text, level=level):
+                transcript.add_notice(text, level)
+            case ErrorEvent(message=message):
+                transcript.add_notice(message, "error")
+            case TurnFinished(reason=reason):
+                transcript.end_stream()
+                if reason == "cancelled":
+                    transcript.add_notice("interrupted", "interrupted")
+
+    def _set_mode(self, mode: str) -> None:
+        self.prompt.mode = mode
+        self.query_one(FooterBar).mode = mode

@@ -1,0 +1,131 @@
+"""The input line (SPEC 15): Enter submits, Ctrl+J / Shift+Enter insert a newline, Up/Down walk the history,
+Tab completes, Esc closes suggestions and twice clears, Ctrl+D on an empty input exits.
+
+A ``TextArea`` so a multi-line paste stays one input; completion itself lives in the ``Prompt`` around it, which
+this widget asks through the small ``Completer`` interface (attributes flow down, messages bubble up).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from textual.actions import SkipAction
+from textual.message import Message
+
+from coder_tui.bindings import bindings_for
+from coder_tui.history import InputHistory
+from coder_tui.text_area import TextArea
+
+
+class Completer(Protocol):
+    @property
+    def completion_open(self) -> bool: ...
+
+    def move_completion(self, delta: int) -> None: ...
+
+    def accept_completion(self) -> bool: ...
+
+    def close_completion(self) -> None: ...
+
+    def request_completion(self) -> None: ...
+
+
+class PromptInput(TextArea):
+    """The text the user is writing. Posts ``Submitted``; the screen decides whether it runs now or is queued."""
+
+    DEFAULT_CSS = """
+    PromptInput {
+        height: auto;
+        min-height: 1;
+        max-height: 10;
+        padding: 0 1;
+        background: transparent;
+        &:focus { background: transparent; }
+    }
+    """
+
+    BINDINGS = bindings_for("prompt")
+
+    @dataclass
+    class Submitted(Message):
+        text: str
+
+    def __init__(self, completer: Completer, history: InputHistory, *, id: str | None = None) -> None:
+        super().__init__(
+            id=id,
+            compact=True,
+            soft_wrap=True,
+            tab_behavior="focus",
+            highlight_cursor_line=False,
+            placeholder="Ask, !run a command, /command, @mention a file",
+        )
+        self.completer = completer
+        self.input_history = history
+        # Set by the session screen: while a task runs, Esc belongs to "interrupt".
+        self.task_running = False
+        self._escape_armed = False
+
+    def set_text(self, text: str) -> None:
+        """Replaces the input and puts the cursor at its end."""
+        self.load_text(text)
+        self.move_cursor(self.document.end)
+
+    def on_text_area_changed(self) -> None:
+        self._escape_armed = False
+
+    def action_submit(self) -> None:
+        if self.completer.completion_open and self.completer.accept_completion():
+            return
+        self.completer.close_completion()
+        text = self.text
+        if not text.strip():
+            return
+        self.input_history.add(text)
+        self.clear()
+        self.post_message(self.Submitted(text))
+
+    def action_newline(self) -> None:
+        self.insert("\n")
+
+    def action_complete(self) -> None:
+        self.completer.request_completion()
+
+    def action_history_previous(self) -> None:
+        if self.completer.completion_open:
+            self.completer.move_completion(-1)
+        elif self.input_history.walking or self.cursor_at_first_line:
+            entry = self.input_history.previous(self.text)
+            if entry is not None:
+                self.set_text(entry)
+        else:
+            self.action_cursor_up()
+
+    def action_history_next(self) -> None:
+        if self.completer.completion_open:
+            self.completer.move_completion(+1)
+        elif self.input_history.walking and self.cursor_at_last_line:
+            entry = self.input_history.next()
+            if entry is not None:
+                self.set_text(entry)
+        else:
+            self.action_cursor_down()
+
+    def action_escape(self) -> None:
+        if self.completer.completion_open:
+            self.completer.close_completion()
+        elif self.task_running:
+            raise SkipAction()  # the app's Esc interrupts the task
+        elif self._escape_armed:
+            self.clear()
+            self.input_history.reset()
+            self._escape_armed = False
+        elif self.text:
+            self._escape_armed = True
+            self.notify("Press Esc again to clear the input", timeout=2)
+
+    def action_exit_if_empty(self) -> None:
+        if self.text:
+            self.action_delete_right()
+        else:
+            self.app.exit(0)

@@ -1,0 +1,47 @@
+"""The line above the prompt: the model, context tokens used / window, and what the session is doing."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from coder_tui.formatting import format_context
+
+SessionState = Literal["starting", "ready", "working", "interrupted", "unavailable"]
+
+_STATE_LOOKS: dict[str, tuple[str, str]] = {
+    "starting": ("starting the engine…", "$text-muted"),
+    "ready": ("ready", "$text-muted"),
+    "working": ("working… esc to interrupt", "$text-accent"),
+    "interrupted": ("interrupted", "bold $text-warning"),
+    "unavailable": ("engine unavailable", "bold $text-error"),
+}
+
+
+class StatusLine(Widget):
+    """One line; every field is reactive so an event updates it without rebuilding anything."""
+
+    DEFAULT_CSS = """
+    StatusLine {
+        height: 1;
+        padding: 0 1;
+        color: $text-muted;
+    }
+    """
+
+    model: reactive[str] = reactive("")
+    context_used: reactive[int] = reactive(0)
+    context_window: reactive[int] = reactive(0)
+    state: reactive[SessionState] = reactive("starting")
+
+    def render(self) -> Content:
+        left = Content.assemble((self.model or "no model", "bold"))
+        if self.context_window:
+            left = Content.assemble(left, "  ·  context ", format_context(self.context_used, self.context_window))
+        text, style = _STATE_LOOKS[self.state]
+        right = Content.styled(text, style)
+        gap = max(self.size.width - left.cell_length - right.cell_length, 2)
+        return Content.assemble(left, " " * gap, right)

@@ -1,0 +1,134 @@
+"""The transcript pane: the session as it happens, anchored to the bottom while streaming unless scrolled up.
+
+Only the last ``MAX_ENTRIES`` entries stay mounted, older ones are dropped from the DOM (the session itself is in
+the engine's store), so layout and typing cost do not grow with the length of the session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widget import Widget
+from textual.widgets import Static
+
+from coder_tui.widgets.assistant_message import AssistantMessage
+from coder_tui.widgets.command_output import CommandOutput
+from coder_tui.widgets.help_view import HelpView
+from coder_tui.widgets.notice_line import NoticeLevel, NoticeLine
+from coder_tui.widgets.reasoning_block import ReasoningBlock
+from coder_tui.widgets.streaming_markdown import StreamingMarkdown
+from coder_tui.widgets.todo_list import TodoList
+from coder_tui.widgets.tool_call_view import ToolCallView
+from coder_tui.widgets.user_message import UserMessage
+from engine.events import CommandResult, TodoItem
+
+MAX_ENTRIES = 120
+
+
+class Transcript(VerticalScroll):
+    """Entries are appended by the session screen as engine events arrive."""
+
+    DEFAULT_CSS = """
+    Transcript {
+        height: 1fr;
+        padding: 0 1 1 0;
+        scrollbar-size-vertical: 1;
+        & > .elided { color: $text-muted; padding: 0 1; text-style: italic; }
+        & > .todos { margin: 1 0 0 2; border-left: vkey $accent 50%; }
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._streaming: StreamingMarkdown | None = None
+        self._tool_views: dict[str, ToolCallView] = {}
+        self._elided = 0
+        self._elided_line = Static("", classes="elided")
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    @property
+    def entries(self) -> list[Widget]:
+        """The mounted entries, oldest first (without the "earlier entries" line)."""
+        return [child for child in self.children if child is not self._elided_line]
+
+    def add_user(self, text: str) -> None:
+        self.end_stream()
+        self._add(UserMessage(text))
+
+    def append_text(self, fragment: str) -> None:
+        self._stream_into(AssistantMessage).feed(fragment)
+
+    def append_reasoning(self, fragment: str) -> None:
+        self._stream_into(ReasoningBlock).feed(fragment)
+
+    def add_assistant_text(self, text: str) -> None:
+        """A whole assistant text at once (a resumed session's history): rendered, not streamed."""
+        self.end_stream()
+        self._add(AssistantMessage(text, streaming=False))
+
+    def end_stream(self) -> None:
+        """The streaming answer or reasoning is complete; the next text starts a new entry."""
+        if self._streaming is not None:
+            self._streaming.finish()
+            self._streaming = None
+
+    def add_tool_call(self, call_id: str, tool: str, key_argument: str) -> ToolCallView:
+        self.end_stream()
+        view = ToolCallView(call_id, tool, key_argument)
+        self._tool_views[call_id] = view
+        self._add(view)
+        return view
+
+    def tool_call(self, call_id: str) -> ToolCallView | None:
+        return self._tool_views.get(call_id)
+
+    def add_command_result(self, result: CommandResult) -> None:
+        self.end_stream()
+        self._add(CommandOutput(result))
+
+    def add_help(self, commands: Sequence[tuple[str, str]]) -> None:
+        self.end_stream()
+        self._add(HelpView(commands))
+
+    def add_notice(self, text: str, level: NoticeLevel = "info") -> None:
+        self.end_stream()
+        self._add(NoticeLine(text, level))
+
+    def add_todos(self, todos: Sequence[TodoItem]) -> None:
+        self.end_stream()
+        self._add(TodoList(todos, classes="todos"))
+
+    def clear(self) -> None:
+        """Ctrl+L: an empty screen; the session and its history are untouched."""
+        self.end_stream()
+        self._tool_views.clear()
+        self._elided = 0
+        self._elided_line = Static("", classes="elided")
+        self.remove_children()
+
+    def _stream_into(self, kind: type[StreamingMarkdown]) -> StreamingMarkdown:
+        if type(self._streaming) is not kind:
+            self.end_stream()
+            self._streaming = kind()
+            self._add(self._streaming)
+        assert self._streaming is not None
+        return self._streaming
+
+    def _add(self, entry: Widget) -> None:
+        self.mount(entry)
+        entries = self.entries
+        excess = len(entries) - MAX_ENTRIES
+        if excess <= 0:
+            return
+        for old in entries[:excess]:
+            if isinstance(old, ToolCallView):
+                self._tool_views.pop(old.call_id, None)
+            old.remove()
+        self._elided += excess
+        self._elided_line.update(Content(f"… {self._elided} earlier entries are not shown"))
+        if self._elided_line.parent is None:
+            self.mount(self._elided_line, before=0)

@@ -1,0 +1,267 @@
+"""Bash risk reasons (SPEC 5 step 3): what makes a command worth a human look even where the policy allows it.
+
+Every reason has a stable code (for the permission log and the test corpus) and a plain-words text that
+names the command: "`rm -rf build` deletes files recursively and without confirmation". The checks work on
+parsed words, never on the raw string, so `echo "rm -rf /"`, `grep sudo notes.txt` and
+`git log --grep=reset` are not mistaken for what they mention.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.policy.argv import has_long, has_option, has_short, operands
+from engine.policy.bash_git import split_git
+from engine.policy.bash_parse import ParsedScript, Redirect, Word
+from engine.policy.bash_wrappers import program_name
+
+# code -> what it is about, for /permissions and documentation.
+RISK_CODES: dict[str, str] = {
+    "substitution": "command substitution `$(...)` or backticks",
+    "process_substitution": "process substitution `<(...)` / `>(...)`",
+    "eval": "`eval` of a string",
+    "parse_error": "a command that does not parse",
+    "dynamic_command": "a command or script known only at run time",
+    "rm_recursive_force": "`rm -rf`",
+    "rm_force": "forced `rm -f`",
+    "privileged": "`sudo`, `doas`, `su`, `pkexec`",
+    "dd": "`dd`",
+    "disk_format": "`mkfs`, `fdisk`, `wipefs`...",
+    "chmod_recursive": "`chmod -R`",
+    "world_writable": "`chmod 777`, `chmod o+w`",
+    "chown_recursive": "`chown -R`, `chgrp -R`",
+    "pipe_to_shell": "`curl ... | sh` and other downloads run as code",
+    "git_force_push": "`git push --force`",
+    "git_reset_hard": "`git reset --hard`",
+    "git_clean_force": "`git clean -f`",
+    "block_device_write": "writing to a disk device (`/dev/sda`...)",
+    "fork_bomb": "fork bombs",
+    "shutdown": "`shutdown`, `reboot`, `halt`",
+    "kill_all": "`kill -9 -1`",
+    "redirect_overwrite": "`>` onto an existing file",
+    "env_override": "`PATH=`, `LD_PRELOAD=`... in front of a command",
+}
+
+_PRIVILEGED = frozenset({"sudo", "doas", "su", "pkexec"})
+_DISK_TOOLS = frozenset({"mke2fs", "mkswap", "wipefs", "fdisk", "sfdisk", "parted", "sgdisk", "cfdisk"})
+_POWER = frozenset({"shutdown", "reboot", "halt", "poweroff"})
+_DOWNLOADERS = frozenset({"curl", "wget", "fetch", "aria2c"})
+# Interpreters, and the options with which they take their program from an argument instead of stdin.
+_INTERPRETERS = {
+    **{shell: "c" for shell in ("sh", "bash", "zsh", "dash", "ksh", "fish")},
+    "python": "cm",
+    "perl": "eE",
+    "ruby": "e",
+    "node": "ep",
+    "php": "r",
+}
+_DEVICE_WRITERS = frozenset({"tee", "cp", "mv", "install", "shred"})
+_BLOCK_DEVICE = re.compile(r"^/dev/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|disk\d|md\d|dm-\d|mapper/)")
+# Variables that change which program runs or what it loads: `PATH=. ls` may not run `ls` at all.
+_HIJACKING_VARIABLES = frozenset(
+    {
+        "PATH", "BASH_ENV", "ENV", "IFS", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS", "PS4", "PAGER", "MANPAGER",
+        "EDITOR", "VISUAL", "GIT_PAGER", "GIT_EDITOR", "GIT_EXTERNAL_DIFF", "GIT_SSH", "GIT_SSH_COMMAND",
+        "GIT_EXEC_PATH", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "PYTHONPATH", "PYTHONSTARTUP",
+        "NODE_OPTIONS", "PERL5OPT", "PERL5LIB", "RUBYOPT",
+    }
+)  # fmt: skip
+_SHOWN_LIMIT = 80
+
+
+@dataclass(frozen=True)
+class Risk:
+    code: str
+    text: str
+
+
+def shown(source: str) -> str:
+    """A command as a reason quotes it: on one line, cut at a readable length."""
+    flat = " ".join(source.split())
+    return flat if len(flat) <= _SHOWN_LIMIT else flat[: _SHOWN_LIMIT - 1] + "…"
+
+
+def script_risks(script: ParsedScript) -> list[Risk]:
+    """Risks of the command line as a whole: what the parser could not see through."""
+    line = shown(script.source)
+    risks: list[Risk] = []
+    if script.errors:
+        problem = shown(script.errors[0])
+        risks.append(Risk("parse_error", f"`{line}` does not parse as shell ({problem}), so it cannot be checked"))
+    for sub in dict.fromkeys(script.substitutions):
+        risks.append(
+            Risk("substitution", f"`{line}` runs `{shown(sub)}` and pastes its output into the command, "
+                 "so what runs is not what you see")
+        )  # fmt: skip
+    for sub in dict.fromkeys(script.process_substitutions):
+        risks.append(Risk("process_substitution", f"`{line}` runs `{shown(sub)}` as a process substitution"))
+    for function in script.functions:
+        if function.self_calls >= 2:
+            risks.append(
+                Risk("fork_bomb", f"`{shown(function.source)}` is a fork bomb: it keeps starting copies of itself")
+            )
+    return risks
+
+
+def assignment_risks(assignments: Iterable[tuple[str, Word]], line: str) -> list[Risk]:
+    return [
+        Risk("env_override", f"`{line}` sets `{name}`, which changes which program runs or what it loads")
+        for name, _ in assignments
+        if name in _HIJACKING_VARIABLES or name.startswith(("LD_", "DYLD_"))
+    ]
+
+
+def redirect_risks(redirects: Iterable[Redirect], line: str, cwd: Path) -> list[Risk]:
+    """`>` onto a file that exists (resolved from ``cwd``), and any write to a disk device."""
+    risks: list[Risk] = []
+    for redirect in redirects:
+        if not redirect.writes or redirect.target is None or redirect.target.value is None:
+            continue
+        target = redirect.target.value
+        if _BLOCK_DEVICE.match(target):
+            risks.append(Risk("block_device_write", f"`{line}` writes to the disk device `{target}`"))
+        elif redirect.truncates and _existing_file(cwd, target):
+            risks.append(Risk("redirect_overwrite", f"`{line}` overwrites the existing file `{target}`"))
+    return risks
+
+
+def _existing_file(cwd: Path, target: str) -> bool:
+    """Whether `target` names a file that exists; a path that cannot be checked is not claimed to exist (the
+    write still asks: a redirection that writes is never read-only)."""
+    try:
+        return (cwd / Path(target).expanduser()).is_file()
+    except (OSError, ValueError, RuntimeError):
+        return False
+
+
+def command_risks(words: Sequence[Word], line: str) -> list[Risk]:
+    """Risks of one command (one layer of `sudo timeout 5 rm -rf x`: each layer is checked)."""
+    if not words:
+        return []
+    name = program_name(words[0])
+    if name is None:
+        return [Risk("dynamic_command", f"`{line}` runs a command whose name is known only at run time")]
+    args = [word.shown for word in words[1:]]
+    risks = [Risk(code, text.format(line=line)) for code, text in _named_risks(name, args)]
+    device = _device_operand(name, args)
+    if device is not None:
+        risks.append(Risk("block_device_write", f"`{line}` writes to the disk device `{device}`"))
+    return risks
+
+
+def _named_risks(name: str, args: list[str]) -> Iterable[tuple[str, str]]:
+    if name == "rm":
+        recursive = has_option(args, short="rR", long=("--recursive",))
+        if has_option(args, short="f", long=("--force",)):
+            if recursive:
+                yield "rm_recursive_force", "`{line}` deletes files recursively and without confirmation"
+            else:
+                yield "rm_force", "`{line}` deletes files without confirmation (`rm -f`)"
+    elif name in _PRIVILEGED:
+        yield "privileged", f"`{{line}}` runs with root privileges (`{name}`)"
+    elif name == "eval":
+        yield "eval", "`{line}` runs a string as shell code (`eval`)"
+    elif name == "dd":
+        yield "dd", "`{line}` copies raw data with `dd`, which can overwrite files and whole disks"
+    elif name.startswith("mkfs") or name in _DISK_TOOLS:
+        yield "disk_format", f"`{{line}}` formats or repartitions a disk (`{name}`)"
+    elif name == "chmod":
+        if has_option(args, short="R", long=("--recursive",)):
+            yield "chmod_recursive", "`{line}` changes permissions of a whole tree (`chmod -R`)"
+        if any(_world_writable(arg) for arg in args):
+            yield "world_writable", "`{line}` makes files writable by everyone"
+    elif name in ("chown", "chgrp"):
+        if has_option(args, short="R", long=("--recursive",)):
+            yield "chown_recursive", f"`{{line}}` changes the owner of a whole tree (`{name} -R`)"
+    elif name == "git":
+        yield from _git_risks(args)
+    elif name in _POWER or _is_power_command(name, args):
+        yield "shutdown", "`{line}` shuts down or restarts the machine"
+    elif name == "kill" and "-1" in _kill_targets(args):
+        yield "kill_all", "`{line}` kills every process you are allowed to kill (`kill -1`)"
+
+
+def _git_risks(args: list[str]) -> Iterable[tuple[str, str]]:
+    call = split_git(args)
+    sub_args = list(call.args)
+    if call.subcommand == "push":
+        forced = has_option(sub_args, short="f", long=("--force", "--force-with-lease"), value_letters="o")
+        if forced or any(arg.startswith("+") for arg in operands(sub_args, value_short="o")):
+            yield "git_force_push", "`{line}` force-pushes, which can overwrite history on the remote"
+    elif call.subcommand == "reset" and has_long(sub_args, "--hard"):
+        yield "git_reset_hard", "`{line}` throws away all uncommitted changes (`git reset --hard`)"
+    elif call.subcommand == "clean" and has_option(sub_args, short="f", long=("--force",), value_letters="e"):
+        yield "git_clean_force", "`{line}` deletes untracked files for good (`git clean -f`)"
+
+
+def _is_power_command(name: str, args: list[str]) -> bool:
+    if name in ("init", "telinit"):
+        return bool(args) and args[0] in ("0", "6")
+    if name == "systemctl":
+        return any(arg in ("poweroff", "reboot", "halt", "kexec") for arg in operands(args))
+    return False
+
+
+def _kill_targets(args: list[str]) -> list[str]:
+    """The process ids of a kill: the first option is the signal (`-9`, `-KILL`, `-s KILL`)."""
+    rest = list(args)
+    if rest and rest[0] in ("-s", "-n"):
+        rest = rest[2:]
+    elif rest and rest[0].startswith("-") and rest[0] != "--":
+        rest = rest[1:]
+    if rest and rest[0] == "--":
+        rest = rest[1:]
+    return rest
+
+
+def _world_writable(arg: str) -> bool:
+    if re.fullmatch(r"0?[0-7]{3}|[0-7]{4}", arg):
+        return int(arg[-1]) & 2 != 0
+    for clause in arg.split(","):
+        match = re.fullmatch(r"([ugoa]*)([+=])([rwxXst]*)", clause)
+        # No "who" (`+w`) means everyone, less the umask.
+        if match and "w" in match.group(3) and (not match.group(1) or set("oa") & set(match.group(1))):
+            return True
+    return False
+
+
+def _device_operand(name: str, args: list[str]) -> str | None:
+    if name == "dd":
+        return next((arg[3:] for arg in args if arg.startswith("of=") and _BLOCK_DEVICE.match(arg[3:])), None)
+    if name in _DEVICE_WRITERS:
+        return next((arg for arg in operands(args) if _BLOCK_DEVICE.match(arg)), None)
+    return None
+
+
+def downloads(words: Sequence[Word]) -> bool:
+    return program_name(words[0]) in _DOWNLOADERS if words else False
+
+
+def interprets_code(words: Sequence[Word]) -> bool:
+    """An interpreter, `source`/`.` or `eval`: what runs `sh <(curl ...)` or `eval "$(curl ...)"`."""
+    name = _interpreter_name(words)
+    return name in _INTERPRETERS or name in ("source", ".", "eval")
+
+
+def _interpreter_name(words: Sequence[Word]) -> str | None:
+    name = program_name(words[0]) if words else None
+    return "python" if name is not None and re.fullmatch(r"python[\d.]*", name) else name
+
+
+def runs_code_from_stdin(words: Sequence[Word]) -> bool:
+    """`sh`, `bash -s`, `python3 -`: an interpreter that takes its program from standard input."""
+    code_flags = _INTERPRETERS.get(_interpreter_name(words) or "")
+    if code_flags is None:
+        return False
+    args = [word.shown for word in words[1:]]
+    if any(has_short(args, flag) for flag in code_flags):
+        return False
+    scripts = [arg for arg in args if not arg.startswith("-") or arg == "-"]
+    return not scripts or scripts[0] == "-" or has_short(args, "s")
+
+
+def pipe_to_shell_risk(line: str) -> Risk:
+    return Risk("pipe_to_shell", f"`{line}` runs code downloaded from the network")

@@ -1,0 +1,49 @@
+"""What the policy answers for one tool call, and what `always` would allow."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from engine.policy.arity import CommandPrefix
+
+
+class Action(str, Enum):
+    ALLOW = "allow"
+    ASK = "ask"
+    DENY = "deny"
+    BLOCKED = "blocked"  # the tool, or this bash command, is disabled in this mode (SPEC 5 step 1)
+
+
+# When several rules or commands disagree, the stricter answer stands.
+STRICTNESS: dict[Action, int] = {Action.ALLOW: 0, Action.ASK: 1, Action.DENY: 2, Action.BLOCKED: 3}
+
+
+@dataclass(frozen=True)
+class Allowance:
+    """One session allowance: every call of a tool, or the bash commands a prefix covers."""
+
+    tool: str
+    prefix: CommandPrefix | None = None
+
+    def describe(self) -> str:
+        return self.prefix.describe() if self.prefix is not None else f"every {self.tool} call"
+
+    def config_entry(self) -> tuple[str, str]:
+        """Where "always for this project" goes: ("bash", "git checkout *") or ("tools", "write")."""
+        return ("bash", self.prefix.pattern()) if self.prefix is not None else ("tools", self.tool)
+
+
+@dataclass(frozen=True)
+class PolicyDecision:
+    action: Action
+    # Plain words, each one reason to ask, deny or block; empty for allow.
+    reasons: tuple[str, ...]
+    # Which rule decided, in words: "mode default: write asks", "permissions.bash 'git push *' = deny (config)".
+    rule: str
+    # Exactly what `always` would allow, shown in the dialog; None when the dialog offers no `always`.
+    always_scope: str | None = None
+    allowances: tuple[Allowance, ...] = ()
+    # Stable codes of the bash risk reasons found (bash_risk.RISK_CODES), for the permission log; on an ask
+    # their plain-words texts are among ``reasons``.
+    risk_codes: tuple[str, ...] = ()

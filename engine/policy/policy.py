@@ -1,0 +1,242 @@
+"""The permission policy (SPEC 4, 5 steps 1-3): mode matrix, preset, config rules, session allowances, and
+for bash the per-command analysis with its risk reasons, folded into one decision per tool call.
+
+Order of precedence, for a tool and for each command of a bash line:
+1. The mode: a tool the mode disables (write/edit/patch/task in plan) is BLOCKED, and so is a mutating git
+   command in plan. No rule or allowance lifts that.
+2. Config rules: a `deny` denies. An `allow` allows, except in plan mode, where a command that is not
+   read-only still asks: plan stays read-only whatever the config says. An `ask` asks.
+3. Otherwise the matrix cell: allow, or ask. The `strict` preset asks for every bash command.
+4. An `ask` is lifted by a session allowance (the user's earlier `always`) that covers it; in plan mode
+   allowances do not apply to bash, for the same reason as 2.
+5. Bash risk reasons (`rm -rf`, `sudo`, `$(...)`, `> existing-file`...) always ask, whatever 2-4 said: an
+   allowance for `rm *` covers `rm build.log`, never `rm -rf build`. Approvals you can trust means a
+   dangerous command is always seen, and `always` is never broader than the dialog said.
+A bash line takes the strictest answer of its commands: one blocked command blocks the line, one denied
+command denies it, and one asking command or one risk reason asks, once, with every reason. In yolo mode
+bash skips steps 2-5 entirely (SPEC 5); other tools still meet their config rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from engine.modes import Mode
+from engine.policy.bash_analysis import CommandVerdict, analyse
+from engine.policy.bash_readonly import Access
+from engine.policy.decision import Action, Allowance, PolicyDecision
+from engine.policy.matrix import bash_cell, rows, tool_cell
+from engine.policy.presets import PRESET_MODES, STRICT, parse_preset, preset_for_mode
+from engine.policy.rules import RuleMatch, RuleSet
+from engine.tools.base import ToolKind
+
+if TYPE_CHECKING:
+    from engine.config.schema import PermissionsConfig
+
+_KIND_WORK = {
+    ToolKind.READ: "reading",
+    ToolKind.EDIT: "changing files",
+    ToolKind.SUBAGENT: "starting a sub-agent",
+    ToolKind.INTERACT: "asking you",
+    ToolKind.EXECUTE: "running commands",
+}
+_RISK_NOTE = " (a command with a risk reason still asks)"
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class _Judgement:
+    action: Action
+    reason: str | None
+    rule: str
+    allowance: Allowance | None = None
+
+
+class PermissionPolicy:
+    def __init__(
+        self,
+        mode: Mode,
+        preset: str | None = None,
+        tool_rules: dict[str, str] | None = None,
+        bash_rules: dict[str, str] | None = None,
+        *,
+        workspace: Path | None = None,
+        rules_source: str = "config",
+    ) -> None:
+        """``preset`` is kept only when it belongs to ``mode`` (`strict` with default); the mode wins.
+        ``workspace`` resolves `> file` targets; None means the process's working directory."""
+        self._rules = RuleSet(tool_rules, bash_rules, rules_source)
+        self.mode = mode
+        self.preset = preset_for_mode(mode, parse_preset(preset) if preset else None)
+        self._workspace = workspace
+        self._session: list[Allowance] = []
+
+    @classmethod
+    def from_config(
+        cls,
+        permissions: PermissionsConfig,
+        mode: str | None = None,
+        *,
+        workspace: Path | None = None,
+        rules_source: str = "config",
+    ) -> PermissionPolicy:
+        """From the `permissions` config section; ``mode`` (config `mode` or a flag) overrides the preset's."""
+        preset = parse_preset(permissions.preset)
+        resolved = Mode.parse(mode) if mode else PRESET_MODES[preset]
+        return cls(
+            resolved,
+            preset,
+            dict(permissions.tools),
+            dict(permissions.bash),
+            workspace=workspace,
+            rules_source=rules_source,
+        )
+
+    def set_preset(self, preset: str) -> Mode:
+        """Switches preset and mode together (`/permissions <preset>`); ValueError for an unknown preset."""
+        self.preset = parse_preset(preset)
+        self.mode = PRESET_MODES[self.preset]
+        return self.mode
+
+    def set_mode(self, mode: Mode) -> None:
+        """Switches the mode (`/mode`, Shift+Tab); the preset follows (strict survives a switch to default)."""
+        self.mode = mode
+        self.preset = preset_for_mode(mode, self.preset)
+
+    def decide(self, tool: str, kind: ToolKind, arguments: dict[str, Any]) -> PolicyDecision:
+        """SPEC 5 steps 1-2 for any tool, and step 3 for bash (its risk reasons are among the reasons)."""
+        if kind is ToolKind.EXECUTE:
+            return self._decide_bash(tool, arguments)
+        return self._decide_tool(tool, kind)
+
+    def allow_always(self, decision_or_scope: PolicyDecision | Allowance) -> str:
+        """Records the user's `always` for the session; returns the sentence to show."""
+        if isinstance(decision_or_scope, Allowance):
+            allowances: tuple[Allowance, ...] = (decision_or_scope,)
+        else:
+            allowances = decision_or_scope.allowances
+        if not allowances:
+            raise ValueError("this decision offers no 'always': there is nothing it could allow")
+        for allowance in allowances:
+            if allowance not in self._session:
+                self._session.append(allowance)
+        return "always allowed for this session: " + "; ".join(a.describe() for a in allowances)
+
+    @property
+    def session_allowances(self) -> tuple[Allowance, ...]:
+        return tuple(self._session)
+
+    def matrix(self) -> list[tuple[str, str]]:
+        """What /permissions shows under the preset and mode: the matrix column in force, config rules, allowances."""
+        table = rows(self.mode, self.preset == STRICT)
+        for row, value in self._rules.rows():
+            skipped = self.mode is Mode.YOLO and row.startswith("permissions.bash")
+            table.append((row, f"{value} (skipped in yolo)" if skipped else value))
+        table.extend((f"session: {a.describe()}", Action.ALLOW.value) for a in self._session)
+        return table
+
+    def _decide_tool(self, tool: str, kind: ToolKind) -> PolicyDecision:
+        mode = self.mode.value
+        cell = tool_cell(self.mode, kind)
+        if cell is Action.BLOCKED:
+            return PolicyDecision(
+                Action.BLOCKED,
+                (f"{tool} is disabled in {mode} mode",),
+                f"mode {mode}: {tool} is blocked (tool disabled)",
+            )
+        rule = self._rules.tool_rule(tool)
+        if rule is not None and rule.action is Action.DENY:
+            return PolicyDecision(Action.DENY, (f"{tool}: denied by {rule.text}",), rule.text)
+        if rule is not None and rule.action is Action.ALLOW:
+            return PolicyDecision(Action.ALLOW, (), rule.text)
+        if rule is None and cell is Action.ALLOW:
+            verb = "enabled" if kind is ToolKind.INTERACT else "allowed"
+            return PolicyDecision(Action.ALLOW, (), f"mode {mode}: {tool} {verb}")
+        allowance = Allowance(tool)
+        if allowance in self._session:
+            return PolicyDecision(Action.ALLOW, (), f"session: always allowed {allowance.describe()}")
+        if rule is not None:
+            because, reason = rule.text, f"{tool}: {rule.text}"
+        else:
+            because, reason = f"mode {mode}: {tool} asks", f"{tool}: {mode} mode asks before {_KIND_WORK[kind]}"
+        return PolicyDecision(Action.ASK, (reason,), because, allowance.describe(), (allowance,))
+
+    def _decide_bash(self, tool: str, arguments: dict[str, Any]) -> PolicyDecision:
+        command = arguments.get("command")
+        if not isinstance(command, str):
+            return PolicyDecision(
+                Action.DENY, (f"{tool}: the `command` argument is missing or not a string",), "invalid arguments"
+            )
+        if self.mode is Mode.YOLO:
+            return PolicyDecision(Action.ALLOW, (), f"mode yolo: {tool} runs without policy or risk checks")
+        analysis = analyse(command, self._workspace or Path.cwd())
+        judged = [self._judge(tool, verdict) for verdict in analysis.verdicts]
+        codes: tuple[str, ...] = _unique(risk.code for risk in analysis.risks)
+        for final in (Action.BLOCKED, Action.DENY):
+            stopping = [j for j in judged if j.action is final]
+            if stopping:
+                rule = "; ".join(_unique(j.rule for j in stopping))
+                return PolicyDecision(final, _unique(j.reason for j in stopping), rule, risk_codes=codes)
+        asking = [j for j in judged if j.action is Action.ASK]
+        if not asking and not analysis.risks:
+            rule = "; ".join(_unique(j.rule for j in judged)) or "no command to run"
+            return PolicyDecision(Action.ALLOW, (), rule)
+        reasons = [*(j.reason for j in asking), *(f"{tool}: {risk.text}" for risk in analysis.risks)]
+        because = [*(j.rule for j in asking), *(["bash risk analysis"] if analysis.risks else [])]
+        # A line that does not parse has no trustworthy commands to build an `always` from.
+        parsed = all(risk.code != "parse_error" for risk in analysis.risks)
+        allowances = _unique(j.allowance for j in asking) if parsed else ()
+        scope = "; ".join(a.describe() for a in allowances) + (_RISK_NOTE if analysis.risks else "")
+        return PolicyDecision(
+            Action.ASK,
+            _unique(reasons),
+            "; ".join(_unique(because)),
+            scope if allowances else None,
+            allowances,
+            codes,
+        )
+
+    def _judge(self, tool: str, verdict: CommandVerdict) -> _Judgement:
+        """Steps 1-4 of the module docstring for one command of a bash line."""
+        mode = self.mode
+        plan = mode is Mode.PLAN
+        if verdict.access is Access.MUTATING_GIT and plan:
+            return _Judgement(
+                Action.BLOCKED,
+                f"{tool}: {verdict.problem}, disabled in plan mode",
+                "mode plan: mutating git commands are blocked",
+            )
+        rule: RuleMatch | None = self._rules.bash_rule(verdict.forms) or self._rules.tool_rule(tool)
+        if rule is not None and rule.action is Action.DENY:
+            return _Judgement(Action.DENY, f"{tool}: `{verdict.shown}` is denied by {rule.text}", rule.text)
+        read_only = verdict.access is Access.READ_ONLY
+        if rule is not None and rule.action is Action.ALLOW and (read_only or not plan):
+            return _Judgement(Action.ALLOW, None, rule.text)
+        cell = bash_cell(mode, verdict.access, self.preset == STRICT)
+        if rule is not None and rule.action is Action.ASK:
+            because, reason = rule.text, f"{tool}: `{verdict.shown}` asks by {rule.text}"
+        elif cell is Action.ALLOW:
+            return _Judgement(Action.ALLOW, None, f"mode {mode.value}: read-only {tool} commands run")
+        elif read_only:
+            because = f"preset strict: {tool} asks for every command"
+            reason = f"{tool}: the strict preset asks before every command, even `{verdict.shown}`"
+        elif plan and rule is not None:
+            because = f"mode plan: only read-only {tool} commands run unasked ({rule.text} does not apply)"
+            reason = f"{tool}: {verdict.problem}"
+        else:
+            because = f"mode {mode.value}: {tool} commands that are not read-only ask"
+            reason = f"{tool}: {verdict.problem}"
+        if plan or verdict.prefix is None:
+            return _Judgement(Action.ASK, reason, because)
+        for allowance in self._session:
+            if allowance.tool == tool and allowance.prefix is not None and allowance.prefix.matches(verdict.words):
+                return _Judgement(Action.ALLOW, None, f"session: always allowed {allowance.describe()}")
+        return _Judgement(Action.ASK, reason, because, Allowance(tool, verdict.prefix))
+
+
+def _unique(items: Iterable[T | None]) -> tuple[T, ...]:
+    """The items in order, without repeats and without None."""
+    return tuple(dict.fromkeys(item for item in items if item is not None))
