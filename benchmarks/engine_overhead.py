@@ -44,6 +44,9 @@ class TimedProvider:
         self.inner = inner
         self.clock = clock
 
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamChunk]:
         iterator = self.inner.stream(request).__aiter__()
         while True:
@@ -90,6 +93,7 @@ async def one_run(calls: int) -> tuple[float, float, float]:
         started = time.perf_counter()
         outcome = await orchestrator.run_input("read small.txt many times")
         total = time.perf_counter() - started
+        await orchestrator.aclose()
         assert outcome.ok, outcome
         return total, provider_clock.seconds, tool_clock.seconds
 
@@ -99,6 +103,7 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
+    asyncio.run(one_run(5))  # warm-up: imports and first connections are not what is measured
     per_call = []
     for _ in range(args.runs):
         total, provider_s, tool_s = asyncio.run(one_run(args.calls))

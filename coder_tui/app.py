@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 class CoderApp(App[int]):
     """The full-screen session. ``workspace_label`` replaces the shown path (snapshots show a fixed name)."""
 
-    CSS_PATH = "app.tcss"
+    CSS_PATH = Path(__file__).parent / "app.tcss"
     TITLE = "coder-tui"
     BINDINGS = bindings_for("app")
     ENABLE_COMMAND_PALETTE = False
@@ -32,10 +32,11 @@ class CoderApp(App[int]):
         self,
         *,
         workspace: Path,
-        config: Config,
+        config: Config | None,
         config_issues: list[str] | None = None,
         first_inputs: tuple[str, ...] = (),
         start_mode: str | None = None,
+        model: str | None = None,
         env: dict[str, str] | None = None,
         workspace_label: str | None = None,
         history: InputHistory | None = None,
@@ -45,7 +46,8 @@ class CoderApp(App[int]):
         self.workspace = workspace
         self.config_issues = list(config_issues or [])
         self.link = EngineLink(
-            self, workspace=workspace, config=config, env=env, first_inputs=first_inputs, start_mode=start_mode
+            self, workspace=workspace, config=config, env=env, first_inputs=first_inputs, start_mode=start_mode,
+            model=model,
         )
         self._session = SessionScreen(
             self.link,
@@ -54,6 +56,10 @@ class CoderApp(App[int]):
             history=history if history is not None else InputHistory.load(workspace),
         )
         self._ctrl_c_armed = False
+
+    @property
+    def session(self) -> SessionScreen:
+        return self._session
 
     def get_default_screen(self) -> SessionScreen:
         # The session is the default screen (not pushed later), so keys typed ahead of start-up reach the prompt.
@@ -102,22 +108,23 @@ def run_tui(
 ) -> int:
     """Runs the full-screen session until the user exits; returns the exit code.
 
-    ``mode`` and ``model`` override the configuration (the command line's ``--mode`` / ``--model``).
+    Without ``loaded_config`` the configuration is loaded after the first frame. ``mode`` and ``model`` override
+    it (the command line's ``--mode`` / ``--model``).
     """
-    from engine.config import load_config
-
-    loaded = loaded_config if loaded_config is not None else load_config(workspace)
-    config = loaded.config.model_copy(update={"model": model}) if model else loaded.config
     first_inputs: tuple[str, ...] = ()
     if resume:
         first_inputs = (f"/resume {resume}",)
     elif cont:
         first_inputs = ("/resume --last",)
+    config = None
+    if loaded_config is not None:
+        config = loaded_config.config.model_copy(update={"model": model}) if model else loaded_config.config
     app = CoderApp(
         workspace=workspace,
         config=config,
-        config_issues=[str(issue) for issue in loaded.issues],
+        config_issues=[str(issue) for issue in loaded_config.issues] if loaded_config is not None else [],
         first_inputs=first_inputs,
         start_mode=mode,
+        model=model,
     )
     return app.run() or 0

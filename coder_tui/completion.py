@@ -52,15 +52,14 @@ def token_at_cursor(line: str, column: int, *, first_line: bool) -> Token | None
 
 
 def slash_completions(token: str, commands: Sequence[tuple[str, str]]) -> list[Completion]:
-    """Commands whose name starts with what was typed, then the ones it fuzzily matches; in the given order."""
+    """Commands whose name starts with what was typed; when none does, the ones it fuzzily matches."""
     typed = token.lower()
     prefixed = [Completion(name, about) for name, about in commands if name.lower().startswith(typed)]
-    fuzzy = [
-        Completion(name, about)
-        for name, about in commands
-        if not name.lower().startswith(typed) and fuzzy_score(typed.lstrip("/"), name.lower().lstrip("/")) is not None
-    ]
-    return (prefixed + fuzzy)[:MAX_SUGGESTIONS]
+    if prefixed:
+        return prefixed[:MAX_SUGGESTIONS]
+    query = typed.lstrip("/")
+    fuzzy = [Completion(name, about) for name, about in commands if fuzzy_score(query, name.lower()) is not None]
+    return fuzzy[:MAX_SUGGESTIONS]
 
 
 def path_completions(query: str, paths: Sequence[str], limit: int = MAX_SUGGESTIONS) -> list[Completion]:

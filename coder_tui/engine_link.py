@@ -43,22 +43,25 @@ class SessionView(Protocol):
 
 
 class EngineLink:
-    """Owns the orchestrator and the input queue for one app."""
+    """Owns the orchestrator and the input queue for one app. With ``config=None`` the configuration is loaded
+    in the background too (it needs pydantic, which the first frame can do without)."""
 
     def __init__(
         self,
         app: App[object],
         *,
         workspace: Path,
-        config: Config,
+        config: Config | None,
         env: dict[str, str] | None = None,
         first_inputs: tuple[str, ...] = (),
         start_mode: str | None = None,
+        model: str | None = None,
     ) -> None:
         self._app = app
         self._workspace = workspace
         self._config = config
         self._env = env
+        self._model_override = model
         self._view: SessionView | None = None
         self._queue: deque[str] = deque(first_inputs)
         self._running = False
@@ -76,11 +79,15 @@ class EngineLink:
     def mode(self) -> Mode:
         if self.orchestrator is not None:
             return self.orchestrator.mode
-        return self._chosen_mode or configured_mode(self._config)
+        if self._chosen_mode is not None or self._config is None:
+            return self._chosen_mode or Mode.DEFAULT
+        return configured_mode(self._config)
 
     @property
     def model(self) -> str:
-        return self.orchestrator.model if self.orchestrator is not None else self._config.model
+        if self.orchestrator is not None:
+            return self.orchestrator.model
+        return self._config.model if self._config is not None else ""
 
     @property
     def queued(self) -> list[str]:
@@ -114,6 +121,8 @@ class EngineLink:
 
     async def _load(self) -> None:
         try:
+            if self._config is None:
+                self._config = await asyncio.to_thread(self._load_config)
             module = await asyncio.to_thread(importlib.import_module, "engine.orchestrator")
             orchestrator: Orchestrator = module.Orchestrator(
                 workspace=self._workspace,
@@ -131,6 +140,17 @@ class EngineLink:
         if self._view is not None:
             self._view.engine_ready(orchestrator)
         self._drain()
+
+    def _load_config(self) -> Config:
+        from engine.config import load_config
+        from engine.events import Notice
+
+        loaded = load_config(self._workspace)
+        for issue in loaded.issues:
+            self._app.call_from_thread(self._forward, Notice(f"config: {issue} (ignored)", "warning"))
+        if self._model_override:
+            return loaded.config.model_copy(update={"model": self._model_override})
+        return loaded.config
 
     def _forward(self, event: Event) -> None:
         if self._view is not None:

@@ -134,7 +134,10 @@ async def run_headless(
         loop.add_signal_handler(signal.SIGINT, orchestrator.cancel)
     except (NotImplementedError, RuntimeError):
         pass
-    outcome = await orchestrator.run_input(text)
+    try:
+        outcome = await orchestrator.run_input(text)
+    finally:
+        await orchestrator.aclose()
     if output_format == "json":
         out.write(json.dumps(_result_line(outcome, orchestrator), ensure_ascii=False) + "\n")
         out.flush()

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from engine.messages import Message
+if TYPE_CHECKING:
+    # Only an annotation here: importing it would load pydantic before the TUI's first frame.
+    from engine.messages import Message
 
 TurnEndReason = Literal["completed", "step_limit", "error", "cancelled", "loop_detected"]
 

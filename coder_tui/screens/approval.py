@@ -43,7 +43,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
     ApprovalScreen #reasons { margin: 1 0 0 0; color: $text-warning; }
     ApprovalScreen #always { margin: 1 0 0 0; color: $text-muted; }
     ApprovalScreen #buttons { height: auto; margin: 1 0 0 0; }
-    ApprovalScreen #buttons > Button { margin: 0 2 0 0; }
+    ApprovalScreen #buttons > Button { min-width: 0; margin: 0 2 0 0; }
     """
 
     BINDINGS = bindings_for("approval")

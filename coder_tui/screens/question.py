@@ -48,7 +48,7 @@ class QuestionScreen(ModalScreen[QuestionAnswer]):
     QuestionScreen Input { margin: 1 0 0 0; }
     QuestionScreen #hint { color: $text-muted; margin: 1 0 0 0; }
     QuestionScreen #buttons { height: auto; margin: 1 0 0 0; }
-    QuestionScreen #buttons > Button { margin: 0 2 0 0; }
+    QuestionScreen #buttons > Button { min-width: 0; margin: 0 2 0 0; }
     """
 
     BINDINGS = bindings_for("question")

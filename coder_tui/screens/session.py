@@ -101,6 +101,14 @@ class SessionScreen(Screen[None]):
         # The engine loads once the first frame is on screen, so the prompt takes keys at once.
         self.call_after_refresh(self.link.start)
 
+    def on_key(self, event: events.Key) -> None:
+        # Keys typed while the app starts are handled before the prompt has focus and land on the screen;
+        # hand them to the prompt (later, the prompt consumes every printable key itself).
+        prompt = self.prompt.input
+        if event.is_printable and event.character and self.focused is prompt:
+            prompt.insert(event.character)
+            event.stop()
+
     def on_resize(self, event: events.Resize) -> None:
         wide = event.size.width >= WIDE_LAYOUT
         if wide != self._wide:

@@ -37,8 +37,9 @@ class CompletionList(OptionList, can_focus=False):
 
     def show(self, completions: Sequence[Completion]) -> None:
         self.completions = tuple(completions)
+        width = max((len(item.value) for item in self.completions), default=0)
         self.set_options(
-            Option(Content.assemble((item.value, "bold"), ("  " + item.detail if item.detail else "", "$text-muted")))
+            Option(Content.assemble((item.value.ljust(width), "bold"), ("  " + item.detail, "$text-muted")))
             for item in self.completions
         )
         self.highlighted = 0 if self.completions else None

@@ -1,4 +1,4 @@
-"""The bottom line: the mode (with the key that cycles it) beside Textual's footer of bindings."""
+"""The bottom line: the mode beside Textual's footer of bindings."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from coder_tui.mode_look import mode_badge
 
 
 class ModeHint(Widget):
-    """``▶ default (⇧⇥)``: the footer says which mode is on and how to change it."""
+    """``▶ default``: the footer says which mode is on (the Shift+Tab binding beside it says how to change it)."""
 
     DEFAULT_CSS = """
     ModeHint {
@@ -27,7 +27,7 @@ class ModeHint(Widget):
     mode: reactive[str] = reactive("default", layout=True)
 
     def render(self) -> Content:
-        return Content.assemble(mode_badge(self.mode), (" ⇧⇥", "$text-muted"))
+        return mode_badge(self.mode)
 
 
 class FooterBar(Horizontal):

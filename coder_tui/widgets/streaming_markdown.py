@@ -22,6 +22,7 @@ class StreamingMarkdown(Markdown):
         margin: 1 0 0 0;
         padding: 0 1;
         background: transparent;
+        & > MarkdownBlock:last-child { margin-bottom: 0; }
     }
     """
 

@@ -12,7 +12,8 @@ MAX_ROWS = 200
 
 
 class ToolLog(VerticalScroll, can_focus=False):
-    """Rows keyed by call id; new calls are appended at the bottom and the pane follows them."""
+    """Rows keyed by call id; new calls are appended at the bottom and the pane follows them unless the user
+    scrolled up."""
 
     DEFAULT_CSS = """
     ToolLog {
@@ -26,13 +27,13 @@ class ToolLog(VerticalScroll, can_focus=False):
         self._rows: dict[str, ToolLogRow] = {}
         self.border_title = "Tool events"
 
-    def on_mount(self) -> None:
-        self.anchor()
-
     def add_call(self, call_id: str, tool: str, key_argument: str) -> None:
         row = ToolLogRow(call_id, tool, key_argument)
         self._rows[call_id] = row
+        following = self.scroll_y >= self.max_scroll_y
         self.mount(row)
+        if following:
+            self.call_after_refresh(self.scroll_end, animate=False)
         if len(self._rows) > MAX_ROWS:
             oldest = next(iter(self._rows))
             self._rows.pop(oldest).remove()

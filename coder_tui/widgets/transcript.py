@@ -2,27 +2,33 @@
 
 Only the last ``MAX_ENTRIES`` entries stay mounted, older ones are dropped from the DOM (the session itself is in
 the engine's store), so layout and typing cost do not grow with the length of the session.
+
+The Markdown widgets (and their parser) are imported after the first frame, in a thread: the empty screen does not
+need them and start-up is shorter without.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
+from textual import work
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
-from coder_tui.widgets.assistant_message import AssistantMessage
 from coder_tui.widgets.command_output import CommandOutput
 from coder_tui.widgets.help_view import HelpView
 from coder_tui.widgets.notice_line import NoticeLevel, NoticeLine
-from coder_tui.widgets.reasoning_block import ReasoningBlock
-from coder_tui.widgets.streaming_markdown import StreamingMarkdown
 from coder_tui.widgets.todo_list import TodoList
 from coder_tui.widgets.tool_call_view import ToolCallView
 from coder_tui.widgets.user_message import UserMessage
 from engine.events import CommandResult, TodoItem
+
+if TYPE_CHECKING:
+    from coder_tui.widgets.streaming_markdown import StreamingMarkdown
 
 MAX_ENTRIES = 120
 
@@ -44,29 +50,42 @@ class Transcript(VerticalScroll):
         super().__init__(id=id)
         self._streaming: StreamingMarkdown | None = None
         self._tool_views: dict[str, ToolCallView] = {}
+        self._entries: list[Widget] = []
         self._elided = 0
         self._elided_line = Static("", classes="elided")
 
     def on_mount(self) -> None:
         self.anchor()
+        self.call_after_refresh(self._preload_markdown)
+
+    @work(thread=True, group="preload")
+    def _preload_markdown(self) -> None:
+        importlib.import_module("coder_tui.widgets.assistant_message")
+        importlib.import_module("coder_tui.widgets.reasoning_block")
 
     @property
     def entries(self) -> list[Widget]:
         """The mounted entries, oldest first (without the "earlier entries" line)."""
-        return [child for child in self.children if child is not self._elided_line]
+        return list(self._entries)
 
     def add_user(self, text: str) -> None:
         self.end_stream()
         self._add(UserMessage(text))
 
     def append_text(self, fragment: str) -> None:
+        from coder_tui.widgets.assistant_message import AssistantMessage
+
         self._stream_into(AssistantMessage).feed(fragment)
 
     def append_reasoning(self, fragment: str) -> None:
+        from coder_tui.widgets.reasoning_block import ReasoningBlock
+
         self._stream_into(ReasoningBlock).feed(fragment)
 
     def add_assistant_text(self, text: str) -> None:
         """A whole assistant text at once (a resumed session's history): rendered, not streamed."""
+        from coder_tui.widgets.assistant_message import AssistantMessage
+
         self.end_stream()
         self._add(AssistantMessage(text, streaming=False))
 
@@ -106,6 +125,7 @@ class Transcript(VerticalScroll):
         """Ctrl+L: an empty screen; the session and its history are untouched."""
         self.end_stream()
         self._tool_views.clear()
+        self._entries.clear()
         self._elided = 0
         self._elided_line = Static("", classes="elided")
         self.remove_children()
@@ -120,14 +140,15 @@ class Transcript(VerticalScroll):
 
     def _add(self, entry: Widget) -> None:
         self.mount(entry)
-        entries = self.entries
-        excess = len(entries) - MAX_ENTRIES
+        self._entries.append(entry)
+        excess = len(self._entries) - MAX_ENTRIES
         if excess <= 0:
             return
-        for old in entries[:excess]:
+        for old in self._entries[:excess]:
             if isinstance(old, ToolCallView):
                 self._tool_views.pop(old.call_id, None)
             old.remove()
+        del self._entries[:excess]
         self._elided += excess
         self._elided_line.update(Content(f"… {self._elided} earlier entries are not shown"))
         if self._elided_line.parent is None:

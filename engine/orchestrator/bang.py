@@ -13,10 +13,14 @@ from engine.tools.guard import Workspace
 
 def format_bang_result(result: ShellResult) -> str:
     """The fixed structure the model reads: command, exit code, stdout, stderr."""
+    if result.timed_out:
+        exit_line = f"exit code: none (timed out after {result.duration_ms / 1000:.0f}s; the process group was killed)"
+    else:
+        exit_line = f"exit code: {result.exit_code}"
     return (
         "The user ran a shell command in the workspace.\n"
         f"$ {result.command}\n"
-        f"exit code: {result.exit_code}\n"
+        f"{exit_line}\n"
         f"stdout:\n{result.stdout}\n"
         f"stderr:\n{result.stderr}"
     ).rstrip("\n")
@@ -34,13 +38,14 @@ async def run_bang(command: str, workspace: Workspace, config: Config) -> tuple[
         kind="bang",
         command=command,
         text=text,
-        ok=result.exit_code == 0,
+        ok=result.exit_code == 0 and not result.timed_out,
         data={
             "command": result.command,
             "exit_code": result.exit_code,
             "stdout": result.stdout,
             "stderr": result.stderr,
             "duration_ms": result.duration_ms,
+            "timed_out": result.timed_out,
         },
     )
     return event, Message.user(text)

@@ -52,16 +52,9 @@ class Orchestrator:
         self._provider = provider
         self._approvals = ApprovalSettings.from_config(config, interactive=interactive)
         self.registry = ToolRegistry(core_tools())
-        permissions = config.permissions
-        self.policy = PermissionPolicy(
-            Mode.parse(permissions.preset if permissions.preset not in ("strict", "balanced") else "default"),
-            preset=permissions.preset,
-            tool_rules=dict(permissions.tools),
-            bash_rules=dict(permissions.bash),
-        )
-        start_mode = mode or (Mode.parse(config.mode) if config.mode else None)
-        if start_mode is not None:
-            self.policy.set_mode(start_mode)
+        self.policy = PermissionPolicy.from_config(config.permissions, config.mode, workspace=self.workspace.root)
+        if mode is not None:
+            self.policy.set_mode(mode)
         self.tool_context = ToolContext(
             workspace=self.workspace,
             limits=ToolLimits(
@@ -146,6 +139,14 @@ class Orchestrator:
         self._task.cancel()
         return True
 
+    async def aclose(self) -> None:
+        """Cancels what runs and releases the provider's connections. The front end calls it on exit."""
+        task = self._task
+        if task is not None and self.cancel():
+            await asyncio.gather(task, return_exceptions=True)
+        if self._provider is not None:
+            await self._provider.aclose()
+
     async def run_input(self, text: str) -> TurnOutcome:
         """Runs one input to its end. A user cancellation is an outcome (``reason == "cancelled"``); cancelling the
         caller's own task still propagates."""
@@ -205,7 +206,10 @@ class Orchestrator:
         event, message = await run_bang(command, self.workspace, self.config)
         self.session.append(message)
         self._bus.emit(event)
-        return TurnOutcome("completed", text=event.text)
+        if event.ok:
+            return TurnOutcome("completed", text=event.text)
+        failure = "timed out" if event.data["timed_out"] else f"exited with {event.data['exit_code']}"
+        return TurnOutcome("error", f"!{command} {failure}", text=event.text)
 
     async def _run_turn(self, text: str, turn_id: str) -> TurnOutcome:
         try:

@@ -3,22 +3,29 @@
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timezone
 from collections.abc import Callable
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from engine.events import Event, MessageAdded
 from engine.messages import Message
-from engine.storage.session_file import SessionFile, SessionSnapshot
+from engine.storage.session_file import SessionFile, SnapshotHeader, encode_message
 
 
 def new_session_id() -> str:
     return uuid.uuid4().hex[:12]
 
 
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
 class Session:
-    """Owns the message list. The system prompt is kept apart: it is rebuilt for every request (mode, date, git)."""
+    """Owns the message list. The system prompt is kept apart: it is rebuilt for every request (mode, date, git).
+
+    Messages are never changed once appended, so their wire dicts and their snapshot JSON are made once each.
+    """
 
     def __init__(
         self,
@@ -35,8 +42,10 @@ class Session:
         self.tools = tools
         self.mode = mode
         self.system_prompt = ""
-        self.messages: list[Message] = []
-        self.created_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        self.created_at = _now()
+        self._messages: list[Message] = []
+        self._wire: list[dict[str, Any]] = []
+        self._encoded: list[str] = []
         self._emit = emit
         self._file = SessionFile(workspace, self.id)
 
@@ -44,26 +53,25 @@ class Session:
     def path(self) -> Path:
         return self._file.path
 
+    @property
+    def messages(self) -> tuple[Message, ...]:
+        return tuple(self._messages)
+
     def append(self, message: Message) -> None:
-        self.messages.append(message)
+        self._messages.append(message)
+        self._wire.append(message.to_wire())
+        self._encoded.append(encode_message(message))
         self.save()
         self._emit(MessageAdded(message))
 
     def request_messages(self) -> list[dict[str, Any]]:
-        wire = [message.to_wire() for message in self.messages]
-        if self.system_prompt:
-            wire.insert(0, Message.system(self.system_prompt).to_wire())
-        return wire
+        if not self.system_prompt:
+            return list(self._wire)
+        return [Message.system(self.system_prompt).to_wire(), *self._wire]
 
     def save(self) -> None:
-        messages = ([Message.system(self.system_prompt)] if self.system_prompt else []) + self.messages
-        self._file.save(
-            SessionSnapshot(
-                session_id=self.id,
-                model=self.model,
-                tools=self.tools,
-                messages=messages,
-                mode=self.mode,
-                created_at=self.created_at,
-            )
-        )
+        encoded = self._encoded
+        if self.system_prompt:
+            encoded = [encode_message(Message.system(self.system_prompt)), *encoded]
+        header = SnapshotHeader(self.id, self.model, self.mode, self.created_at, _now())
+        self._file.save(header, self.tools, encoded)

@@ -133,5 +133,9 @@ async def _authorize(
     if answer is ApprovalDecision.NO:
         return "the user refused this call"
     if answer is ApprovalDecision.ALWAYS:
-        deps.emit(Notice(deps.policy.allow_always(decision)))
+        if decision.allowances:
+            deps.emit(Notice(deps.policy.allow_always(decision)))
+        else:
+            # Nothing can be remembered for this call (a risk reason, or a reason of the tool's own): yes, once.
+            deps.emit(Notice(f"{call.name}: allowed this once; this call cannot be allowed always"))
     return None

@@ -111,7 +111,7 @@ def _skip_one_address(script: str, index: int) -> int:
             index += 1
             delimiter = script[index] if index < length else "/"
         index = _skip_delimited(script, index + 1, delimiter)
-        while index < length and script[index] in "IM":
+        while 0 <= index < length and script[index] in "IM":
             index += 1
     return index
 

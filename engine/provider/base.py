@@ -64,3 +64,7 @@ class ChatProvider(Protocol):
         """Streams one completion. Raises ``ProviderError`` (root cause kept) for failures it could not retry;
         never wraps ``asyncio.CancelledError``; closes the HTTP stream when the consumer stops or is cancelled."""
         ...
+
+    async def aclose(self) -> None:
+        """Releases connections; called when the front end shuts the orchestrator down."""
+        ...

@@ -1,11 +1,14 @@
 """The session snapshot ``.coder/sessions/<id>.json`` (SPEC 12): OpenAI-form messages, the tools offered and the
-model, rewritten atomically after every message, so another program can replay any request."""
+model, rewritten atomically after every message, so another program can replay any request.
+
+Rewriting the whole file after every message must stay cheap in long sessions: each message is encoded to JSON
+once, when it is added, and a save only joins the cached texts.
+"""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,26 +22,17 @@ def sessions_dir(workspace: Path) -> Path:
     return workspace / ".coder" / "sessions"
 
 
-@dataclass
-class SessionSnapshot:
+def encode_message(message: Message) -> str:
+    return json.dumps(message.to_record(), ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class SnapshotHeader:
     session_id: str
     model: str
-    tools: list[dict[str, Any]]
-    messages: list[Message] = field(default_factory=list)
-    created_at: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
-    mode: str = "default"
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "version": SNAPSHOT_VERSION,
-            "id": self.session_id,
-            "created_at": self.created_at,
-            "updated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "model": self.model,
-            "mode": self.mode,
-            "tools": self.tools,
-            "messages": [message.to_record() for message in self.messages],
-        }
+    mode: str
+    created_at: str
+    updated_at: str
 
 
 class SessionFile:
@@ -46,19 +40,46 @@ class SessionFile:
 
     def __init__(self, workspace: Path, session_id: str) -> None:
         self.path = sessions_dir(workspace) / f"{session_id}.json"
+        self._tools_json = "[]"
+        self._tools_source: object = None
 
-    def save(self, snapshot: SessionSnapshot) -> None:
-        payload = json.dumps(snapshot.to_json(), ensure_ascii=False, indent=1).encode("utf-8")
-        write_atomic(self.path, payload + b"\n")
-
-    @staticmethod
-    def load(path: Path) -> SessionSnapshot:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return SessionSnapshot(
-            session_id=data["id"],
-            model=data.get("model", ""),
-            tools=data.get("tools", []),
-            messages=[Message.from_record(record) for record in data.get("messages", [])],
-            created_at=data.get("created_at", ""),
-            mode=data.get("mode", "default"),
+    def save(self, header: SnapshotHeader, tools: list[dict[str, Any]], encoded_messages: list[str]) -> None:
+        """``encoded_messages`` are the messages' JSON texts (``encode_message``), the system prompt first."""
+        if tools is not self._tools_source:
+            self._tools_json = json.dumps(tools, ensure_ascii=False)
+            self._tools_source = tools
+        head = json.dumps(
+            {
+                "version": SNAPSHOT_VERSION,
+                "id": header.session_id,
+                "created_at": header.created_at,
+                "updated_at": header.updated_at,
+                "model": header.model,
+                "mode": header.mode,
+            },
+            ensure_ascii=False,
         )
+        text = f'{head[:-1]}, "tools": {self._tools_json}, "messages": [\n' + ",\n".join(encoded_messages) + "\n]}\n"
+        write_atomic(self.path, text.encode("utf-8"))
+
+
+@dataclass
+class LoadedSnapshot:
+    session_id: str
+    model: str
+    mode: str
+    created_at: str
+    tools: list[dict[str, Any]]
+    messages: list[Message]
+
+
+def load_snapshot(path: Path) -> LoadedSnapshot:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return LoadedSnapshot(
+        session_id=data["id"],
+        model=data.get("model", ""),
+        mode=data.get("mode", "default"),
+        created_at=data.get("created_at", ""),
+        tools=data.get("tools", []),
+        messages=[Message.from_record(record) for record in data.get("messages", [])],
+    )

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from engine.errors import ToolError
 from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
-from engine.tools.ripgrep import BASE_ARGS, find_ripgrep, run_ripgrep
+from engine.tools.ripgrep import BASE_ARGS, SKIPPED_FOLDERS, find_ripgrep, run_ripgrep
 
 
 class GlobParams(BaseModel):
@@ -36,7 +36,7 @@ class GlobTool(Tool[GlobParams]):
     name = "glob"
     description = (
         "Find files by name pattern in the workspace (recursive, .gitignore honoured, hidden files included, "
-        "never .git/). Returns workspace-relative paths, most recently modified first, and the total count; "
+        "never .git/ or .coder/). Returns workspace-relative paths, most recently modified first, and the total count; "
         "long results are cut with a 'truncated' note, so narrow the pattern or the path when that happens. "
         "Use grep to search file contents and list to see one folder."
     )
@@ -92,7 +92,7 @@ async def _ripgrep_files(executable: str, base: Path, pattern: str) -> tuple[lis
 
 
 def _python_glob(base: Path, pattern: str, root: Path) -> list[Path]:
-    """The fallback: pathlib's glob, files only, nothing under .git and nothing reached through a symlink."""
+    """The fallback: pathlib's glob, files only, nothing under .git or .coder and nothing reached through a symlink."""
     try:
         matches = list(base.rglob(pattern) if "/" not in pattern else base.glob(pattern))
     except (ValueError, NotImplementedError) as exc:
@@ -100,7 +100,7 @@ def _python_glob(base: Path, pattern: str, root: Path) -> list[Path]:
     found: list[Path] = []
     for match in matches:
         relative = match.relative_to(base)
-        if ".git" in relative.parts or match.is_symlink() or not match.is_file():
+        if any(part in SKIPPED_FOLDERS for part in relative.parts) or match.is_symlink() or not match.is_file():
             continue
         if not Path(os.path.realpath(match)).is_relative_to(root):
             continue

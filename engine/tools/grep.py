@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 from engine.errors import ToolError
 from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
 from engine.tools.fileio import decode_text, looks_binary
-from engine.tools.ripgrep import BASE_ARGS, find_ripgrep, run_ripgrep
+from engine.tools.ripgrep import BASE_ARGS, SKIPPED_FOLDERS, find_ripgrep, run_ripgrep
 
 
 class GrepParams(BaseModel):
@@ -203,7 +203,7 @@ def _walk(cwd: Path, name: str, glob: str | None) -> list[Path]:
         return [start]
     found: list[Path] = []
     for folder, dirs, files in os.walk(start):
-        dirs[:] = [d for d in dirs if d != ".git" and not os.path.islink(os.path.join(folder, d))]
+        dirs[:] = [d for d in dirs if d not in SKIPPED_FOLDERS and not os.path.islink(os.path.join(folder, d))]
         for file_name in files:
             path = Path(folder, file_name)
             relative = path.relative_to(start).as_posix()

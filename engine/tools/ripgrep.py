@@ -18,8 +18,10 @@ from pathlib import Path
 _CHUNK = 1 << 16
 _STDERR_CAP = 8192
 
-# Hidden files are searched like any other; git's own folder never is.
-BASE_ARGS: tuple[str, ...] = ("--hidden", "--glob", "!.git")
+# Hidden files are searched like any other; git's own folder never is, nor coder-tui's own data (the session files
+# would echo earlier tool output back into every search).
+SKIPPED_FOLDERS: tuple[str, ...] = (".git", ".coder")
+BASE_ARGS: tuple[str, ...] = ("--hidden", *(arg for name in SKIPPED_FOLDERS for arg in ("--glob", f"!{name}")))
 
 
 def find_ripgrep() -> str | None:

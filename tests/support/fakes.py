@@ -54,6 +54,10 @@ def make_config(base_url: str, **overrides: Any) -> Config:
     return Config.model_validate(data)
 
 
+# Every orchestrator a test makes, so a fixture can release its HTTP connections before the event loop closes.
+CREATED: list[Orchestrator] = []
+
+
 def make_orchestrator(
     workspace: Path,
     base_url: str,
@@ -72,6 +76,7 @@ def make_orchestrator(
         mode=mode,
         env={"OPENAI_API_KEY": "sk-test-key"},
     )
+    CREATED.append(orchestrator)
     log = EventLog()
     orchestrator.subscribe(log)
     return orchestrator, log, interaction

@@ -193,6 +193,9 @@ class _ScriptedHandler(BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         super().setup()
+        # Each SSE event is its own small write: without TCP_NODELAY, Nagle's algorithm and delayed ACKs add about
+        # 40 ms to every response, which would drown what the benchmarks measure.
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.server.track(self.connection, True)
 
     def finish(self) -> None:

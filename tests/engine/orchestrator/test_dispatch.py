@@ -35,7 +35,8 @@ async def test_bang_runs_command_without_model(tmp_path: Path, scripted_server: 
     assert message.role == "user"
     assert "$ ls; echo oops >&2; exit 3" in message.content
     assert "exit code: 3" in message.content and "stdout:\nhello.txt" in message.content
-    assert outcome.reason == "completed"
+    # A failing command fails the input, so `coder-tui -p '!make test'` exits non-zero.
+    assert outcome.reason == "error" and outcome.error == "!ls; echo oops >&2; exit 3 exited with 3"
 
 
 async def test_bang_runs_in_the_workspace_even_in_plan_mode(tmp_path: Path, scripted_server: ScriptedServer) -> None:
@@ -131,4 +132,14 @@ async def test_new_starts_an_empty_session(tmp_path: Path, scripted_server: Scri
     first = orch.session_id
     await orch.run_input("/new")
     assert orch.session_id != first
-    assert orch.session.messages == []
+    assert orch.session.messages == ()
+
+
+async def test_bang_timeout_is_reported_plainly(tmp_path: Path, scripted_server: ScriptedServer) -> None:
+    orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url, bash={"max_timeout": 0.5})
+    outcome = await orch.run_input("!echo started; sleep 20")
+    (result,) = log.of(CommandResult)
+    assert result.ok is False and result.data["timed_out"] is True
+    assert "started" in result.data["stdout"]
+    assert "timed out after" in orch.session.messages[-1].content
+    assert outcome.reason == "error" and "timed out" in (outcome.error or "")

@@ -27,7 +27,7 @@ async def test_prepare_turn_state_appends_user_message_and_system_prompt(
     orch, _, _ = make_orchestrator(tmp_path, scripted_server.base_url, mode=Mode.PLAN)
     deps = orch.turn_deps()
     await prepare_turn_state(state("look at things"), deps)
-    assert deps.session.messages == [Message.user("look at things")]
+    assert deps.session.messages == (Message.user("look at things"),)
     prompt = deps.session.system_prompt
     assert "Mode: plan" in prompt
     assert str(tmp_path.resolve()) in prompt
@@ -111,7 +111,12 @@ async def test_tool_loop_step_appends_one_result_per_call_in_order(
 async def test_persist_step_writes_the_snapshot(tmp_path: Path, scripted_server: ScriptedServer) -> None:
     orch, _, _ = make_orchestrator(tmp_path, scripted_server.base_url)
     deps = orch.turn_deps()
-    deps.session.messages.append(Message.user("not yet saved"))
+    deps.session.append(Message.user("hello"))
+    # The system prompt is rebuilt per turn without a message being added: only the final save records it.
+    deps.session.system_prompt = "the final system prompt"
     await persist_step(state(), deps)
     saved = json.loads(deps.session.path.read_text())
-    assert saved["messages"][-1] == {"role": "user", "content": "not yet saved"}
+    assert saved["messages"] == [
+        {"role": "system", "content": "the final system prompt"},
+        {"role": "user", "content": "hello"},
+    ]

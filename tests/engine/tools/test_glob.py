@@ -56,8 +56,8 @@ async def test_glob_pattern_is_relative_to_path(backend: str, ctx: ToolContext, 
     assert output.data["path"] == "src"
 
 
-async def test_glob_includes_hidden_files_but_never_git(backend: str, ctx: ToolContext, root: Path) -> None:
-    _make(root, ".github/ci.yml", ".git/config.yml", "app.yml")
+async def test_glob_includes_hidden_files_but_never_git_or_coder(backend: str, ctx: ToolContext, root: Path) -> None:
+    _make(root, ".github/ci.yml", ".git/config.yml", ".coder/sessions/s.yml", "app.yml")
     output = await run_tool(glob_tool, ctx, pattern="*.yml")
     assert sorted(output.data["files"]) == [".github/ci.yml", "app.yml"]
 

@@ -35,6 +35,7 @@ def project(root: Path) -> Path:
         "README.md": "# Hello project\n",
         ".config/settings.toml": "greeting = 'hello'\n",
         ".git/HEAD": "hello from git\n",
+        ".coder/sessions/s1.json": '{"content": "hello from an old session"}\n',
     }
     for relative, text in files.items():
         (root / relative).parent.mkdir(parents=True, exist_ok=True)

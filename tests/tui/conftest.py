@@ -1,0 +1,62 @@
+"""Fixtures for the TUI tests: snapshots stored in the top-level ``snapshots/`` folder, an app wired to the
+scripted server, and a deterministic clock for tool durations.
+
+pytest-textual-snapshot's ``snap_compare`` asks the ``snapshot`` fixture for its SVG extension; the ``snapshot``
+fixture below hands out an assertion whose ``use_extension`` swaps in an extension that keeps the files in
+``snapshots/<test module>/`` instead of ``tests/tui/__snapshots__/``.
+"""
+
+from __future__ import annotations
+
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pytest_textual_snapshot import SVGImageExtension
+from syrupy.assertion import SnapshotAssertion
+from syrupy.location import PyTestLocation
+
+SNAPSHOT_ROOT = Path(__file__).resolve().parents[2] / "snapshots"
+
+
+class TopLevelSVGExtension(SVGImageExtension):
+    @classmethod
+    def dirname(cls, *, test_location: PyTestLocation) -> str:
+        return str(SNAPSHOT_ROOT / test_location.basename)
+
+
+class TopLevelSnapshotAssertion(SnapshotAssertion):
+    def use_extension(self, extension_class: Any = None) -> SnapshotAssertion:
+        return super().use_extension(TopLevelSVGExtension)
+
+
+@pytest.fixture
+def snapshot(snapshot: SnapshotAssertion) -> SnapshotAssertion:
+    return TopLevelSnapshotAssertion(
+        session=snapshot.session,
+        extension_class=TopLevelSVGExtension,
+        test_location=snapshot.test_location,
+        update_snapshots=snapshot.update_snapshots,
+    )
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """A small project: what the tool calls of the scenarios read and edit."""
+    root = tmp_path / "demo-project"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "app.py").write_text('def greet(name):\n    return "Hello " + name\n\nprint(greet("world"))\n')
+    (root / "src" / "util.py").write_text("def add(a, b):\n    return a + b\n")
+    (root / "README.md").write_text("# demo project\n")
+    return root
+
+
+@pytest.fixture(autouse=True)
+def fixed_tool_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every tool call takes exactly 12 ms, so durations in snapshots never vary."""
+    import engine.orchestrator.tool_chain as tool_chain
+
+    ticks = iter(range(0, 10**9, 12))
+    clock = types.SimpleNamespace(perf_counter=lambda: next(ticks) / 1000)
+    monkeypatch.setattr(tool_chain, "time", clock)

@@ -1,0 +1,72 @@
+"""Driving the app in tests: build it against the scripted server, wait for the engine, submit, settle."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.pilot import Pilot
+
+from coder_tui.app import CoderApp
+from coder_tui.history import InputHistory
+from coder_tui.widgets.prompt_input import PromptInput
+from tests.support.fakes import make_config
+from tests.support.scripted_server import ScriptedServer
+
+SIZES = [(120, 40), (80, 24)]
+SIZE_IDS = ["120x40", "80x24"]
+# What the prompt line shows instead of a temporary folder, so snapshots never change.
+WORKSPACE_LABEL = "~/demo-project"
+
+
+def make_app(
+    workspace: Path, server: ScriptedServer, *, start_mode: str | None = None, history: InputHistory | None = None
+) -> CoderApp:
+    return CoderApp(
+        workspace=workspace,
+        config=make_config(server.base_url),
+        env={"OPENAI_API_KEY": "sk-test-key"},
+        workspace_label=WORKSPACE_LABEL,
+        start_mode=start_mode,
+        history=history if history is not None else InputHistory(None),
+    )
+
+
+async def wait_until(pilot: Pilot[object], condition: Callable[[], bool], what: str = "condition") -> None:
+    """Lets the app run until ``condition`` holds; the cap only turns a hang into a clear failure."""
+    for _ in range(1000):
+        if condition():
+            return
+        await pilot.pause(0.01)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def prompt_of(app: CoderApp) -> PromptInput:
+    return app.session.prompt.input
+
+
+async def ready(pilot: Pilot[object]) -> CoderApp:
+    """Waits for the engine to load; turns the cursor blink off so screenshots do not depend on timing."""
+    app = pilot.app
+    assert isinstance(app, CoderApp)
+    prompt_of(app).cursor_blink = False
+    await wait_until(pilot, lambda: app.link.orchestrator is not None, "the engine to load")
+    await pilot.pause()
+    return app
+
+
+async def submit(pilot: Pilot[object], text: str) -> None:
+    """Puts ``text`` in the prompt and presses Enter, as a user pasting then sending would."""
+    app = pilot.app
+    assert isinstance(app, CoderApp)
+    prompt_of(app).set_text(text)
+    await pilot.press("enter")
+
+
+async def settle(pilot: Pilot[object]) -> None:
+    """Waits until no input runs or waits, then until every stream has been rendered."""
+    app = pilot.app
+    assert isinstance(app, CoderApp)
+    await wait_until(pilot, lambda: not app.link.busy and not app.link.queued, "the session to be idle")
+    await app.workers.wait_for_complete()
+    await pilot.pause()

@@ -1,0 +1,201 @@
+"""SPEC 5 approval dialog (y / n / a, buttons, Esc cancels the task) and the question dialog (Select, Confirm,
+Input with validation), driven by tool calls from the scripted server where the engine has the tool."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Input, Static
+
+from coder_tui.app import CoderApp
+from coder_tui.screens.approval import ApprovalScreen
+from coder_tui.screens.question import QuestionScreen
+from coder_tui.widgets.notice_line import NoticeLine
+from coder_tui.widgets.tool_call_view import ToolCallView
+from engine.events import ToolStatus
+from engine.interaction import ApprovalDecision, ApprovalRequest, QuestionAnswer, QuestionRequest
+from tests.support.scenario import reply, text, tool_call
+from tests.support.scripted_server import ScriptedServer
+from tests.tui.helpers import make_app, ready, settle, submit, wait_until
+
+TOUCH = "touch made.txt"
+
+
+def record_decisions(app: CoderApp) -> list[ApprovalDecision]:
+    """Wraps the TUI's handler so a test sees what the dialog itself answered."""
+    decisions: list[ApprovalDecision] = []
+    inner = app.link.interaction.request_approval
+
+    async def request_approval(request: ApprovalRequest) -> ApprovalDecision:
+        decision = await inner(request)
+        decisions.append(decision)
+        return decision
+
+    app.link.interaction.request_approval = request_approval  # type: ignore[method-assign]
+    return decisions
+
+
+def tool_statuses(app: CoderApp) -> list[ToolStatus]:
+    return [view.status for view in app.session.transcript.query(ToolCallView)]
+
+
+async def run_until_approval(pilot, app: CoderApp, request: str) -> ApprovalScreen:  # type: ignore[no-untyped-def]
+    await submit(pilot, request)
+    await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval dialog")
+    assert isinstance(app.screen, ApprovalScreen)
+    return app.screen
+
+
+async def test_approval_dialog_shows_tool_argument_reasons_and_scope(
+    workspace: Path, scripted_server: ScriptedServer
+) -> None:
+    scripted_server.add(reply(tool_call("bash", command="rm -rf build")), reply(text("ok")))
+    app = make_app(workspace, scripted_server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        dialog = await run_until_approval(pilot, app, "clean")
+        request = dialog.request
+        assert (request.tool, request.key_argument) == ("bash", "rm -rf build")
+        shown = "\n".join(str(widget.visual) for widget in dialog.query(Static))
+        assert "Allow bash?" in shown and "rm -rf build" in shown
+        for reason in request.reasons:
+            assert reason in shown
+        assert "Always allows:" in shown
+
+
+async def test_y_approves_the_call(workspace: Path, scripted_server: ScriptedServer) -> None:
+    scripted_server.add(reply(tool_call("bash", command=TOUCH)), reply(text("made it")))
+    app = make_app(workspace, scripted_server)
+    async with app.run_test() as pilot:
+        await ready(pilot)
+        decisions = record_decisions(app)
+        await run_until_approval(pilot, app, "make a file")
+        await pilot.press("y")
+        await settle(pilot)
+        assert decisions == [ApprovalDecision.YES]
+        assert (workspace / "made.txt").exists()
+        assert tool_statuses(app) == [ToolStatus.SUCCESS]
+
+
+async def test_n_refuses_the_call_and_the_model_is_told(workspace: Path, scripted_server: ScriptedServer) -> None:
+    scripted_server.add(reply(tool_call("bash", command=TOUCH)), reply(text("fine")))
+    app = make_app(workspace, scripted_server)
+    async with app.run_test() as pilot:
+        await ready(pilot)
+        await run_until_approval(pilot, app, "make a file")
+        await pilot.press("n")
+        await settle(pilot)
+        assert not (workspace / "made.txt").exists()
+        assert tool_statuses(app) == [ToolStatus.DENIED]
+        tool_message = scripted_server.requests[1].body["messages"][-1]
+        assert tool_message["role"] == "tool" and "refused" in tool_message["content"]
+
+
+async def test_a_allows_the_scope_for_the_rest_of_the_session(
+    workspace: Path, scripted_server: ScriptedServer
+) -> None:
+    scripted_server.add(
+        reply(tool_call("bash", command=TOUCH)),
+        reply(tool_call("bash", command=TOUCH)),
+        reply(text("twice")),
+    )
+    app = make_app(workspace, scripted_server)
+    async with app.run_test() as pilot:
+        await ready(pilot)
+        decisions = record_decisions(app)
+        await run_until_approval(pilot, app, "make a file twice")
+        await pilot.press("a")
+        await settle(pilot)
+        assert decisions == [ApprovalDecision.ALWAYS]
+        assert tool_statuses(app) == [ToolStatus.SUCCESS, ToolStatus.SUCCESS]
+        assert any(isinstance(entry, NoticeLine) for entry in app.session.transcript.entries)
+
+
+async def test_buttons_answer_like_the_keys(workspace: Path, scripted_server: ScriptedServer) -> None:
+    scripted_server.add(reply(tool_call("bash", command=TOUCH)), reply(text("no then")))
+    app = make_app(workspace, scripted_server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        decisions = record_decisions(app)
+        await run_until_approval(pilot, app, "make a file")
+        await pilot.click("#no")
+        await settle(pilot)
+        assert decisions == [ApprovalDecision.NO]
+        assert tool_statuses(app) == [ToolStatus.DENIED]
+
+
+async def test_esc_in_the_dialog_cancels_the_whole_task(workspace: Path, scripted_server: ScriptedServer) -> None:
+    scripted_server.add(reply(tool_call("bash", command=TOUCH)))
+    app = make_app(workspace, scripted_server)
+    async with app.run_test() as pilot:
+        await ready(pilot)
+        decisions = record_decisions(app)
+        await run_until_approval(pilot, app, "make a file")
+        await pilot.press("escape")
+        await settle(pilot)
+        # The dialog's own Esc answered (the app-level Esc did not take it over), and the task was cancelled.
+        assert decisions == [ApprovalDecision.CANCEL]
+        assert not isinstance(app.screen, ApprovalScreen)
+        assert tool_statuses(app) == [ToolStatus.CANCELLED]
+        notices = [entry.text for entry in app.session.transcript.entries if isinstance(entry, NoticeLine)]
+        assert notices[-1] == "interrupted"
+        assert not (workspace / "made.txt").exists()
+        assert len(scripted_server.requests) == 1
+
+
+async def ask(pilot, app: CoderApp, request: QuestionRequest) -> list[QuestionAnswer]:  # type: ignore[no-untyped-def]
+    answers: list[QuestionAnswer] = []
+
+    async def question() -> None:
+        answers.append(await app.link.interaction.ask_question(request))
+
+    app.run_worker(question())
+    await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen), "the question dialog")
+    return answers
+
+
+async def test_question_select_returns_the_chosen_option(workspace: Path, scripted_server: ScriptedServer) -> None:
+    app = make_app(workspace, scripted_server)
+    async with app.run_test() as pilot:
+        await ready(pilot)
+        answers = await ask(pilot, app, QuestionRequest("Which one?", options=("alpha", "beta"), allow_input=False))
+        assert app.screen.kind == "select"  # type: ignore[attr-defined]
+        await pilot.press("down", "enter")
+        await wait_until(pilot, lambda: bool(answers), "the answer")
+        assert answers == [QuestionAnswer("beta")]
+
+
+async def test_question_confirm_has_yes_and_no(workspace: Path, scripted_server: ScriptedServer) -> None:
+    app = make_app(workspace, scripted_server)
+    async with app.run_test() as pilot:
+        await ready(pilot)
+        answers = await ask(pilot, app, QuestionRequest("Proceed?", options=("yes", "no"), allow_input=False))
+        assert app.screen.kind == "confirm"  # type: ignore[attr-defined]
+        await pilot.click("#no")
+        await wait_until(pilot, lambda: bool(answers), "the answer")
+        assert answers == [QuestionAnswer("no")]
+
+
+async def test_question_input_is_validated(workspace: Path, scripted_server: ScriptedServer) -> None:
+    app = make_app(workspace, scripted_server)
+    async with app.run_test() as pilot:
+        await ready(pilot)
+        answers = await ask(pilot, app, QuestionRequest("Name of the new module?"))
+        await pilot.press("enter")
+        await pilot.pause()
+        assert answers == [] and isinstance(app.screen, QuestionScreen)
+        assert "cannot be empty" in str(app.screen.query_one("#hint", Static).visual)
+        app.screen.query_one(Input).value = "billing"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: bool(answers), "the answer")
+        assert answers == [QuestionAnswer("billing")]
+
+
+async def test_esc_in_the_question_dialog_cancels(workspace: Path, scripted_server: ScriptedServer) -> None:
+    app = make_app(workspace, scripted_server)
+    async with app.run_test() as pilot:
+        await ready(pilot)
+        answers = await ask(pilot, app, QuestionRequest("Anything?"))
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: bool(answers), "the answer")
+        assert answers == [QuestionAnswer(None, cancelled=True)]

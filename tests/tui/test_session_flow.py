@@ -1,0 +1,225 @@
+"""The session against the engine and the scripted server: modes, Esc and Ctrl+C, the queue, /help, !commands,
+tool calls in the transcript and the log, Ctrl+L and Ctrl+T, and long sessions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from coder_tui.bindings import KEY_TABLE, display_keys
+from coder_tui.widgets.assistant_message import AssistantMessage
+from coder_tui.widgets.command_output import CommandOutput
+from coder_tui.widgets.diff_view import DiffView
+from coder_tui.widgets.footer_bar import FooterBar
+from coder_tui.widgets.help_view import HelpView
+from coder_tui.widgets.notice_line import NoticeLine
+from coder_tui.widgets.prompt_line import PromptLine
+from coder_tui.widgets.queue_view import QueueView
+from coder_tui.widgets.status_line import StatusLine
+from coder_tui.widgets.tool_call_view import ToolCallView
+from coder_tui.widgets.tool_log import ToolLog
+from coder_tui.widgets.transcript import MAX_ENTRIES
+from coder_tui.widgets.user_message import UserMessage
+from engine.events import ToolStatus
+from tests.support.scenario import reply, stall, text, tool_call
+from tests.support.scripted_server import ScriptedServer
+from tests.tui.helpers import make_app, prompt_of, ready, settle, submit, wait_until
+
+
+def shown_modes(app) -> tuple[str, str, str]:  # type: ignore[no-untyped-def]
+    screen = app.session
+    return screen.query_one(PromptLine).mode, screen.query_one(FooterBar).mode, app.link.mode.value
+
+
+async def test_shift_tab_cycles_default_auto_edit_plan(workspace: Path, scripted_server: ScriptedServer) -> None:
+    app = make_app(workspace, scripted_server)
+    async with app.run_test() as pilot:
+        await ready(pilot)
+        assert shown_modes(app) == ("default", "default", "default")
+        for expected in ("auto-edit", "plan", "default"):
+            await pilot.press("shift+tab")
+            assert shown_modes(app) == (expected, expected, expected)
+            # The priority binding wins over the screen's focus-previous: the prompt keeps the focus.
+            assert app.focused is prompt_of(app)
+
+
+async def test_mode_commands_and_aliases_switch_the_mode(workspace: Path, scripted_server: ScriptedServer) -> None:
+    app = make_app(workspace, scripted_server)
+    async with app.run_test() as pilot:
+        await ready(pilot)
+        for command, expected in (("/plan", "plan"), ("/mode auto-edit", "auto-edit"), ("/yolo", "yolo"),
+                                  ("/default", "default"), ("/build", "auto-edit")):
+            await submit(pilot, command)
+            await settle(pilot)
+            assert shown_modes(app) == (expected, expected, expected)
+        await submit(pilot, "/yolo")
+        await settle(pilot)
+        await pilot.press("shift+tab")
+        assert shown_modes(app)[0] == "default"  # yolo is left by Shift+Tab, never entered by it
+
+
+async def test_esc_cancels_a_stalled_stream(workspace: Path, scripted_server: ScriptedServer) -> None:
+    scripted_server.add(stall(after=reply(text("Partial answer so far")), seconds=30), reply(text("Fresh answer")))
+    app = make_app(workspace, scripted_server)
+    async with app.run_test() as pilot:
+        await ready(pilot)
+        await submit(pilot, "explain the code")
+        transcript = app.session.transcript
+        await wait_until(pilot, lambda: app.link.busy and "so far" in transcript.entries[-1].text, "the stream")
+        await pilot.press("escape")
+        await settle(pilot)
+        notices = [entry for entry in transcript.entries if isinstance(entry, NoticeLine)]
+        assert [(n.text, n.level) for n in notices] == [("interrupted", "interrupted")]
+        answer = next(entry for entry in transcript.entries if isinstance(entry, AssistantMessage))
+        assert answer.text == "Partial answer so far"
+        assert app.session.query_one(StatusLine).state == "interrupted"
+        assert scripted_server.requests[0].client_closed.wait(5)
+        # Ready for input again.
+        await submit(pilot, "try again")
+        await settle(pilot)
+        assert transcript.entries[-1].text == "Fresh answer"
+        assert app.session.query_one(StatusLine).state == "ready"
+
+
+async def test_ctrl_c_cancels_a_running_task_and_twice_on_idle_exits(
+    workspace: Path, scripted_server: ScriptedServer
+) -> None:
+    scripted_server.add(stall(after=reply(text("Thinking")), seconds=30))
+    app = make_app(workspace, scripted_server)
+    async with app.run_test() as pilot:
+        await ready(pilot)
+        await submit(pilot, "long task")
+        await wait_until(pilot, lambda: app.link.busy and app.link.orchestrator.busy, "the task to run")
+        await pilot.press("ctrl+c")
+        await settle(pilot)
+        assert app.session.query_one(StatusLine).state == "interrupted"
+        assert app.is_running
+        await pilot.press("ctrl+c")
+        assert app.is_running
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert not app.is_running and app.return_code == 0
+
+
+async def test_input_submitted_while_a_task_runs_is_queued_and_runs_next(
+    workspace: Path, scripted_server: ScriptedServer
+) -> None:
+    scripted_server.add(stall(after=reply(text("Working")), seconds=30), reply(text("Second answer")))
+    app = make_app(workspace, scripted_server)
+    async with app.run_test() as pilot:
+        await ready(pilot)
+        await submit(pilot, "first")
+        await wait_until(pilot, lambda: app.link.busy, "the first input to run")
+        await submit(pilot, "second")
+        queue = app.session.query_one(QueueView)
+        assert queue.items == ("second",) and queue.has_class("-visible")
+        assert [e.text for e in app.session.transcript.entries if isinstance(e, UserMessage)] == ["first"]
+        await pilot.press("escape")
+        await settle(pilot)
+        assert queue.items == () and not queue.has_class("-visible")
+        assert [e.text for e in app.session.transcript.entries if isinstance(e, UserMessage)] == ["first", "second"]
+        assert app.session.transcript.entries[-1].text == "Second answer"
+
+
+async def test_help_lists_commands_and_every_binding_of_the_footer_table(
+    workspace: Path, scripted_server: ScriptedServer
+) -> None:
+    app = make_app(workspace, scripted_server)
+    async with app.run_test() as pilot:
+        await ready(pilot)
+        await submit(pilot, "/help")
+        await settle(pilot)
+        help_text = app.session.transcript.query_one(HelpView).visual.plain  # type: ignore[union-attr]
+        for name, _ in app.link.orchestrator.slash_commands():
+            assert name in help_text
+        for spec in KEY_TABLE:
+            assert display_keys(spec.keys) in help_text and spec.help in help_text
+        footer_keys = {active.binding.key for active in app.session.active_bindings.values()}
+        assert {"enter", "shift+tab", "ctrl+t"} <= footer_keys
+
+
+async def test_bang_command_shows_command_exit_code_and_output(
+    workspace: Path, scripted_server: ScriptedServer
+) -> None:
+    app = make_app(workspace, scripted_server)
+    async with app.run_test() as pilot:
+        await ready(pilot)
+        await submit(pilot, "!echo out; echo err >&2; exit 3")
+        await settle(pilot)
+        output = app.session.transcript.query_one(CommandOutput)
+        shown = output.query_one(".text").visual.plain  # type: ignore[union-attr]
+        assert "$ echo out; echo err >&2; exit 3" in shown and "exit code 3" in shown
+        assert "out" in shown and "err" in shown
+        assert scripted_server.requests == []
+
+
+async def test_tool_calls_show_summary_output_and_diff_in_transcript_and_log(
+    workspace: Path, scripted_server: ScriptedServer
+) -> None:
+    scripted_server.add(
+        reply(tool_call("read", path="src/util.py")),
+        reply(tool_call("edit", path="src/util.py", old_string="a + b", new_string="b + a")),
+        reply(text("Swapped.")),
+    )
+    app = make_app(workspace, scripted_server, start_mode="auto-edit")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "swap the operands")
+        await settle(pilot)
+        read_view, edit_view = app.session.transcript.query(ToolCallView)
+        assert (read_view.tool, read_view.status) == ("read", ToolStatus.SUCCESS)
+        assert "def add(a, b):" in read_view.query_one(".output").visual.plain  # type: ignore[union-attr]
+        assert edit_view.status is ToolStatus.SUCCESS
+        assert "+    return b + a" in edit_view.query_one(DiffView).diff
+        log = app.session.query_one(ToolLog)
+        rows = [log.row(view.call_id) for view in (read_view, edit_view)]
+        assert [row.status for row in rows if row] == [ToolStatus.SUCCESS, ToolStatus.SUCCESS]
+        assert rows[1] is not None and rows[1].query(DiffView)
+
+
+async def test_ctrl_l_clears_the_screen_but_not_the_session(workspace: Path, scripted_server: ScriptedServer) -> None:
+    scripted_server.add(reply(text("one")), reply(text("two")))
+    app = make_app(workspace, scripted_server)
+    async with app.run_test() as pilot:
+        await ready(pilot)
+        await submit(pilot, "hello")
+        await settle(pilot)
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        assert app.session.transcript.entries == []
+        await submit(pilot, "again")
+        await settle(pilot)
+        assert len(scripted_server.requests[1].body["messages"]) > len(scripted_server.requests[0].body["messages"])
+
+
+async def test_side_panes_collapse_at_80_columns_and_ctrl_t_toggles_them(
+    workspace: Path, scripted_server: ScriptedServer
+) -> None:
+    app = make_app(workspace, scripted_server)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        side = app.session.query_one("#side")
+        assert not side.display
+        await pilot.press("ctrl+t")
+        assert side.display
+        await pilot.press("ctrl+t")
+        assert not side.display
+    wide = make_app(workspace, scripted_server)
+    async with wide.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        assert wide.session.query_one("#side").display
+
+
+async def test_long_session_keeps_only_the_last_entries_mounted(
+    workspace: Path, scripted_server: ScriptedServer
+) -> None:
+    app = make_app(workspace, scripted_server)
+    async with app.run_test() as pilot:
+        await ready(pilot)
+        transcript = app.session.transcript
+        for index in range(MAX_ENTRIES + 30):
+            transcript.add_user(f"message {index}")
+        await pilot.pause()
+        entries = transcript.entries
+        assert len(entries) == MAX_ENTRIES
+        assert entries[-1].text == f"message {MAX_ENTRIES + 29}"
+        assert "30 earlier entries" in transcript.query_one(".elided").visual.plain  # type: ignore[union-attr]

@@ -1,0 +1,79 @@
+"""Start-up (SPEC 15, issue 3 item 9): the prompt is on screen and takes keys before the engine's heavy imports.
+
+Runs in a fresh interpreter (the test process has long imported everything) with an import hook that records any
+import of openai, tiktoken or tree-sitter made before the first frame reaches the terminal.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+PROBE = r"""
+import importlib.abc, json, sys
+from pathlib import Path
+
+HEAVY = ("openai", "tiktoken", "tree_sitter")
+state = {"frames": 0, "heavy_before_first_frame": [], "heavy_at_first_frame": []}
+
+
+class Guard(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in HEAVY and state["frames"] == 0:
+            state["heavy_before_first_frame"].append(name)
+        return None
+
+
+sys.meta_path.insert(0, Guard())
+
+from coder_tui.app import CoderApp
+from coder_tui.widgets.prompt_input import PromptInput
+
+
+class Probe(CoderApp):
+    def _display(self, screen, renderable):
+        if renderable is not None and state["frames"] == 0:
+            state["heavy_at_first_frame"] = sorted(m for m in sys.modules if m.split(".")[0] in HEAVY)
+        if renderable is not None:
+            state["frames"] += 1
+        return super()._display(screen, renderable)
+
+
+async def pilot(pilot):
+    await pilot.press("h", "i")
+    state["prompt_text"] = app.query_one(PromptInput).text
+    for _ in range(500):
+        if app.link.orchestrator is not None:
+            break
+        await pilot.pause(0.01)
+    state["engine_loaded"] = app.link.orchestrator is not None
+    app.exit()
+
+
+app = Probe(workspace=Path(sys.argv[1]), config=None, env={"OPENAI_API_KEY": "sk-test"})
+app.run(headless=True, size=(80, 24), auto_pilot=pilot)
+print("PROBE" + json.dumps(state))
+"""
+
+
+def test_prompt_takes_keys_before_heavy_engine_imports(tmp_path: Path) -> None:
+    completed = subprocess.run(
+        [sys.executable, "-c", PROBE, str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(ROOT)},
+    )
+    line = next((line for line in completed.stdout.splitlines() if line.startswith("PROBE")), None)
+    assert line is not None, completed.stderr[-3000:]
+    state = json.loads(line.removeprefix("PROBE"))
+    assert state["frames"] > 0
+    assert state["heavy_before_first_frame"] == []
+    assert state["heavy_at_first_frame"] == []
+    assert state["prompt_text"] == "hi"
+    assert state["engine_loaded"]
