@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
@@ -33,6 +35,7 @@ from engine.orchestrator import Orchestrator, TurnOutcome
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_CANCELLED = 130
+EXIT_BROKEN_PIPE = 141  # as a shell reports a process killed by SIGPIPE
 
 
 class HeadlessInteraction:
@@ -46,8 +49,28 @@ class HeadlessInteraction:
         return QuestionAnswer(answer=None)
 
 
+class Output:
+    """A stream that may be closed by its reader (``coder-tui -p ... | head``): the first broken pipe cancels the
+    run, since nobody reads what it would print, and later writes are dropped."""
+
+    def __init__(self, stream: TextIO, on_broken: Callable[[], object]) -> None:
+        self.stream = stream
+        self.broken = False
+        self._on_broken = on_broken
+
+    def write(self, text: str) -> None:
+        if self.broken:
+            return
+        try:
+            self.stream.write(text)
+            self.stream.flush()
+        except BrokenPipeError:
+            self.broken = True
+            self._on_broken()
+
+
 class TextRenderer:
-    def __init__(self, out: TextIO, err: TextIO) -> None:
+    def __init__(self, out: Output, err: Output) -> None:
         self.out = out
         self.err = err
         self._in_text = False
@@ -58,11 +81,9 @@ class TextRenderer:
             case TextDelta(text=text):
                 self._end_reasoning()
                 self.out.write(text)
-                self.out.flush()
                 self._in_text = True
             case ReasoningDelta(text=text):
                 self.err.write(text)
-                self.err.flush()
                 self._in_reasoning = True
             case ToolCallFinished(tool=tool, key_argument=key, status=status, duration_ms=ms, result=result):
                 self._end_text()
@@ -88,7 +109,6 @@ class TextRenderer:
     def _end_text(self) -> None:
         if self._in_text:
             self.out.write("\n")
-            self.out.flush()
             self._in_text = False
 
     def _end_reasoning(self) -> None:
@@ -98,12 +118,11 @@ class TextRenderer:
 
 
 class JsonRenderer:
-    def __init__(self, out: TextIO) -> None:
+    def __init__(self, out: Output) -> None:
         self.out = out
 
     def __call__(self, event: Event) -> None:
         self.out.write(json.dumps(event_to_dict(event), ensure_ascii=False) + "\n")
-        self.out.flush()
 
 
 async def run_headless(
@@ -128,7 +147,8 @@ async def run_headless(
     )
     if model:
         orchestrator.set_model(model)
-    orchestrator.subscribe(JsonRenderer(out) if output_format == "json" else TextRenderer(out, err))
+    stdout, stderr = Output(out, orchestrator.cancel), Output(err, orchestrator.cancel)
+    orchestrator.subscribe(JsonRenderer(stdout) if output_format == "json" else TextRenderer(stdout, stderr))
     loop = asyncio.get_running_loop()
     try:
         loop.add_signal_handler(signal.SIGINT, orchestrator.cancel)
@@ -139,9 +159,20 @@ async def run_headless(
     finally:
         await orchestrator.aclose()
     if output_format == "json":
-        out.write(json.dumps(_result_line(outcome, orchestrator), ensure_ascii=False) + "\n")
-        out.flush()
+        stdout.write(json.dumps(_result_line(outcome, orchestrator), ensure_ascii=False) + "\n")
+    if stdout.broken:
+        _silence(out)
+        return EXIT_BROKEN_PIPE
     return exit_code(outcome)
+
+
+def _silence(stream: TextIO) -> None:
+    """After a broken pipe, point the stream at /dev/null so the interpreter's final flush does not complain."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def _result_line(outcome: TurnOutcome, orchestrator: Orchestrator) -> dict[str, object]:

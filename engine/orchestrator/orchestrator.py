@@ -25,7 +25,7 @@ from engine.orchestrator.slash import COMMANDS, run_slash
 from engine.orchestrator.turn import TurnState, run_turn
 from engine.policy import PermissionPolicy
 from engine.provider.base import ChatProvider
-from engine.tools.base import ToolContext, ToolLimits
+from engine.tools.base import ToolContext, ToolKind, ToolLimits
 from engine.tools.guard import Workspace
 from engine.tools.registry import ToolRegistry, core_tools
 
@@ -96,16 +96,17 @@ class Orchestrator:
         return [(command.name, command.summary) for command in COMMANDS.values()]
 
     def tool_states(self) -> list[tuple[str, str, str]]:
-        """(tool, its state in the current mode, first line of its description), for /tools."""
+        """(tool, its state in the current mode, the first sentence of its description), for /tools."""
         rows = []
         for name in self.registry.names():
             tool = self.registry.get(name)
             assert tool is not None
-            decision = self.policy.decide(name, tool.kind, {})
-            state = decision.action.value
-            if tool.kind.value == "execute" and state != "allow":
-                state = "read-only allow, others " + state
-            rows.append((name, state, tool.description.splitlines()[0]))
+            if tool.kind is ToolKind.EXECUTE and self.mode is not Mode.YOLO:
+                state = "by command"  # read-only commands run, others ask: /permissions shows the rules
+            else:
+                state = self.policy.decide(name, tool.kind, {}).action.value
+            summary = tool.description.split(". ")[0].rstrip(".") + "."
+            rows.append((name, state, summary))
         return rows
 
     # -- what front ends do ---------------------------------------------------------------------------------------

@@ -92,7 +92,10 @@ async def _permissions(orch: Orchestrator, arg: str) -> CommandResult:
 async def _tools(orch: Orchestrator, arg: str) -> CommandResult:
     rows = orch.tool_states()
     width = max(len(name) for name, _, _ in rows)
-    text = "\n".join(f"  {name.ljust(width)}  {state:<8} {summary}" for name, state, summary in rows)
+    state_width = max(len(state) for _, state, _ in rows)
+    text = "\n".join(
+        f"  {name.ljust(width)}  {state.ljust(state_width)}  {summary}" for name, state, summary in rows
+    )
     return _result(
         "/tools",
         f"tools in {orch.mode.value} mode:\n{text}",

@@ -145,3 +145,29 @@ def test_invalid_config_is_reported_and_the_run_goes_on(tmp_path: Path) -> None:
     assert done.returncode == 0
     assert "config.json: max_steps" in done.stderr
     assert "still-runs" in done.stdout
+
+
+def test_failing_bang_command_exits_non_zero(tmp_path: Path) -> None:
+    done = run_cli(["-p", "!exit 4"], tmp_path, None)
+    assert done.returncode == 1
+    assert "exit code: 4" in done.stderr
+
+
+def test_closed_stdout_pipe_stops_quietly(tmp_path: Path, scripted_server: ScriptedServer) -> None:
+    from tests.support.scenario import slow
+
+    scripted_server.add(slow(text("word " * 400), delay=0.001))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "CODER_"))}
+    env.update(
+        XDG_CONFIG_HOME=str(tmp_path / ".xdg"),
+        PYTHONPATH=str(REPO),
+        OPENAI_BASE_URL=scripted_server.base_url,
+        OPENAI_API_KEY="sk",
+    )
+    command = f"{sys.executable} -m coder_tui --cwd {tmp_path} -p hi --output-format json | head -n 2"
+    done = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", command], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert len(done.stdout.splitlines()) == 2
+    assert "Traceback" not in done.stderr and "Broken pipe" not in done.stderr
+    assert done.returncode == 141
