@@ -8,6 +8,7 @@ submitted meanwhile simply waits in the queue (SPEC 15: input submitted while bu
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 from collections import deque
 from pathlib import Path
@@ -140,6 +141,10 @@ class EngineLink:
         if self._view is not None:
             self._view.engine_ready(orchestrator)
         self._drain()
+        # The first turn imports the model SDK; doing it now, off the event loop, keeps that turn from freezing
+        # the screen for a second.
+        with contextlib.suppress(ImportError):
+            await asyncio.to_thread(importlib.import_module, "openai")
 
     def _load_config(self) -> Config:
         from engine.config import load_config

@@ -185,11 +185,18 @@ class SessionScreen(Screen[None]):
                 tool_log.set_status(call_id, ToolStatus.EXECUTING)
             case ToolCallFinished(call_id=call_id, status=status, duration_ms=duration_ms, diff=diff):
                 if (view := transcript.tool_call(call_id)) is not None:
-                    view.finish(event)
+                    view.show_result(
+                        status, event.result, diff=diff, duration_ms=duration_ms, key_argument=event.key_argument
+                    )
                 tool_log.set_status(call_id, status, duration_ms, diff if status is ToolStatus.SUCCESS else None)
             case TodosChanged(todos=todos):
                 self.query_one("#todo-pane", TodoList).set_todos(todos)
                 transcript.add_todos(todos)
+            case CommandResult(command="/new" | "/resume", ok=True):
+                # The conversation was replaced: show the one now in force, then the command's own result.
+                if self.link.orchestrator is not None:
+                    transcript.show_history(self.link.orchestrator.session.messages)
+                transcript.add_command_result(event)
             case CommandResult(command="/help", data=data):
                 commands = [(item["usage"], item["summary"]) for item in data.get("commands", [])]
                 transcript.add_help(commands)

@@ -51,3 +51,8 @@ class DiffView(Static):
     def __init__(self, diff: str, *, max_lines: int | None = None, id: str | None = None, classes: str = "") -> None:
         super().__init__(diff_content(diff, max_lines), id=id, classes=classes)
         self.diff = diff
+        self.max_lines = max_lines
+
+    def set_diff(self, diff: str) -> None:
+        self.diff = diff
+        self.update(diff_content(diff, self.max_lines))

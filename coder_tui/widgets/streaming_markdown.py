@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 
 from textual import work
+from textual.message import Message
 from textual.widgets import Markdown
 
 
@@ -22,9 +23,12 @@ class StreamingMarkdown(Markdown):
         margin: 1 0 0 0;
         padding: 0 1;
         background: transparent;
-        & > MarkdownBlock:last-child { margin-bottom: 0; }
+        &.-continued { margin-top: 0; }
     }
     """
+
+    class Settled(Message):
+        """The stream is finished and rendered; the widget will not change again."""
 
     def __init__(self, text: str = "", *, streaming: bool = True, classes: str = "") -> None:
         super().__init__(None if streaming else text, classes=classes)
@@ -33,6 +37,7 @@ class StreamingMarkdown(Markdown):
         self._wake = asyncio.Event()
         self._streaming = streaming
         self._finished = not streaming
+        self._settled = not streaming
 
     @property
     def text(self) -> str:
@@ -42,6 +47,11 @@ class StreamingMarkdown(Markdown):
     @property
     def is_streaming(self) -> bool:
         return not self._finished
+
+    @property
+    def is_settled(self) -> bool:
+        """Finished and fully rendered: nothing will change it any more."""
+        return self._settled
 
     def feed(self, fragment: str) -> None:
         """Adds a fragment; safe to call many times a second and before the widget is mounted."""
@@ -75,3 +85,5 @@ class StreamingMarkdown(Markdown):
                     break
         finally:
             await stream.stop()
+            self._settled = True
+            self.post_message(self.Settled())

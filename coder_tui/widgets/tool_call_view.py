@@ -1,23 +1,26 @@
 """One tool call in the transcript: a summary line, then its full output, and for a write/edit/patch its diff.
 
-SPEC 15 wants the output and the coloured diff visible without a click, so nothing here folds.
+SPEC 15 wants the output and the coloured diff visible without a click, so nothing here folds. The parts exist
+from the start and are filled in as events arrive, so an update never races the widget's own mounting.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
-from coder_tui.formatting import tool_output_text
+from coder_tui.formatting import result_error, tool_output_text
 from coder_tui.tool_status import tool_summary
 from coder_tui.widgets.diff_view import DiffView
-from engine.events import ToolCallFinished, ToolStatus
+from engine.events import ToolStatus
 
 
 class ToolCallView(Vertical):
-    """A tool call that updates in place as the engine reports its state."""
+    """A tool call that updates in place as the engine reports its state (or is built whole from history)."""
 
     DEFAULT_CSS = """
     ToolCallView {
@@ -35,6 +38,7 @@ class ToolCallView(Vertical):
         }
         & > .output.-error { color: $text-error; }
         & > DiffView { margin-left: 2; }
+        & > .-empty { display: none; }
     }
     """
 
@@ -46,29 +50,55 @@ class ToolCallView(Vertical):
         self.status = ToolStatus.SCHEDULED
         self.duration_ms: float | None = None
         self._summary = Static(self._summary_content(), classes="summary")
+        self._reasons = Static("", classes="reasons -empty")
+        self._output = Static("", classes="output -empty")
+        self._diff = DiffView("", classes="-empty")
 
     def compose(self) -> ComposeResult:
         yield self._summary
+        yield self._reasons
+        yield self._output
+        yield self._diff
+
+    @property
+    def output_text(self) -> str:
+        return str(self._output.visual) if not self._output.has_class("-empty") else ""
+
+    @property
+    def diff(self) -> str:
+        return self._diff.diff
 
     def set_status(self, status: ToolStatus, reasons: tuple[str, ...] = ()) -> None:
         self.status = status
         self._summary.update(self._summary_content())
         if reasons:
-            self.mount(Static(Content("\n".join(f"• {reason}" for reason in reasons)), classes="reasons"))
+            self._reasons.update(Content("\n".join(f"• {reason}" for reason in reasons)))
+            self._reasons.remove_class("-empty")
 
-    def finish(self, event: ToolCallFinished) -> None:
-        """Shows the final state, the duration, the full output and the diff."""
-        self.status = event.status
-        self.duration_ms = event.duration_ms
-        self.key_argument = event.key_argument or self.key_argument
+    def show_result(
+        self,
+        status: ToolStatus,
+        result: dict[str, Any],
+        *,
+        diff: str | None = None,
+        duration_ms: float | None = None,
+        key_argument: str | None = None,
+    ) -> None:
+        """The final state: duration, the full output, and the diff a write/edit/patch made."""
+        self.status = status
+        self.duration_ms = duration_ms
+        self.key_argument = key_argument or self.key_argument
         self._summary.update(self._summary_content())
-        self.query(".reasons").remove()
-        output = tool_output_text(event.result)
-        if event.diff and event.result.get("ok", True) is not False:
-            self.mount(DiffView(event.diff))
-        elif output:
-            failed = event.status is not ToolStatus.SUCCESS
-            self.mount(Static(Content(output), classes="output -error" if failed else "output"))
+        self._reasons.add_class("-empty")
+        if diff and result_error(result) is None:
+            self._diff.set_diff(diff)
+            self._diff.remove_class("-empty")
+            return
+        output = tool_output_text(result)
+        if output:
+            self._output.update(Content(output))
+            self._output.set_class(status is not ToolStatus.SUCCESS, "-error")
+            self._output.remove_class("-empty")
 
     def _summary_content(self) -> Content:
         return tool_summary(self.tool, self.key_argument, self.status, self.duration_ms)

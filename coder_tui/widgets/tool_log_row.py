@@ -23,6 +23,7 @@ class ToolLogRow(Vertical):
         height: auto;
         & > .summary { height: auto; text-wrap: nowrap; text-overflow: ellipsis; }
         & > DiffView { padding: 0 0 0 2; }
+        & > DiffView.-empty { display: none; }
     }
     """
 
@@ -34,16 +35,23 @@ class ToolLogRow(Vertical):
         self.status = ToolStatus.SCHEDULED
         self.duration_ms: float | None = None
         self._summary = Static(self._content(), classes="summary")
+        self._diff = DiffView("", max_lines=INLINE_DIFF_LINES, classes="-empty")
 
     def compose(self) -> ComposeResult:
         yield self._summary
+        yield self._diff
 
     def set_status(self, status: ToolStatus, duration_ms: float | None = None, diff: str | None = None) -> None:
         self.status = status
         self.duration_ms = duration_ms
         self._summary.update(self._content())
         if diff:
-            self.mount(DiffView(diff, max_lines=INLINE_DIFF_LINES))
+            self._diff.set_diff(diff)
+            self._diff.remove_class("-empty")
+
+    @property
+    def diff(self) -> str:
+        return self._diff.diff
 
     def _content(self) -> Content:
         return tool_summary(self.tool, self.key_argument, self.status, self.duration_ms)

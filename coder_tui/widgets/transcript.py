@@ -19,6 +19,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
+from coder_tui.segments import split_point
 from coder_tui.widgets.command_output import CommandOutput
 from coder_tui.widgets.help_view import HelpView
 from coder_tui.widgets.notice_line import NoticeLevel, NoticeLine
@@ -29,8 +30,11 @@ from engine.events import CommandResult, TodoItem
 
 if TYPE_CHECKING:
     from coder_tui.widgets.streaming_markdown import StreamingMarkdown
+    from engine.messages import Message
 
 MAX_ENTRIES = 120
+# The newest entries stay live Textual Markdown; settled ones older than this become light snapshots.
+LIVE_ENTRIES = 1
 
 
 class Transcript(VerticalScroll):
@@ -75,12 +79,12 @@ class Transcript(VerticalScroll):
     def append_text(self, fragment: str) -> None:
         from coder_tui.widgets.assistant_message import AssistantMessage
 
-        self._stream_into(AssistantMessage).feed(fragment)
+        self._stream(AssistantMessage, fragment)
 
     def append_reasoning(self, fragment: str) -> None:
         from coder_tui.widgets.reasoning_block import ReasoningBlock
 
-        self._stream_into(ReasoningBlock).feed(fragment)
+        self._stream(ReasoningBlock, fragment)
 
     def add_assistant_text(self, text: str) -> None:
         """A whole assistant text at once (a resumed session's history): rendered, not streamed."""
@@ -88,6 +92,22 @@ class Transcript(VerticalScroll):
 
         self.end_stream()
         self._add(AssistantMessage(text, streaming=False))
+
+    def show_history(self, messages: Sequence[Message]) -> None:
+        """A resumed session's conversation, replacing what is shown; only the last entries are built."""
+        from coder_tui.widgets.history_entries import history_factories
+
+        self.clear()
+        factories = history_factories(messages)
+        kept = factories[-MAX_ENTRIES:]
+        widgets = [factory() for factory in kept]
+        self._entries.extend(widgets)
+        self._elided = len(factories) - len(kept)
+        if self._elided:
+            self._elided_line.update(Content(f"… {self._elided} earlier entries are not shown"))
+            self.mount(self._elided_line)
+        self.mount_all(widgets)
+        self._tool_views.update((w.call_id, w) for w in widgets if isinstance(w, ToolCallView))
 
     def end_stream(self) -> None:
         """The streaming answer or reasoning is complete; the next text starts a new entry."""
@@ -130,17 +150,30 @@ class Transcript(VerticalScroll):
         self._elided_line = Static("", classes="elided")
         self.remove_children()
 
-    def _stream_into(self, kind: type[StreamingMarkdown]) -> StreamingMarkdown:
-        if type(self._streaming) is not kind:
+    def _stream(self, kind: type[StreamingMarkdown], fragment: str) -> None:
+        """Feeds the streaming entry of this kind, starting one (or a continuation segment) when needed."""
+        current = self._streaming
+        if type(current) is not kind or current is None:
             self.end_stream()
-            self._streaming = kind()
-            self._add(self._streaming)
-        assert self._streaming is not None
-        return self._streaming
+            current = self._streaming = kind()
+            self._add(current)
+        cut = split_point(current.text, fragment)
+        if cut is None:
+            current.feed(fragment)
+            return
+        current.feed(fragment[:cut])
+        self.end_stream()
+        self._streaming = kind(classes="-continued")
+        self._add(self._streaming)
+        self._streaming.feed(fragment[cut:])
+
+    def on_streaming_markdown_settled(self) -> None:
+        self._lighten()
 
     def _add(self, entry: Widget) -> None:
         self.mount(entry)
         self._entries.append(entry)
+        self._lighten()
         excess = len(self._entries) - MAX_ENTRIES
         if excess <= 0:
             return
@@ -153,3 +186,22 @@ class Transcript(VerticalScroll):
         self._elided_line.update(Content(f"… {self._elided} earlier entries are not shown"))
         if self._elided_line.parent is None:
             self.mount(self._elided_line, before=0)
+
+    def _lighten(self) -> None:
+        """Swaps settled Markdown entries that are a few entries old for one-widget snapshots."""
+        from coder_tui.widgets.markdown_snapshot import MarkdownSnapshot
+        from coder_tui.widgets.reasoning_block import ReasoningBlock
+        from coder_tui.widgets.streaming_markdown import StreamingMarkdown
+
+        for index, entry in enumerate(self._entries[:-LIVE_ENTRIES]):
+            if isinstance(entry, StreamingMarkdown) and entry.is_settled and entry.is_mounted:
+                classes = " ".join(
+                    name
+                    for name, wanted in (("-continued", entry.has_class("-continued")),
+                                         ("-reasoning", isinstance(entry, ReasoningBlock)))
+                    if wanted
+                )
+                snapshot = MarkdownSnapshot(entry.text, classes=classes)
+                self.mount(snapshot, after=entry)
+                entry.remove()
+                self._entries[index] = snapshot

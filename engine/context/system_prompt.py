@@ -1,9 +1,11 @@
-"""The system prompt (SPEC 10): role, the current mode's rules, and the environment the model works in."""
+"""The system prompt (SPEC 10): role, the current mode's rules, the environment the model works in, the project's
+instructions (``AGENTS.md``) and the skills it may load."""
 
 from __future__ import annotations
 
 import platform
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -64,8 +66,32 @@ def probe_environment(workspace: Path) -> Environment:
     )
 
 
-def build_system_prompt(mode: Mode, environment: Environment) -> str:
-    return "\n\n".join([ROLE, MODE_RULES[mode], "# Environment\n" + environment.render()])
+INSTRUCTIONS_PREAMBLE = (
+    "The project's instruction files follow, most general first. Follow them; where two disagree, the later "
+    "(more specific) one wins, and the user's own requests win over both."
+)
+SKILLS_PREAMBLE = (
+    "Skills are instructions for particular kinds of task. When a request fits one, load it with the `skill` tool "
+    "before you start, then follow it."
+)
+
+
+def build_system_prompt(
+    mode: Mode,
+    environment: Environment,
+    *,
+    instructions: str = "",
+    skills: Sequence[tuple[str, str]] = (),
+) -> str:
+    """``instructions`` is ``Instructions.text`` (engine.context.instructions); ``skills`` are (name, description)
+    pairs. Each section is left out when empty."""
+    sections = [ROLE, MODE_RULES[mode], "# Environment\n" + environment.render()]
+    if instructions.strip():
+        sections.append(f"# Project instructions\n{INSTRUCTIONS_PREAMBLE}\n\n{instructions.strip()}")
+    if skills:
+        listing = "\n".join(f"- {name}: {' '.join(description.split())}" for name, description in skills)
+        sections.append(f"# Skills\n{SKILLS_PREAMBLE}\n{listing}")
+    return "\n\n".join(sections)
 
 
 def _git(workspace: Path, *args: str) -> str | None:

@@ -14,6 +14,7 @@ from typing import Any
 
 from engine.messages import Message
 from engine.storage.atomic import write_atomic
+from engine.storage.redact import default_redactor
 
 SNAPSHOT_VERSION = 1
 
@@ -23,7 +24,8 @@ def sessions_dir(workspace: Path) -> Path:
 
 
 def encode_message(message: Message) -> str:
-    return json.dumps(message.to_record(), ensure_ascii=False)
+    """The message's snapshot JSON, secrets redacted as in the database (SPEC 12)."""
+    return json.dumps(default_redactor().redact_value(message.to_record()), ensure_ascii=False)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ValidationError
 from engine.errors import ToolError
 from engine.messages import ToolDef
 from engine.tools.guard import Workspace
+from engine.workflow.todos import TodoList
 
 
 class ToolKind(str, Enum):
@@ -60,6 +61,11 @@ class ToolContext:
     limits: ToolLimits = field(default_factory=ToolLimits)
     # Files read or written in this session, by resolved path.
     known_files: dict[Path, FileRecord] = field(default_factory=dict)
+    # The session's todo list, read and replaced by the todo tools.
+    todos: TodoList = field(default_factory=TodoList)
+    # The id of the tool call being run, set per call by the tool chain (``dataclasses.replace``), so that a tool
+    # starting nested work (task) or asking the user (question) can tie it to the call the UI shows.
+    call_id: str | None = None
 
     def remember(self, path: Path) -> None:
         try:

@@ -1,18 +1,18 @@
-"""The ``edit`` tool: replace one exact piece of a file, or every occurrence of it, and report the diff.
+"""The ``edit`` tool: replace one piece of a file, or every occurrence of it, and report the diff.
 
 Matching is done on the text with ``\\n`` newlines and the result is written back with the file's own line endings,
 encoding and BOM, so a CRLF file stays CRLF and the model never has to care. Finding the text is the job of
-``find_matches``, which tries its strategies in order; only the exact one exists so far, and tolerant strategies
-(SPEC 5: line-trimmed, indentation-flexible, whitespace-normalised) slot in behind it.
+``engine.tools.matching.locate``: exact first, then the tolerant strategies of SPEC 5 in order, the first that
+finds anything deciding. A tolerant match may adapt ``new_string`` the way ``old_string`` had to be adapted
+(re-indented to the file, unescaped), and the result says which strategy matched so the model can learn from it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import difflib
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -20,11 +20,11 @@ from engine.errors import ToolError
 from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
 from engine.tools.diff import unified_diff
 from engine.tools.fileio import TextDocument, atomic_write, ensure_unchanged_since_known, read_text_document
+from engine.tools.matching import EXACT, Located, Match, closest_blocks, locate
+from engine.tools.matching.text_lines import TextLines, needle_lines
 
 Span = tuple[int, int]
-Matcher = Callable[[str, str], list[Span]]
 
-_CLOSEST_LINES = 3
 _LISTED_LINE_NUMBERS = 20
 
 
@@ -50,17 +50,21 @@ class _EditPlan:
     replacements: int
     created: bool
     diff: str
+    # The tolerant strategy that found old_string; None for an exact match or a created file.
+    matching: str | None = None
 
 
 class EditTool(Tool[EditParams]):
     name = "edit"
     description = (
-        "Replace text in a file: `old_string` must appear exactly once (or set `replace_all`), matched "
-        "character for character, whitespace included; line endings are handled for you. Returns the path and "
-        "the number of replacements. When the text is not found the error shows the closest lines; when it "
-        "appears several times the error gives their line numbers, so add context and try again. An empty "
-        "`old_string` on a missing file creates it with `new_string`. Read the file first; a file changed on "
-        "disk since you read it is refused until you read it again."
+        "Replace text in a file: `old_string` must appear exactly once (or set `replace_all`). Copy it exactly, "
+        "white space included; line endings are handled for you. When it is not found exactly, small slips are "
+        "tolerated if they still point at exactly one place (white space at line ends, a different indentation, "
+        "which then also applies to `new_string`, runs of spaces, doubled backslash escapes, a mistyped middle "
+        "line of a block). Returns the path and the number of replacements. When nothing matches the error shows "
+        "the closest lines; when several places match it gives their line numbers, so add context and try again. "
+        "An empty `old_string` on a missing file creates it with `new_string`. Read the file first; a file "
+        "changed on disk since you read it is refused until you read it again."
     )
     params = EditParams
     kind = ToolKind.EDIT
@@ -76,30 +80,16 @@ class EditTool(Tool[EditParams]):
         plan = await asyncio.to_thread(_plan_edit, params, ctx)
         await asyncio.to_thread(atomic_write, plan.path, plan.payload, plan.display)
         ctx.remember(plan.path)
-        data = {"path": plan.display, "replacements": plan.replacements, "created": plan.created}
+        data: dict[str, Any] = {"path": plan.display, "replacements": plan.replacements, "created": plan.created}
+        if plan.matching is not None:
+            data["matching"] = plan.matching
         return ToolOutput(data=data, diff=plan.diff)
 
 
-def exact_matches(content: str, needle: str) -> list[Span]:
-    """Every non-overlapping occurrence of ``needle``, left to right."""
-    spans: list[Span] = []
-    start = content.find(needle)
-    while start != -1:
-        spans.append((start, start + len(needle)))
-        start = content.find(needle, start + len(needle))
-    return spans
-
-
-# Tried in order; the first strategy that finds anything decides, so a looser one never overrides an exact hit.
-MATCHERS: tuple[Matcher, ...] = (exact_matches,)
-
-
 def find_matches(content: str, needle: str) -> list[Span]:
-    for matcher in MATCHERS:
-        spans = matcher(content, needle)
-        if spans:
-            return spans
-    return []
+    """Where ``needle`` would be replaced in ``content``, by the strictest strategy that finds it."""
+    located = locate(content, needle)
+    return [match.span for match in located.matches] if located else []
 
 
 def _plan_edit(params: EditParams, ctx: ToolContext) -> _EditPlan:
@@ -119,6 +109,7 @@ def _plan_edit(params: EditParams, ctx: ToolContext) -> _EditPlan:
         return _EditPlan(path, display, payload, 1, True, unified_diff(None, new_string, display))
     ensure_unchanged_since_known(ctx, path, display)
     document = read_text_document(path, display)
+    matching = None
     if not old_string:
         if document.text:
             raise ToolError(
@@ -127,47 +118,47 @@ def _plan_edit(params: EditParams, ctx: ToolContext) -> _EditPlan:
             )
         new_text, count = new_string, 1
     else:
-        spans = find_matches(document.text, old_string)
-        _check_match_count(spans, document.text, old_string, params.replace_all, display)
-        new_text, count = _replace(document.text, spans, new_string), len(spans)
+        located = _usable_matches(locate(document.text, old_string), document.text, old_string, params, display)
+        new_text, count = _replace(document.text, located.matches, new_string), len(located.matches)
+        matching = None if located.strategy is EXACT else located.strategy.name
     payload = document.encode(new_text, display)
     diff = unified_diff(document.text, new_text, display)
-    return _EditPlan(path, display, payload, count, False, diff)
+    return _EditPlan(path, display, payload, count, False, diff, matching)
 
 
-def _check_match_count(spans: list[Span], text: str, needle: str, replace_all: bool, display: str) -> None:
-    if not spans:
+def _usable_matches(located: Located | None, text: str, needle: str, params: EditParams, display: str) -> Located:
+    """The matches to replace, or the error that says why there are none or too many."""
+    if located is None:
         raise ToolError(_not_found_message(text, needle, display))
-    if len(spans) > 1 and not replace_all:
-        numbers = [text.count("\n", 0, start) + 1 for start, _ in spans]
+    if len(located.matches) > 1 and not params.replace_all:
+        lines = TextLines.of(text)
+        numbers = [lines.line_number(match.start) for match in located.matches]
         listed = ", ".join(str(n) for n in numbers[:_LISTED_LINE_NUMBERS])
         more = ", ..." if len(numbers) > _LISTED_LINE_NUMBERS else ""
+        how = f" {located.strategy.qualifier}" if located.strategy.qualifier else ""
         raise ToolError(
-            f"old_string matches {len(spans)} times in {display} (lines {listed}{more}); include more "
+            f"old_string matches {len(numbers)} times in {display} (lines {listed}{more}){how}; include more "
             "surrounding lines to make it unique, or set replace_all to true to replace every occurrence"
         )
+    return located
 
 
 def _not_found_message(text: str, needle: str, display: str) -> str:
-    lines = text.split("\n")
-    probe = next((line for line in needle.split("\n") if line.strip()), needle).strip()
-    stripped = [line.strip() for line in lines]
-    close = difflib.get_close_matches(probe, stripped, n=_CLOSEST_LINES, cutoff=0.6)
     message = f"old_string was not found in {display}"
-    if not close:
+    shown = closest_blocks(TextLines.of(text).lines, needle_lines(needle)[0])
+    if shown is None:
         return f"{message}, nor anything close to it; read the file again and copy the text exactly"
-    shown = "\n".join(f"{stripped.index(line) + 1:>6}\t{lines[stripped.index(line)]}" for line in close)
     return (
         f"{message}. The closest lines are:\n{shown}\nCopy the text exactly as read shows it (without the "
         "line-number prefix), including indentation and white space"
     )
 
 
-def _replace(text: str, spans: list[Span], replacement: str) -> str:
+def _replace(text: str, matches: list[Match], new_string: str) -> str:
     pieces: list[str] = []
     position = 0
-    for start, end in spans:
-        pieces += [text[position:start], replacement]
-        position = end
+    for match in matches:
+        pieces += [text[position : match.start], match.replacement(new_string)]
+        position = match.end
     pieces.append(text[position:])
     return "".join(pieces)

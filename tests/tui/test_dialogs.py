@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Input, Static
+from textual.widgets import Button, Input, Static
 
 from coder_tui.app import CoderApp
 from coder_tui.screens.approval import ApprovalScreen
@@ -42,8 +42,17 @@ def tool_statuses(app: CoderApp) -> list[ToolStatus]:
 async def run_until_approval(pilot, app: CoderApp, request: str) -> ApprovalScreen:  # type: ignore[no-untyped-def]
     await submit(pilot, request)
     await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval dialog")
+    await laid_out(pilot, app)
     assert isinstance(app.screen, ApprovalScreen)
     return app.screen
+
+
+async def laid_out(pilot, app: CoderApp) -> None:  # type: ignore[no-untyped-def]
+    """Waits until the dialog's buttons have a place on screen, so a click lands on them."""
+    await wait_until(
+        pilot, lambda: all(button.region.width > 0 for button in app.screen.query(Button)), "the dialog's layout"
+    )
+    await pilot.pause()
 
 
 async def test_approval_dialog_shows_tool_argument_reasons_and_scope(
@@ -151,6 +160,7 @@ async def ask(pilot, app: CoderApp, request: QuestionRequest) -> list[QuestionAn
 
     app.run_worker(question())
     await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen), "the question dialog")
+    await laid_out(pilot, app)
     return answers
 
 

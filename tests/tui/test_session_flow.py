@@ -8,7 +8,6 @@ from pathlib import Path
 from coder_tui.bindings import KEY_TABLE, display_keys
 from coder_tui.widgets.assistant_message import AssistantMessage
 from coder_tui.widgets.command_output import CommandOutput
-from coder_tui.widgets.diff_view import DiffView
 from coder_tui.widgets.footer_bar import FooterBar
 from coder_tui.widgets.help_view import HelpView
 from coder_tui.widgets.notice_line import NoticeLine
@@ -167,13 +166,13 @@ async def test_tool_calls_show_summary_output_and_diff_in_transcript_and_log(
         await settle(pilot)
         read_view, edit_view = app.session.transcript.query(ToolCallView)
         assert (read_view.tool, read_view.status) == ("read", ToolStatus.SUCCESS)
-        assert "def add(a, b):" in read_view.query_one(".output").visual.plain  # type: ignore[union-attr]
+        assert "def add(a, b):" in read_view.output_text
         assert edit_view.status is ToolStatus.SUCCESS
-        assert "+    return b + a" in edit_view.query_one(DiffView).diff
+        assert "+    return b + a" in edit_view.diff
         log = app.session.query_one(ToolLog)
         rows = [log.row(view.call_id) for view in (read_view, edit_view)]
         assert [row.status for row in rows if row] == [ToolStatus.SUCCESS, ToolStatus.SUCCESS]
-        assert rows[1] is not None and rows[1].query(DiffView)
+        assert rows[1] is not None and "+    return b + a" in rows[1].diff
 
 
 async def test_ctrl_l_clears_the_screen_but_not_the_session(workspace: Path, scripted_server: ScriptedServer) -> None:
@@ -223,3 +222,38 @@ async def test_long_session_keeps_only_the_last_entries_mounted(
         assert len(entries) == MAX_ENTRIES
         assert entries[-1].text == f"message {MAX_ENTRIES + 29}"
         assert "30 earlier entries" in transcript.query_one(".elided").visual.plain  # type: ignore[union-attr]
+
+
+async def test_resumed_history_builds_only_the_last_entries(workspace: Path, scripted_server: ScriptedServer) -> None:
+    from engine.messages import FunctionCall, Message, ToolCall
+
+    messages: list[Message] = []
+    for index in range(2500):
+        messages.append(Message.user(f"question {index}"))
+        messages.append(Message.assistant(f"answer **{index}**"))
+    call = ToolCall(id="call_9", function=FunctionCall(name="read", arguments='{"path": "src/app.py"}'))
+    messages += [Message.assistant(None, [call]), Message.tool("call_9", "read", '{"ok": false, "error": "gone"}')]
+    app = make_app(workspace, scripted_server)
+    async with app.run_test() as pilot:
+        await ready(pilot)
+        transcript = app.session.transcript
+        transcript.show_history(messages)
+        await pilot.pause()
+        entries = transcript.entries
+        assert len(entries) == MAX_ENTRIES
+        assert isinstance(entries[-1], ToolCallView) and entries[-1].status is ToolStatus.ERROR
+        assert entries[-1].key_argument == "src/app.py"
+        assert f"{5001 - MAX_ENTRIES} earlier entries" in str(transcript.query_one(".elided").visual)
+
+
+async def test_new_session_clears_the_transcript(workspace: Path, scripted_server: ScriptedServer) -> None:
+    scripted_server.add(reply(text("hello")))
+    app = make_app(workspace, scripted_server)
+    async with app.run_test() as pilot:
+        await ready(pilot)
+        await submit(pilot, "hi")
+        await settle(pilot)
+        await submit(pilot, "/new")
+        await settle(pilot)
+        entries = app.session.transcript.entries
+        assert [type(entry) for entry in entries] == [CommandOutput]

@@ -1,0 +1,260 @@
+"""Compaction (SPEC 10): when the context nears the model's window, the older part of the conversation is
+summarised by the model into a structured state and replaced by that summary; the most recent part stays verbatim.
+
+The split never falls between an assistant message that calls tools and the tool results that answer it (the API
+rejects a history with one and not the other). A compaction whose result is not smaller than what it replaces is
+dropped, and ``CompactionState`` keeps the automatic path from trying the same thing again at every step.
+The model call itself is the caller's: ``compact`` is handed an async ``summarise`` callable.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from engine.messages import Message
+
+if TYPE_CHECKING:
+    from engine.config.schema import CompactionConfig
+    from engine.context.tokens import TokenCounter
+    from engine.provider.base import ChatProvider
+
+# Takes the summarisation request (a system and a user message) and returns the model's answer text.
+Summarise = Callable[[list[Message]], Awaitable[str]]
+
+SUMMARY_HEADER = "[Context summary]"
+# One message of the transcript the summariser reads is cut to this many characters (its start and its end kept):
+# a huge file read or test log matters by its gist, and the request must fit the window.
+MAX_TRANSCRIPT_MESSAGE_CHARS = 3000
+# After a failed automatic compaction, the next automatic one waits until the context has grown by this share of
+# the window: new material to summarise, not the same attempt again.
+RETRY_GROWTH = 0.1
+
+SUMMARY_INSTRUCTIONS = """You compact the history of a coding session between a user and a coding agent. The \
+agent will continue the work with your summary in place of the history, so it must hold everything needed to go \
+on without asking again. Be precise and brief; keep exact names: file paths, functions, commands, error messages, \
+numbers. Write only the summary, in these sections:
+
+## Goal
+What the user wants. Quote the user's latest request exactly.
+## Constraints
+Requirements, preferences and decisions the user stated; things not to do.
+## Key facts
+What was learned about the code, the environment and the problem.
+## Files touched
+Each file read, created, edited or deleted, and what changed in it.
+## Actions done
+Commands run and tools used, with their outcomes (tests passed or failed, errors seen).
+## Task state
+What is finished, what is in progress, what comes next; open todo items.
+
+If the history begins with an earlier summary, merge it in: nothing it records may be lost."""
+
+
+def should_compact(tokens: int, window: int, threshold: float) -> bool:
+    """Whether ``tokens`` reach ``threshold`` (0.7 by default) of the model's context ``window``."""
+    if window <= 0:
+        raise ValueError(f"context window must be positive, got {window}")
+    return tokens >= threshold * window
+
+
+@dataclass(frozen=True)
+class CompactionPlan:
+    """``messages[:split]`` are summarised; ``messages[split:]`` stay as they are."""
+
+    split: int
+    summarised_tokens: int
+    kept_tokens: int
+
+
+@dataclass(frozen=True)
+class CompactionResult:
+    applied: bool
+    # The history to use from now on: the summary then the kept messages, or the old history when dropped.
+    messages: tuple[Message, ...]
+    tokens_before: int
+    tokens_after: int
+    summary: str | None
+    # Why it was dropped, or what was done, in words for a notice.
+    reason: str
+
+
+@dataclass
+class CompactionState:
+    """Remembers a failed compaction so the automatic path does not retry it at every model call."""
+
+    failed_at: int | None = None
+
+    def record(self, result: CompactionResult) -> None:
+        self.failed_at = None if result.applied else result.tokens_before
+
+    def record_failure(self, tokens: int) -> None:
+        """For a compaction that could not even be tried to its end (the summary request failed)."""
+        self.failed_at = tokens
+
+    def allows_automatic(self, tokens: int, window: int) -> bool:
+        return self.failed_at is None or tokens >= self.failed_at + RETRY_GROWTH * window
+
+
+def plan_compaction(
+    messages: Sequence[Message], counter: TokenCounter, keep_ratio: float = 0.3
+) -> CompactionPlan | None:
+    """Chooses the split so that about ``keep_ratio`` of the tokens, the most recent, stay verbatim; None when
+    there is nothing older to summarise. The split lands only before a message that is not a tool result, taking
+    whichever such boundary keeps closest to the target; at least the last message is always kept."""
+    if not 0 < keep_ratio < 1:
+        raise ValueError(f"keep_ratio must be between 0 and 1, got {keep_ratio}")
+    counts = [counter.count_message(message) for message in messages]
+    total = sum(counts)
+    boundaries = [i for i in range(1, len(messages)) if messages[i].role != "tool"]
+    if not boundaries:
+        return None
+    # kept[i]: tokens of messages[i:].
+    kept = [0] * (len(messages) + 1)
+    for i in range(len(messages) - 1, -1, -1):
+        kept[i] = kept[i + 1] + counts[i]
+    target = keep_ratio * total
+    split = min(boundaries, key=lambda i: (abs(kept[i] - target), -i))
+    return CompactionPlan(split=split, summarised_tokens=total - kept[split], kept_tokens=kept[split])
+
+
+async def compact(
+    messages: Sequence[Message],
+    summarise: Summarise,
+    *,
+    counter: TokenCounter,
+    keep_ratio: float = 0.3,
+    system: str = "",
+    tools: Sequence[dict[str, Any]] = (),
+) -> CompactionResult:
+    """Summarises the older part of ``messages`` and returns the shorter history, or the unchanged one with the
+    reason it was dropped. Errors of ``summarise`` (the model call) and cancellation go to the caller."""
+    before = counter.total(messages, system=system, tools=tools)
+    plan = plan_compaction(messages, counter, keep_ratio)
+    if plan is None:
+        return _dropped(messages, before, "nothing old enough to summarise")
+    answer = (await summarise(summary_request(messages[: plan.split]))).strip()
+    if not answer:
+        return _dropped(messages, before, "the model returned an empty summary")
+    replacement = summary_message(answer)
+    # Totals are sums of per-message counts, so the new total follows without recounting the kept messages.
+    after = before - plan.summarised_tokens + counter.count_message(replacement)
+    if after >= before:
+        return _dropped(messages, before, f"the summary did not shrink the context ({before} -> {after} tokens)", after)
+    kept = tuple(messages[plan.split :])
+    return CompactionResult(
+        applied=True,
+        messages=(replacement, *kept),
+        tokens_before=before,
+        tokens_after=after,
+        summary=answer,
+        reason=f"{plan.split} older messages summarised, {len(kept)} recent ones kept",
+    )
+
+
+async def compact_if_needed(
+    messages: Sequence[Message],
+    summarise: Summarise,
+    *,
+    counter: TokenCounter,
+    config: CompactionConfig,
+    window: int,
+    state: CompactionState,
+    system: str = "",
+    tools: Sequence[dict[str, Any]] = (),
+    force: bool = False,
+) -> CompactionResult | None:
+    """The whole ``maybe_compact`` decision: None when no compaction is due (disabled, under the threshold, or
+    a recent failure at about this size); else the result, recorded in ``state``. ``force`` is ``/compact``:
+    it ignores the threshold, the ``enabled`` switch and past failures."""
+    tokens = counter.total(messages, system=system, tools=tools)
+    if not force:
+        if not config.enabled or not should_compact(tokens, window, config.threshold):
+            return None
+        if not state.allows_automatic(tokens, window):
+            return None
+    try:
+        result = await compact(
+            messages, summarise, counter=counter, keep_ratio=config.keep_recent, system=system, tools=tools
+        )
+    except Exception:
+        state.record_failure(tokens)
+        raise
+    state.record(result)
+    return result
+
+
+def model_summariser(provider: ChatProvider, model: str) -> Summarise:
+    """A ``summarise`` backed by one streamed call of ``model``, with no tools: the answer's text."""
+    from engine.provider.base import ChatRequest, TextChunk
+
+    async def summarise(request: list[Message]) -> str:
+        parts: list[str] = []
+        chat = ChatRequest(model=model, messages=[message.to_wire() for message in request], tools=[])
+        async for chunk in provider.stream(chat):
+            if isinstance(chunk, TextChunk):
+                parts.append(chunk.text)
+        return "".join(parts)
+
+    return summarise
+
+
+def summary_request(older: Sequence[Message]) -> list[Message]:
+    """The request that asks the model for the summary: instructions, then the transcript as plain text (so it
+    needs no tools array and works with any server)."""
+    transcript = "\n\n".join(render_message(message) for message in older)
+    return [
+        Message.system(SUMMARY_INSTRUCTIONS),
+        Message.user(f"<history>\n{transcript}\n</history>\n\nWrite the summary of this history now."),
+    ]
+
+
+def summary_message(summary: str) -> Message:
+    """The message that takes the place of the summarised history."""
+    return Message.user(
+        f"{SUMMARY_HEADER} The earlier part of this conversation was compacted to save context. "
+        f"This is what it established:\n\n<summary>\n{summary}\n</summary>\n\n"
+        "The messages after this one are verbatim. Continue the work from where it stands."
+    )
+
+
+def render_message(message: Message) -> str:
+    """One message as transcript text, each part capped."""
+    parts: list[str] = []
+    if message.role == "tool":
+        parts.append(f"[tool result: {message.name or 'tool'}]\n{_cap(message.content or '')}")
+    elif message.content:
+        parts.append(f"[{message.role}]\n{_cap(message.content)}")
+    for call in message.tool_calls or ():
+        parts.append(f"[assistant calls {call.function.name}] {_cap(_compact_json(call.function.arguments))}")
+    if not parts:
+        parts.append(f"[{message.role}] (empty)")
+    return "\n".join(parts)
+
+
+def _dropped(messages: Sequence[Message], before: int, reason: str, after: int | None = None) -> CompactionResult:
+    return CompactionResult(
+        applied=False,
+        messages=tuple(messages),
+        tokens_before=before,
+        tokens_after=before if after is None else after,
+        summary=None,
+        reason=reason,
+    )
+
+
+def _cap(text: str, limit: int = MAX_TRANSCRIPT_MESSAGE_CHARS) -> str:
+    if len(text) <= limit:
+        return text
+    head = limit * 2 // 3
+    tail = limit - head
+    return f"{text[:head]}\n[... {len(text) - limit} characters left out ...]\n{text[-tail:]}"
+
+
+def _compact_json(arguments: str) -> str:
+    try:
+        return json.dumps(json.loads(arguments), ensure_ascii=False)
+    except (json.JSONDecodeError, ValueError):
+        return arguments

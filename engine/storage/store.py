@@ -1,0 +1,246 @@
+"""The ``Store``: the one port through which the orchestrator persists a session (SPEC 12). It owns the database
+connection, applies ``Redactor`` to everything it writes, and makes every write one transaction, so a message
+whose ``append_message`` returned survives a ``kill -9`` of the process.
+
+The SQL lives in the log modules (``conversation_log``, ``event_log``, ``audit_log``, ``todos``); this class
+decides what is one transaction, redacts, and stamps the time.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from engine.events import TodoItem
+from engine.messages import Message
+from engine.storage import audit_log, conversation_log, event_log, todos
+from engine.storage.db import DEFAULT_BUSY_TIMEOUT_MS, Database, database_path, utc_now
+from engine.storage.records import (
+    Actor,
+    AuditEntry,
+    DecidedBy,
+    EventRecord,
+    InteractionRequested,
+    LoadedSession,
+    LoggedEvent,
+    PendingInteraction,
+    PermissionEntry,
+    SessionSummary,
+    TaskEvent,
+)
+from engine.storage.redact import Redactor
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from engine.storage.undo import UndoJournal
+
+
+class Store:
+    def __init__(self, db: Database, *, redactor: Redactor | None = None, clock: Callable[[], str] = utc_now) -> None:
+        self.db = db
+        self._redactor = redactor or Redactor()
+        self._now = clock
+
+    @classmethod
+    def open(
+        cls,
+        workspace: Path,
+        *,
+        busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS,
+        environ: Mapping[str, str] | None = None,
+    ) -> Store:
+        """Opens ``<workspace>/.coder/coder.db``; ``environ`` names the secrets to redact (default: os.environ)."""
+        return cls(Database.open(database_path(workspace), busy_timeout_ms=busy_timeout_ms), redactor=Redactor(environ))
+
+    @property
+    def path(self) -> Path:
+        return self.db.path
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- sessions -----------------------------------------------------------------------------------------------
+    def create_session(self, *, model: str, mode: str, session_id: str | None = None, title: str = "") -> str:
+        session_id = session_id or uuid.uuid4().hex[:12]
+        with self.db.transaction() as conn:
+            conversation_log.create_session(
+                conn, session_id, model=model, mode=mode, title=self._redactor.redact(title), now=self._now()
+            )
+        return session_id
+
+    def update_session(self, session_id: str, *, model: str | None = None, mode: str | None = None) -> None:
+        with self.db.transaction() as conn:
+            conversation_log.touch_session(conn, self.path, session_id, self._now(), model=model, mode=mode)
+
+    def list_sessions(self, limit: int = 20) -> list[SessionSummary]:
+        """Most recently updated first: id, title, times, model, mode and message count, for the picker."""
+        with self.db.read() as conn:
+            return conversation_log.summaries(conn, limit)
+
+    def latest_session_id(self) -> str | None:
+        with self.db.read() as conn:
+            return conversation_log.latest_session_id(conn)
+
+    def load_session(self, session_id: str) -> LoadedSession:
+        """The session's metadata and messages in order. ``session_id`` may be a unique prefix of an id; an
+        unknown one raises ``UnknownSession`` saying how to see the ids."""
+        with self.db.read() as conn:
+            resolved = conversation_log.resolve_session_id(conn, self.path, session_id)
+            info = conversation_log.summary(conn, resolved)
+            assert info is not None
+            messages = conversation_log.load_messages(conn, resolved)
+            unfinished = event_log.unfinished_task_id(conn, resolved)
+        return LoadedSession(info=info, messages=messages, unfinished_task_id=unfinished)
+
+    # -- conversation -------------------------------------------------------------------------------------------
+    def append_message(self, session_id: str, message: Message) -> int:
+        """Writes one message, in its own transaction, and returns its position in the session (0, 1, 2...)."""
+        record = self._redactor.redact_value(message.to_record())
+        title = (record.get("content") or "") if message.role == "user" else ""
+        with self.db.transaction() as conn:
+            conversation_log.touch_session(conn, self.path, session_id, self._now(), title=title)
+            return conversation_log.append_message(conn, session_id, message.role, record, self._now())
+
+    def replace_messages(self, session_id: str, messages: Sequence[Message]) -> None:
+        """Rewrites the whole conversation in one transaction: used when resume repaired the history."""
+        records = [(m.role, self._redactor.redact_value(m.to_record())) for m in messages]
+        with self.db.transaction() as conn:
+            conversation_log.touch_session(conn, self.path, session_id, self._now())
+            conversation_log.replace_messages(conn, session_id, records, self._now())
+
+    # -- events -------------------------------------------------------------------------------------------------
+    def record_event(self, session_id: str, event: LoggedEvent) -> None:
+        """A task lifecycle event or an interaction. ``TaskCreated`` also titles an untitled session with its
+        request."""
+        event = self._redact_event(event)
+        with self.db.transaction() as conn:
+            if isinstance(event, TaskEvent) and event.type == "TaskCreated":
+                conversation_log.touch_session(conn, self.path, session_id, self._now(), title=event.detail or "")
+            event_log.append_event(conn, session_id, event, self._now())
+
+    def events(self, session_id: str) -> list[EventRecord]:
+        with self.db.read() as conn:
+            return event_log.load_events(conn, session_id)
+
+    def pending_interaction(self, session_id: str) -> PendingInteraction | None:
+        """An interaction the process died waiting for, to be asked again on resume; None when there is none."""
+        with self.db.read() as conn:
+            return event_log.pending_interaction(conn, session_id)
+
+    # -- audit and permissions ------------------------------------------------------------------------------------
+    def record_tool_call_requested(
+        self,
+        session_id: str,
+        *,
+        call_id: str,
+        tool: str,
+        input: dict[str, Any],
+        actor: Actor = "model",
+        task_id: str | None = None,
+    ) -> None:
+        with self.db.transaction() as conn:
+            audit_log.tool_call_requested(
+                conn,
+                session_id,
+                call_id=call_id,
+                tool=tool,
+                actor=actor,
+                task_id=task_id,
+                input=self._redactor.redact_value(input),
+                now=self._now(),
+            )
+
+    def record_tool_call_completed(
+        self,
+        session_id: str,
+        *,
+        call_id: str,
+        tool: str,
+        output: dict[str, Any],
+        is_error: bool,
+        duration_ms: float,
+        actor: Actor = "model",
+        task_id: str | None = None,
+    ) -> None:
+        with self.db.transaction() as conn:
+            audit_log.tool_call_completed(
+                conn,
+                session_id,
+                call_id=call_id,
+                tool=tool,
+                actor=actor,
+                task_id=task_id,
+                output=self._redactor.redact_value(output),
+                is_error=is_error,
+                duration_ms=duration_ms,
+                now=self._now(),
+            )
+
+    def audit_entries(self, session_id: str) -> list[AuditEntry]:
+        with self.db.read() as conn:
+            return audit_log.load_audit(conn, session_id)
+
+    def record_permission(
+        self,
+        session_id: str,
+        *,
+        tool: str,
+        arguments: dict[str, Any],
+        decision: str,
+        reasons: Sequence[str],
+        decided_by: DecidedBy,
+        rule: str | None = None,
+        task_id: str | None = None,
+        call_id: str | None = None,
+    ) -> None:
+        with self.db.transaction() as conn:
+            audit_log.permission_decided(
+                conn,
+                session_id,
+                tool=tool,
+                arguments=self._redactor.redact_value(arguments),
+                decision=decision,
+                reasons=[self._redactor.redact(reason) for reason in reasons],
+                decided_by=decided_by,
+                rule=rule,
+                task_id=task_id,
+                call_id=call_id,
+                now=self._now(),
+            )
+
+    def permission_entries(self, session_id: str) -> list[PermissionEntry]:
+        with self.db.read() as conn:
+            return audit_log.load_permissions(conn, session_id)
+
+    # -- todos and undo -------------------------------------------------------------------------------------------
+    def save_todos(self, session_id: str, items: Sequence[TodoItem]) -> None:
+        redacted = [TodoItem(item.id, self._redactor.redact(item.content), item.status) for item in items]
+        with self.db.transaction() as conn:
+            todos.replace_todos(conn, session_id, redacted)
+
+    def load_todos(self, session_id: str) -> list[TodoItem]:
+        with self.db.read() as conn:
+            return todos.load_todos(conn, session_id)
+
+    def undo_journal(self, session_id: str, workspace_root: Path, *, max_turns: int) -> UndoJournal:
+        """The per-turn file snapshots of this session (``undo.max_turns`` deep), sharing this connection."""
+        from engine.storage.undo import UndoJournal
+
+        return UndoJournal(self.db, session_id, workspace_root, max_turns=max_turns, clock=self._now)
+
+    def _redact_event(self, event: LoggedEvent) -> LoggedEvent:
+        redact = self._redactor.redact
+        if isinstance(event, TaskEvent):
+            return replace(event, detail=None if event.detail is None else redact(event.detail))
+        if isinstance(event, InteractionRequested):
+            return replace(
+                event,
+                display=redact(event.display),
+                options=tuple(redact(option) for option in event.options),
+                data=self._redactor.redact_value(event.data),
+            )
+        return replace(event, answer=None if event.answer is None else redact(event.answer))

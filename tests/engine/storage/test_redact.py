@@ -1,0 +1,130 @@
+"""SPEC 12: API keys and secrets are never written: not to the database, not to a session file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from engine.events import TodoItem
+from engine.messages import FunctionCall, Message, ToolCall
+from engine.storage.db import Database, database_path
+from engine.storage.records import InteractionRequested, InteractionResponded, TaskEvent
+from engine.storage.redact import REDACTED, Redactor
+from engine.storage.session_file import encode_message
+from engine.storage.store import Store
+
+OPENAI_KEY = "sk-proj-Abc123def456GHI789jkl012"
+ENV_KEY = "zq7-custom-provider-key-000111"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (f"my key is {OPENAI_KEY}.", f"my key is {REDACTED}."),
+        ("sk-or-v1-0123456789abcdef0123", REDACTED),
+        ("Authorization: Bearer eyJhbGciOi.payload.sig", f"Authorization: Bearer {REDACTED}"),
+        ('{"Authorization": "Basic dXNlcjpwYXNz"}', f'{{"Authorization": "Basic {REDACTED}"}}'),
+        ("authorization=token ghp_0123456789", f"authorization=token {REDACTED}"),
+        ("curl -H 'x-api-key: abcdef12345' url", f"curl -H 'x-api-key: {REDACTED}' url"),
+        ("bearer abcdefghijklmnop", f"bearer {REDACTED}"),
+    ],
+)
+def test_secret_shapes_are_redacted(text: str, expected: str) -> None:
+    assert Redactor({}).redact(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "pip install scikit-learn; import sk-learn",
+        "the authorization flow is described below",
+        "Bearer $OPENAI_API_KEY",
+        "max_tokens = 4096",
+    ],
+)
+def test_ordinary_text_is_left_alone(text: str) -> None:
+    assert Redactor({}).redact(text) == text
+
+
+def test_values_of_secret_environment_variables_are_redacted_by_name() -> None:
+    redactor = Redactor(
+        {
+            "MY_PROVIDER_API_KEY": ENV_KEY,
+            "GITHUB_TOKEN": "gho_abcdefgh",
+            "APP_SECRET": "hunter2hunter2",
+            "HOME": "/root/x",
+        }
+    )
+    text = f"use {ENV_KEY} and gho_abcdefgh and hunter2hunter2 in /root/x"
+    assert redactor.redact(text) == (
+        "use [REDACTED:MY_PROVIDER_API_KEY] and [REDACTED:GITHUB_TOKEN] and [REDACTED:APP_SECRET] in /root/x"
+    )
+
+
+def test_short_secret_values_are_not_used_to_shred_text() -> None:
+    assert Redactor({"DEBUG_TOKEN": "1"}).redact("version 1.1") == "version 1.1"
+
+
+def test_redaction_inside_json_arguments_keeps_them_valid_json() -> None:
+    arguments = json.dumps({"command": f'curl -H "Authorization: Bearer {OPENAI_KEY}" https://api'})
+    redacted = Redactor({}).redact(arguments)
+    assert OPENAI_KEY not in redacted
+    assert json.loads(redacted)["command"] == f'curl -H "Authorization: Bearer {REDACTED}" https://api'
+
+
+def test_credential_keys_of_written_dicts_are_redacted_whatever_the_value() -> None:
+    value = {"headers": {"Authorization": "opaque", "Accept": "json"}, "api_key": "opaque", "max_tokens": 10}
+    assert Redactor({}).redact_value(value) == {
+        "headers": {"Authorization": REDACTED, "Accept": "json"},
+        "api_key": REDACTED,
+        "max_tokens": 10,
+    }
+
+
+def test_nothing_the_store_writes_contains_a_secret(workspace: Path) -> None:
+    store = Store(Database.open(database_path(workspace)), redactor=Redactor({"CUSTOM_API_KEY": ENV_KEY}))
+    leaks = f"{OPENAI_KEY} {ENV_KEY}"
+    session_id = store.create_session(model="m", mode="default", title=f"title {leaks}")
+    store.append_message(session_id, Message.user(f"here is my key {leaks}"))
+    store.append_message(
+        session_id,
+        Message.assistant(
+            None,
+            [ToolCall(id="c1", function=FunctionCall(name="bash", arguments=json.dumps({"command": f"echo {leaks}"})))],
+            reasoning=f"the user gave {leaks}",
+        ),
+    )
+    store.append_message(session_id, Message.tool("c1", "bash", json.dumps({"stdout": leaks})))
+    store.record_event(session_id, TaskEvent("TaskCreated", "t1", f"request {leaks}"))
+    store.record_event(session_id, TaskEvent("TaskFailed", "t1", f"error {leaks}"))
+    store.record_event(
+        session_id,
+        InteractionRequested("i1", "t1", "Input", "request_info", f"q {leaks}", (leaks,), {"arg": leaks}),
+    )
+    store.record_event(session_id, InteractionResponded("i1", "t1", leaks))
+    store.record_tool_call_requested(session_id, call_id="c1", tool="bash", input={"command": f"echo {leaks}"})
+    store.record_tool_call_completed(
+        session_id, call_id="c1", tool="bash", output={"stdout": leaks}, is_error=False, duration_ms=1
+    )
+    store.record_permission(
+        session_id, tool="bash", arguments={"command": leaks}, decision="ask", reasons=[leaks], decided_by="policy"
+    )
+    store.save_todos(session_id, [TodoItem("1", f"rotate {leaks}", "pending")])
+    loaded = store.load_session(session_id)
+    store.close()
+
+    assert loaded.messages[0].content == f"here is my key {REDACTED} [REDACTED:CUSTOM_API_KEY]"
+    assert json.loads(loaded.messages[1].tool_calls[0].function.arguments)["command"].startswith("echo [REDACTED")
+    for path in (workspace / ".coder").rglob("*"):
+        if path.is_file():
+            data = path.read_bytes()
+            assert OPENAI_KEY.encode() not in data, path
+            assert ENV_KEY.encode() not in data, path
+
+
+def test_the_session_file_encoding_redacts_keys() -> None:
+    encoded = encode_message(Message.user(f"key {OPENAI_KEY}"))
+    assert OPENAI_KEY not in encoded
+    assert json.loads(encoded)["content"] == f"key {REDACTED}"

@@ -1,0 +1,5 @@
+def run():
+    prepare()
+    execute(fast=True)
+    report()
+    cleanup()

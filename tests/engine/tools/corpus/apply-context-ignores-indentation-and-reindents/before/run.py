@@ -1,0 +1,4 @@
+def run():
+    prepare()
+    execute()
+    cleanup()

@@ -1,0 +1,12 @@
+import os
+
+
+def load(path):
+    """Returns the text of the file at path."""
+    with open(path) as handle:
+        return handle.read()
+
+
+def save(path, data):
+    with open(path, "w") as handle:
+        handle.write(data)

@@ -1,0 +1,9 @@
+class Reader:
+    def close(self):
+        self.handle = None
+
+
+class Writer:
+    def close(self):
+        self.flush()
+        self.handle = None

@@ -1,0 +1,8 @@
+class Reader:
+    def close(self):
+        self.handle = None
+
+
+class Writer:
+    def close(self):
+        self.handle = None

@@ -1,0 +1,6 @@
+class Job:
+    def run(self):
+        if ready:
+            start()
+            log('started')
+        return True

@@ -1,0 +1,5 @@
+class Job:
+    def run(self):
+        if ready:
+            start()
+        return True

@@ -1,0 +1,4 @@
+def f():
+    for x in xs:
+        if x:
+            use(x)

@@ -1,0 +1,3 @@
+def f():
+    for x in xs:
+        use(x)

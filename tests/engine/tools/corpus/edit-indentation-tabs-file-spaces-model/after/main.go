@@ -1,0 +1,8 @@
+func main() {
+	if ok {
+		run()
+		if verbose {
+			log()
+		}
+	}
+}

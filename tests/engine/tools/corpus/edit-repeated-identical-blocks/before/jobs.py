@@ -1,0 +1,9 @@
+try:
+    run()
+except Error:
+    pass
+
+try:
+    run()
+except Error:
+    pass

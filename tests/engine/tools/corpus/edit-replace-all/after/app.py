@@ -1,0 +1,6 @@
+def greet(who):
+    print('hello', who)
+
+
+def leave(who):
+    print('bye', who)

@@ -1,0 +1,2 @@
+call(a, b, c, d)
+next()

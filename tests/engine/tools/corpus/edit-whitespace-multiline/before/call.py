@@ -1,0 +1,3 @@
+call(a,
+     b,   c)
+next()

@@ -1,0 +1,4 @@
+++ counter
+-- set up
+++ counter
+SELECT 1;

@@ -1,0 +1,3 @@
+-- setup
+++ counter
+SELECT 1;

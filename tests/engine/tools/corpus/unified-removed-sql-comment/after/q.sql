@@ -1,0 +1,2 @@
+-- set up
+SELECT 1;

@@ -1,0 +1,2 @@
+-- setup
+SELECT 1;

@@ -1,0 +1,8 @@
+def first():
+    retry()
+    return 1
+
+
+def second():
+    retry()
+    return 2
