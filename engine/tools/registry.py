@@ -12,6 +12,7 @@ from engine.tools.edit import EditTool
 from engine.tools.glob import GlobTool
 from engine.tools.grep import GrepTool
 from engine.tools.list_dir import ListTool
+from engine.tools.patch import PatchTool
 from engine.tools.read import ReadTool
 from engine.tools.write import WriteTool
 
@@ -46,4 +47,4 @@ class ToolRegistry:
 
 def core_tools() -> list[Tool[Any]]:
     """The file and shell tools of SPEC 5, in the stable order the model is offered them."""
-    return [ReadTool(), ListTool(), GlobTool(), GrepTool(), WriteTool(), EditTool(), BashTool()]
+    return [ReadTool(), ListTool(), GlobTool(), GrepTool(), WriteTool(), EditTool(), PatchTool(), BashTool()]

@@ -153,6 +153,5 @@ async def test_a_latin1_file_stays_latin1(ctx: ToolContext, root: Path) -> None:
     assert (root / "old.txt").read_bytes() == "crème\n".encode("latin-1")
 
 
-@pytest.mark.skip(reason="needs wiring: PatchTool registered in engine/tools/registry.py core_tools()")
 def test_patch_is_offered_to_the_model() -> None:
     assert "patch" in [t.name for t in core_tools()]

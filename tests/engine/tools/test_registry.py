@@ -20,7 +20,7 @@ def _walk(node: Any) -> list[dict[str, Any]]:
 
 
 def test_core_tools_come_in_a_stable_order() -> None:
-    assert [tool.name for tool in core_tools()] == ["read", "list", "glob", "grep", "write", "edit", "bash"]
+    assert [tool.name for tool in core_tools()] == ["read", "list", "glob", "grep", "write", "edit", "patch", "bash"]
 
 
 def test_core_tools_have_the_kinds_of_the_mode_matrix() -> None:
@@ -32,6 +32,7 @@ def test_core_tools_have_the_kinds_of_the_mode_matrix() -> None:
         "grep": ToolKind.READ,
         "write": ToolKind.EDIT,
         "edit": ToolKind.EDIT,
+        "patch": ToolKind.EDIT,
         "bash": ToolKind.EXECUTE,
     }
 
@@ -39,7 +40,7 @@ def test_core_tools_have_the_kinds_of_the_mode_matrix() -> None:
 def test_registry_wire_is_the_openai_tools_array() -> None:
     wire = ToolRegistry(core_tools()).wire()
     json.dumps(wire)
-    assert [entry["type"] for entry in wire] == ["function"] * 7
+    assert [entry["type"] for entry in wire] == ["function"] * len(core_tools())
     read = wire[0]["function"]
     assert read["name"] == "read"
     assert read["parameters"]["type"] == "object"
@@ -57,7 +58,7 @@ def test_every_parameter_is_described_for_the_model(tool: Any) -> None:
 
 def test_registry_get_and_names() -> None:
     registry = ToolRegistry(core_tools())
-    assert registry.names() == ["read", "list", "glob", "grep", "write", "edit", "bash"]
+    assert registry.names() == ["read", "list", "glob", "grep", "write", "edit", "patch", "bash"]
     assert registry.get("grep") is not None and registry.get("grep").name == "grep"
     assert registry.get("nope") is None
     assert [definition.name for definition in registry.definitions()] == registry.names()

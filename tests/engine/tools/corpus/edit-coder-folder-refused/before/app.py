@@ -1,0 +1,6 @@
+def greet(name):
+    print('hello', name)
+
+
+def leave(name):
+    print('bye', name)
