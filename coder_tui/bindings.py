@@ -31,7 +31,7 @@ class KeySpec:
 KEY_TABLE: tuple[KeySpec, ...] = (
     # The prompt: what editing and submitting do.
     KeySpec("enter", "submit", "Send", "prompt", "submit the input (accepts a highlighted completion first)",
-            priority=True, key_display="⏎"),
+            key_display="⏎"),
     KeySpec("ctrl+j,shift+enter", "newline", "Newline", "prompt",
             "insert a newline (Shift+Enter where the terminal reports it)", key_display="^j"),
     KeySpec("tab", "complete", "Complete", "prompt", "complete a /command or an @path mention", show=False),

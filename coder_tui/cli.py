@@ -26,6 +26,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--model", metavar="NAME", help="the model to use (overrides config and CODER_MODEL)")
     parser.add_argument("--cwd", metavar="DIR", help="the workspace root (default: the current directory)")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--resume", metavar="ID", help="resume a saved session of this workspace (see /resume)")
+    which.add_argument(
+        "--continue", dest="cont", action="store_true", help="resume the latest session of this workspace"
+    )
     return parser
 
 
@@ -46,13 +51,19 @@ def main(argv: list[str] | None = None) -> int:
         from coder_tui.headless import run_headless_sync
 
         return run_headless_sync(
-            text, workspace=workspace, mode=args.mode, model=args.model, output_format=args.output_format
+            text,
+            workspace=workspace,
+            mode=args.mode,
+            model=args.model,
+            output_format=args.output_format,
+            resume=args.resume,
+            cont=args.cont,
         )
     if args.output_format != "text":
         parser.error("--output-format applies to headless runs only (-p or piped stdin)")
     from coder_tui.app import run_tui
 
-    return run_tui(workspace=workspace, mode=args.mode, model=args.model)
+    return run_tui(workspace=workspace, mode=args.mode, model=args.model, resume=args.resume, cont=args.cont)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ from engine.events import (
 from engine.interaction import ApprovalDecision, ApprovalRequest, QuestionAnswer, QuestionRequest
 from engine.modes import Mode
 from engine.orchestrator import Orchestrator, TurnOutcome
+from engine.storage.errors import StorageError
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -132,22 +133,36 @@ async def run_headless(
     mode: str | None = None,
     model: str | None = None,
     output_format: str = "text",
+    resume: str | None = None,
+    cont: bool = False,
     out: TextIO = sys.stdout,
     err: TextIO = sys.stderr,
 ) -> int:
     loaded = load_config(workspace)
     for issue in loaded.issues:
         err.write(f"config: {issue} (ignored)\n")
-    orchestrator = Orchestrator(
-        workspace=workspace,
-        config=loaded.config,
-        interaction=HeadlessInteraction(),
-        interactive=False,
-        mode=Mode.parse(mode) if mode else None,
-    )
+    try:
+        orchestrator = Orchestrator(
+            workspace=workspace,
+            config=loaded.config,
+            interaction=HeadlessInteraction(),
+            interactive=False,
+            mode=Mode.parse(mode) if mode else None,
+        )
+    except StorageError as exc:
+        err.write(f"error: {exc}\n")
+        return EXIT_FAILED
+    stdout, stderr = Output(out, orchestrator.cancel), Output(err, orchestrator.cancel)
+    if resume or cont:
+        # What resuming says is progress, not the answer: it goes to stderr in both output formats.
+        unsubscribe = orchestrator.subscribe(TextRenderer(stderr, stderr))
+        resumed = await orchestrator.run_input(f"/resume {resume or '--last'}")
+        unsubscribe()
+        if not resumed.ok:
+            await orchestrator.aclose()
+            return exit_code(resumed)
     if model:
         orchestrator.set_model(model)
-    stdout, stderr = Output(out, orchestrator.cancel), Output(err, orchestrator.cancel)
     orchestrator.subscribe(JsonRenderer(stdout) if output_format == "json" else TextRenderer(stdout, stderr))
     loop = asyncio.get_running_loop()
     try:

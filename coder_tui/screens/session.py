@@ -17,6 +17,7 @@ from textual.screen import Screen
 from coder_tui.bindings import bindings_for
 from coder_tui.engine_link import EngineLink
 from coder_tui.history import InputHistory
+from coder_tui.screens.question import QuestionScreen
 from coder_tui.widgets.footer_bar import FooterBar
 from coder_tui.widgets.prompt import Prompt
 from coder_tui.widgets.prompt_input import PromptInput
@@ -45,6 +46,7 @@ from engine.events import (
     TurnStarted,
     UsageUpdated,
 )
+from engine.interaction import QuestionAnswer, QuestionRequest
 
 if TYPE_CHECKING:
     from engine.orchestrator import Orchestrator, TurnOutcome
@@ -192,10 +194,17 @@ class SessionScreen(Screen[None]):
             case TodosChanged(todos=todos):
                 self.query_one("#todo-pane", TodoList).set_todos(todos)
                 transcript.add_todos(todos)
-            case CommandResult(command="/new" | "/resume", ok=True):
-                # The conversation was replaced: show the one now in force, then the command's own result.
-                if self.link.orchestrator is not None:
-                    transcript.show_history(self.link.orchestrator.session.messages)
+            case CommandResult(command="/resume", ok=True, data={"messages": list(records)}):
+                # The conversation was replaced: show the resumed one, then the command's own result.
+                from engine.messages import Message
+
+                transcript.show_history([Message.from_record(record) for record in records])
+                transcript.add_command_result(event)
+            case CommandResult(command="/resume", ok=True, data={"sessions": list(sessions)}) if sessions:
+                transcript.add_command_result(event)
+                self._pick_session(sessions)
+            case CommandResult(command="/new", ok=True):
+                transcript.clear()
                 transcript.add_command_result(event)
             case CommandResult(command="/help", data=data):
                 commands = [(item["usage"], item["summary"]) for item in data.get("commands", [])]
@@ -217,6 +226,20 @@ class SessionScreen(Screen[None]):
                 transcript.end_stream()
                 if reason == "cancelled":
                     transcript.add_notice("interrupted", "interrupted")
+
+    def _pick_session(self, sessions: list[dict[str, object]]) -> None:
+        """``/resume`` with no id: a picker of the recent sessions; choosing one resumes it."""
+        labels = {
+            f"{row['id']}  {row.get('updated_at', '')}  {row.get('title') or '(untitled)'}": str(row["id"])
+            for row in sessions
+        }
+
+        def chosen(answer: QuestionAnswer | None) -> None:
+            if answer is not None and answer.answer in labels:
+                self.link.submit(f"/resume {labels[answer.answer]}")
+
+        request = QuestionRequest("Resume which session?", options=tuple(labels), allow_input=False)
+        self.app.push_screen(QuestionScreen(request), callback=chosen)
 
     def _set_mode(self, mode: str) -> None:
         self.prompt.mode = mode

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from textual import events
 from textual.actions import SkipAction
 from textual.message import Message
 
@@ -65,6 +66,17 @@ class PromptInput(TextArea):
         # Set by the session screen: while a task runs, Esc belongs to "interrupt".
         self.task_running = False
         self._escape_armed = False
+
+    async def _on_key(self, event: events.Key) -> None:
+        # Enter is handled here, in the prompt's own queue, not as a priority binding: a priority binding runs
+        # when the key arrives at the app, ahead of keys typed just before it that the prompt has not inserted
+        # yet, so a fast "abc⏎" would send an empty input. (TextArea would otherwise insert a newline.)
+        if event.key == "enter":
+            event.stop()
+            event.prevent_default()
+            self.action_submit()
+            return
+        await super()._on_key(event)
 
     def set_text(self, text: str) -> None:
         """Replaces the input and puts the cursor at its end."""

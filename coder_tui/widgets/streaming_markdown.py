@@ -14,6 +14,10 @@ from textual.message import Message
 from textual.widgets import Markdown
 
 
+# How often, at most, new text is handed to the Markdown widget while streaming.
+APPEND_INTERVAL_S = 0.05
+
+
 class StreamingMarkdown(Markdown):
     """A Markdown widget with ``feed(fragment)`` and ``finish()``; ``text`` is everything fed so far."""
 
@@ -83,6 +87,9 @@ class StreamingMarkdown(Markdown):
                     await stream.write(chunk)
                 if self._finished and not self._pending:
                     break
+                # Each append re-lays out and repaints what is on screen: a few appends a second read as live
+                # and leave the loop free for typing, however fast the model streams.
+                await asyncio.sleep(APPEND_INTERVAL_S)
         finally:
             await stream.stop()
             self._settled = True

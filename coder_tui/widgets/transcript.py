@@ -1,7 +1,9 @@
 """The transcript pane: the session as it happens, anchored to the bottom while streaming unless scrolled up.
 
-Only the last ``MAX_ENTRIES`` entries stay mounted, older ones are dropped from the DOM (the session itself is in
-the engine's store), so layout and typing cost do not grow with the length of the session.
+Long sessions stay fast in three ways: a long answer streams into consecutive Markdown segments (``segments``);
+finished Markdown entries other than the newest become one-widget ``MarkdownSnapshot``s; and only the last
+``MAX_ENTRIES`` entries stay mounted (the session itself is in the engine's store). So layout and typing cost do not
+grow with the length of an answer or of the session.
 
 The Markdown widgets (and their parser) are imported after the first frame, in a thread: the empty screen does not
 need them and start-up is shorter without.

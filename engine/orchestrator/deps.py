@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from engine.config import Config
 from engine.events import Event
 from engine.interaction import InteractionHandler
+from engine.orchestrator.recorder import TaskRecorder
 from engine.orchestrator.session import Session
 from engine.policy import PermissionPolicy
 from engine.provider.base import ChatProvider
@@ -39,3 +40,4 @@ class TurnDeps:
     approvals: ApprovalSettings
     config: Config
     emit: Callable[[Event], None]
+    recorder: TaskRecorder

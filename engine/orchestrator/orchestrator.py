@@ -8,28 +8,43 @@ import asyncio
 import logging
 import os
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from engine.config import Config
 from engine.errors import ProviderError
-from engine.events import CommandResult, ErrorEvent, Event, ModeChanged, ModelChanged, Notice, TurnFinished, TurnStarted
+from engine.events import (
+    CommandResult,
+    ErrorEvent,
+    Event,
+    ModeChanged,
+    ModelChanged,
+    Notice,
+    TurnFinished,
+    TurnStarted,
+)
 from engine.interaction import ApprovalDecision, ApprovalRequest, InteractionHandler, QuestionAnswer, QuestionRequest
+from engine.messages import Message
 from engine.modes import Mode
 from engine.orchestrator.bang import run_bang
 from engine.orchestrator.bus import EventBus
 from engine.orchestrator.deps import ApprovalSettings, TurnDeps
 from engine.orchestrator.outcome import TurnOutcome
+from engine.orchestrator.recorder import TaskRecorder
+from engine.orchestrator.resume import ResumePlan
 from engine.orchestrator.session import Session
 from engine.orchestrator.slash import COMMANDS, run_slash
-from engine.orchestrator.turn import TurnState, run_turn
+from engine.orchestrator.turn import TurnState, resume_turn, run_turn
 from engine.policy import PermissionPolicy
 from engine.provider.base import ChatProvider
+from engine.storage.store import Store
 from engine.tools.base import ToolContext, ToolKind, ToolLimits
 from engine.tools.guard import Workspace
 from engine.tools.registry import ToolRegistry, core_tools
 
 log = logging.getLogger(__name__)
+
+TurnSteps = Callable[[TurnState, TurnDeps], Awaitable[TurnState]]
 
 
 class Orchestrator:
@@ -44,8 +59,11 @@ class Orchestrator:
         mode: Mode | None = None,
         env: dict[str, str] | None = None,
     ) -> None:
+        """Opens ``.coder/coder.db`` (``StorageError`` with a readable message when it is damaged or locked) and
+        starts a new, empty session. Imports nothing heavy: the provider is made at the first turn."""
         self.config = config
         self.workspace = Workspace(workspace)
+        self.interactive = interactive
         self._env = dict(os.environ) if env is None else env
         self._bus = EventBus()
         self._interaction = _CancellingInteraction(interaction, self)
@@ -63,7 +81,8 @@ class Orchestrator:
                 output_cap_bytes=config.bash.output_cap_bytes,
             ),
         )
-        self.session = self._make_session()
+        self.store = Store.open(self.workspace.root)
+        self.session = self._start_session(Session(self.workspace.root, **self._session_args()))
         self._task: asyncio.Task[TurnOutcome] | None = None
         self._cancel_requested = False
 
@@ -92,6 +111,10 @@ class Orchestrator:
     def context_window(self) -> int:
         return self.config.context_window
 
+    @property
+    def interaction(self) -> InteractionHandler:
+        return self._interaction
+
     def slash_commands(self) -> list[tuple[str, str]]:
         return [(command.name, command.summary) for command in COMMANDS.values()]
 
@@ -113,23 +136,24 @@ class Orchestrator:
     def subscribe(self, callback: Callable[[Event], None]) -> Callable[[], None]:
         return self._bus.subscribe(callback)
 
+    def emit(self, event: Event) -> None:
+        self._bus.emit(event)
+
     def set_mode(self, mode: Mode) -> None:
         self.policy.set_mode(mode)
-        self.session.mode = mode.value
-        self._bus.emit(ModeChanged(mode.value))
+        self._mode_changed()
 
     def set_preset(self, preset: str) -> None:
-        mode = self.policy.set_preset(preset)
-        self.session.mode = mode.value
-        self._bus.emit(ModeChanged(mode.value))
+        self.policy.set_preset(preset)
+        self._mode_changed()
 
     def set_model(self, model: str) -> None:
         self.session.model = model
+        self.store.update_session(self.session.id, model=model)
         self._bus.emit(ModelChanged(model))
 
     def new_session(self) -> str:
-        self.session = self._make_session(model=self.session.model)
-        self.tool_context.known_files.clear()
+        self.session = self._start_session(Session(self.workspace.root, **self._session_args(self.session.model)))
         return self.session.id
 
     def cancel(self) -> bool:
@@ -141,12 +165,13 @@ class Orchestrator:
         return True
 
     async def aclose(self) -> None:
-        """Cancels what runs and releases the provider's connections. The front end calls it on exit."""
+        """Cancels what runs and releases the provider's connections and the database. Called on exit."""
         task = self._task
         if task is not None and self.cancel():
             await asyncio.gather(task, return_exceptions=True)
         if self._provider is not None:
             await self._provider.aclose()
+        self.store.close()
 
     async def run_input(self, text: str) -> TurnOutcome:
         """Runs one input to its end. A user cancellation is an outcome (``reason == "cancelled"``); cancelling the
@@ -172,59 +197,45 @@ class Orchestrator:
             self._bus.emit(TurnFinished(turn_id, outcome.reason, outcome.error))
         return outcome
 
-    # -- inside -----------------------------------------------------------------------------------------------------
-    def _make_session(self, model: str | None = None) -> Session:
-        return Session(
+    async def resume(self, plan: ResumePlan) -> TurnOutcome:
+        """Switches to a stored session (planned by ``resume.plan_resume``) and finishes the turn the process
+        died in, if an approval was pending in it. Runs inside ``run_input`` (``/resume``), so Esc cancels it."""
+        info = plan.loaded.info
+        session = Session(
             self.workspace.root,
-            model=model or self.config.model,
-            tools=self.registry.wire(),
-            emit=self._bus.emit,
-            mode=self.policy.mode.value,
+            **self._session_args(info.model or self.session.model),
+            session_id=info.id,
+            messages=plan.messages,
+            created_at=info.created_at,
+        )
+        self.session = self._start_session(session, restored=True)
+        if info.mode:
+            self.policy.set_mode(Mode.parse(info.mode))
+            self._bus.emit(ModeChanged(self.policy.mode.value))
+        self._bus.emit(ModelChanged(self.session.model))
+        for note in plan.notes:
+            self._bus.emit(Notice(f"resume: {note}", level="warning"))
+        task_id = plan.loaded.unfinished_task_id
+        if task_id is None:
+            return TurnOutcome("completed")
+        recorder = TaskRecorder(self.store, info.id, task_id)
+        open_message = plan.open_message
+        if not plan.open_calls or open_message is None:
+            recorder.task("TaskFailed", "the process stopped during this task")
+            return TurnOutcome("completed")
+        self._bus.emit(Notice("resume: asking again the approval that was pending when the process stopped"))
+        recorder.task("TaskStarted", "resumed")
+        return await self._turn(
+            TurnState(turn_id=task_id, user_text=""),
+            recorder,
+            lambda state, deps: resume_turn(state, deps, open_message, plan.open_calls),
         )
 
-    async def _dispatch(self, text: str, turn_id: str) -> TurnOutcome:
-        try:
-            if text.startswith("!"):
-                return await self._run_bang(text[1:].strip())
-            if text.startswith("/"):
-                result = await run_slash(self, text)
-                self._bus.emit(result)
-                return TurnOutcome("completed" if result.ok else "error", None if result.ok else result.text)
-            return await self._run_turn(text, turn_id)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # a bug must end this input readably, never the app; the log has the traceback
-            log.exception("input failed")
-            message = f"internal error: {type(exc).__name__}: {exc}"
-            self._bus.emit(ErrorEvent(message))
-            return TurnOutcome("error", message)
+    def note_to_model(self, text: str) -> None:
+        """Adds a user-role note to the conversation (an undo, say), so the model's picture of the files stays true."""
+        self.session.append(Message.user(text))
 
-    async def _run_bang(self, command: str) -> TurnOutcome:
-        if not command:
-            result = CommandResult(kind="bang", command="", text="usage: !<shell command>", ok=False)
-            self._bus.emit(result)
-            return TurnOutcome("error", result.text)
-        event, message = await run_bang(command, self.workspace, self.config)
-        self.session.append(message)
-        self._bus.emit(event)
-        if event.ok:
-            return TurnOutcome("completed", text=event.text)
-        failure = "timed out" if event.data["timed_out"] else f"exited with {event.data['exit_code']}"
-        return TurnOutcome("error", f"!{command} {failure}", text=event.text)
-
-    async def _run_turn(self, text: str, turn_id: str) -> TurnOutcome:
-        try:
-            deps = self.turn_deps()
-        except ProviderError as exc:
-            self._bus.emit(ErrorEvent(str(exc)))
-            return TurnOutcome("error", str(exc))
-        state = await run_turn(TurnState(turn_id=turn_id, user_text=text), deps)
-        assert state.end_reason is not None
-        if state.error:
-            self._bus.emit(ErrorEvent(state.error))
-        return TurnOutcome(state.end_reason, state.error, state.final_text)
-
-    def turn_deps(self) -> TurnDeps:
+    def turn_deps(self, recorder: TaskRecorder | None = None) -> TurnDeps:
         """The collaborators a turn's steps are handed. Raises ``ProviderError`` when no model is configured."""
         return TurnDeps(
             session=self.session,
@@ -236,7 +247,97 @@ class Orchestrator:
             approvals=self._approvals,
             config=self.config,
             emit=self._bus.emit,
+            recorder=recorder or TaskRecorder(self.store, self.session.id, None),
         )
+
+    # -- inside -----------------------------------------------------------------------------------------------------
+    def _session_args(self, model: str | None = None) -> dict[str, object]:
+        return {
+            "model": model or self.config.model,
+            "tools": self.registry.wire(),
+            "emit": self._bus.emit,
+            "store": self.store,
+            "mode": self.policy.mode.value,
+        }
+
+    def _start_session(self, session: Session, *, restored: bool = False) -> Session:
+        if not restored:
+            self.store.create_session(model=session.model, mode=session.mode, session_id=session.id)
+        self.undo = self.store.undo_journal(session.id, self.workspace.root, max_turns=self.config.undo.max_turns)
+        self.tool_context.before_change = self.undo.record
+        self.tool_context.known_files.clear()
+        return session
+
+    def _mode_changed(self) -> None:
+        mode = self.policy.mode.value
+        self.session.mode = mode
+        self.store.update_session(self.session.id, mode=mode)
+        self._bus.emit(ModeChanged(mode))
+
+    async def _dispatch(self, text: str, turn_id: str) -> TurnOutcome:
+        try:
+            if text.startswith("!"):
+                return await self._run_bang(text[1:].strip())
+            if text.startswith("/"):
+                result = await run_slash(self, text)
+                if isinstance(result, TurnOutcome):
+                    return result
+                self._bus.emit(result)
+                return TurnOutcome("completed" if result.ok else "error", None if result.ok else result.text)
+            recorder = TaskRecorder(self.store, self.session.id, turn_id)
+            recorder.task("TaskCreated", text)
+            recorder.task("TaskStarted")
+            return await self._turn(TurnState(turn_id=turn_id, user_text=text), recorder, run_turn)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a bug must end this input readably, never the app; the log has the traceback
+            log.exception("input failed")
+            message = f"internal error: {type(exc).__name__}: {exc}"
+            self._bus.emit(ErrorEvent(message))
+            return TurnOutcome("error", message)
+
+    async def _turn(self, state: TurnState, recorder: TaskRecorder, steps: TurnSteps) -> TurnOutcome:
+        """Runs a task's steps with its lifecycle events and its undo snapshot around them."""
+        try:
+            deps = self.turn_deps(recorder)
+        except ProviderError as exc:
+            recorder.task("TaskFailed", str(exc))
+            self._bus.emit(ErrorEvent(str(exc)))
+            return TurnOutcome("error", str(exc))
+        self.undo.begin_turn(state.turn_id, state.user_text)
+        try:
+            await steps(state, deps)
+        except asyncio.CancelledError:
+            recorder.task("TaskCanceled")
+            raise
+        finally:
+            self.undo.end_turn()
+        assert state.end_reason is not None
+        if state.end_reason == "completed":
+            recorder.task("TaskCompleted")
+        else:
+            recorder.task("TaskFailed", state.error)
+            self._bus.emit(ErrorEvent(state.error or state.end_reason))
+        return TurnOutcome(state.end_reason, state.error, state.final_text)
+
+    async def _run_bang(self, command: str) -> TurnOutcome:
+        if not command:
+            result = CommandResult(kind="bang", command="", text="usage: !<shell command>", ok=False)
+            self._bus.emit(result)
+            return TurnOutcome("error", result.text)
+        recorder = TaskRecorder(self.store, self.session.id, None)
+        call_id = f"bang_{uuid.uuid4().hex[:12]}"
+        recorder.tool_requested(call_id, "bash", {"command": command}, actor="user")
+        event, message = await run_bang(command, self.workspace, self.config)
+        recorder.tool_completed(
+            call_id, "bash", event.data, is_error=not event.ok, duration_ms=event.data["duration_ms"], actor="user"
+        )
+        self.session.append(message)
+        self._bus.emit(event)
+        if event.ok:
+            return TurnOutcome("completed", text=event.text)
+        failure = "timed out" if event.data["timed_out"] else f"exited with {event.data['exit_code']}"
+        return TurnOutcome("error", f"!{command} {failure}", text=event.text)
 
     def _get_provider(self) -> ChatProvider:
         if self._provider is None:

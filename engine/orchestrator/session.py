@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from engine.events import Event, MessageAdded
 from engine.messages import Message
+from engine.storage.store import Store
 from engine.storage.session_file import SessionFile, SnapshotHeader, encode_message
 
 
@@ -34,19 +35,24 @@ class Session:
         model: str,
         tools: list[dict[str, Any]],
         emit: Callable[[Event], None],
+        store: Store,
         session_id: str | None = None,
         mode: str = "default",
+        messages: Sequence[Message] = (),
+        created_at: str | None = None,
     ) -> None:
+        """A new session, or (``messages`` given) one restored from the store, which must already hold them."""
         self.id = session_id or new_session_id()
         self.model = model
         self.tools = tools
         self.mode = mode
         self.system_prompt = ""
-        self.created_at = _now()
-        self._messages: list[Message] = []
-        self._wire: list[dict[str, Any]] = []
-        self._encoded: list[str] = []
+        self.created_at = created_at or _now()
+        self._messages: list[Message] = list(messages)
+        self._wire: list[dict[str, Any]] = [message.to_wire() for message in messages]
+        self._encoded: list[str] = [encode_message(message) for message in messages]
         self._emit = emit
+        self._store = store
         self._file = SessionFile(workspace, self.id)
 
     @property
@@ -58,6 +64,8 @@ class Session:
         return tuple(self._messages)
 
     def append(self, message: Message) -> None:
+        """The database first (the durable log), then the snapshot file, then the announcement."""
+        self._store.append_message(self.id, message)
         self._messages.append(message)
         self._wire.append(message.to_wire())
         self._encoded.append(encode_message(message))

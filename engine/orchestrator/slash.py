@@ -1,7 +1,7 @@
 """The slash branch (SPEC 7): a table of commands, each a small async handler returning a ``CommandResult``.
 
-Commands that belong to later features (``/resume``, ``/undo``, ``/diff``, ``/compact``, ``/todos``, ``/skills``)
-are added to the table when they land; until then they are unknown commands like any other.
+Commands that belong to later features (``/compact``, ``/todos``, ``/skills``) are added to the table when they land;
+until then they are unknown commands like any other.
 """
 
 from __future__ import annotations
@@ -15,12 +15,15 @@ from typing import TYPE_CHECKING
 from engine.config import project_config_path
 from engine.events import CommandResult
 from engine.modes import Mode
+from engine.orchestrator.outcome import TurnOutcome
+from engine.orchestrator.session_commands import diff_command, new_command, resume_command, undo_command
 from engine.storage.atomic import write_atomic
 
 if TYPE_CHECKING:
     from engine.orchestrator.orchestrator import Orchestrator
 
-Handler = Callable[["Orchestrator", str], Awaitable[CommandResult]]
+# A handler returns its result; one that ran a turn itself (``/resume``) returns that turn's outcome instead.
+Handler = Callable[["Orchestrator", str], Awaitable["CommandResult | TurnOutcome"]]
 
 INPUT_RULES = (
     ("Enter", "send the input"),
@@ -114,11 +117,6 @@ async def _model(orch: Orchestrator, arg: str) -> CommandResult:
     return _result("/model", f"model: {arg} (saved in {path})", model=arg)
 
 
-async def _new(orch: Orchestrator, arg: str) -> CommandResult:
-    session_id = orch.new_session()
-    return _result("/new", f"new session {session_id}", session_id=session_id)
-
-
 def persist_project_setting(workspace_root: Path, key: str, value: object) -> Path:
     """Sets one top-level key of ``./.coder/config.json``, keeping every other key; refuses to touch a file that
     is not valid JSON (the user's file is never lost to a rewrite)."""
@@ -150,12 +148,16 @@ COMMANDS: dict[str, SlashCommand] = {
         SlashCommand("/yolo", "/yolo", "run everything without asking (inside the workspace)", _mode_alias("yolo")),
         SlashCommand("/permissions", "/permissions [preset]", "show the rules in force or switch preset", _permissions),
         SlashCommand("/tools", "/tools", "the tools and their state in this mode", _tools),
-        SlashCommand("/new", "/new", "start a new, empty session", _new),
+        SlashCommand("/new", "/new", "start a new, empty session", new_command),
+        SlashCommand("/resume", "/resume [id]", "list recent sessions, or resume one (--last: the latest)",
+                     resume_command),
+        SlashCommand("/undo", "/undo", "roll back the file changes of the last turn", undo_command),
+        SlashCommand("/diff", "/diff", "the workspace's changes (git diff, or this session's)", diff_command),
     ]
 }
 
 
-async def run_slash(orch: Orchestrator, text: str) -> CommandResult:
+async def run_slash(orch: Orchestrator, text: str) -> CommandResult | TurnOutcome:
     name, _, arg = text.strip().partition(" ")
     command = COMMANDS.get(name.lower())
     if command is None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import Any
 
 from engine.errors import ToolError
@@ -23,21 +23,21 @@ from engine.messages import Message, ToolCall
 from engine.modes import Mode
 from engine.orchestrator.deps import TurnDeps
 from engine.policy import Action
-from engine.tools.base import Tool, ToolKind
+from engine.storage.records import DecidedBy
+from engine.tools.base import Tool, ToolKind, ToolOutput
 
 
 class ApprovalCancelled(asyncio.CancelledError):
     """Esc in the approval dialog: the whole task is cancelled, it is not a "no"."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class ToolCallOutcome:
     message: Message
     status: ToolStatus
     result: dict[str, Any]
     diff: str | None = None
-    edited_path: str | None = None
-    notes: list[str] = field(default_factory=list)
+    changed_paths: tuple[str, ...] = ()
 
 
 def error_result(error: str) -> dict[str, Any]:
@@ -54,30 +54,40 @@ async def run_tool_call(call: ToolCall, deps: TurnDeps) -> ToolCallOutcome:
     key_argument = ""
     tool = deps.registry.get(call.name)
 
-    def finish(status: ToolStatus, result: dict[str, Any], diff: str | None = None) -> ToolCallOutcome:
+    def schedule(arguments: dict[str, Any]) -> None:
+        deps.recorder.tool_requested(call.id, call.name, arguments)
+        deps.emit(ToolCallScheduled(call.id, call.name, key_argument, arguments))
+
+    def finish(status: ToolStatus, result: dict[str, Any], output: ToolOutput | None = None) -> ToolCallOutcome:
         duration_ms = (time.perf_counter() - started) * 1000
+        diff = output.diff if output else None
+        deps.recorder.tool_completed(
+            call.id, call.name, result, is_error=status is not ToolStatus.SUCCESS, duration_ms=duration_ms
+        )
         deps.emit(ToolCallFinished(call.id, call.name, key_argument, status, duration_ms, result, diff))
-        return ToolCallOutcome(tool_message(call, result), status, result, diff)
+        changed = output.changed_paths if output else ()
+        return ToolCallOutcome(tool_message(call, result), status, result, diff, changed)
 
     if tool is None:
         known = ", ".join(deps.registry.names())
-        deps.emit(ToolCallScheduled(call.id, call.name, "", {}))
+        schedule({})
         return finish(ToolStatus.ERROR, error_result(f"unknown tool {call.name!r}; available tools: {known}"))
     try:
         arguments = call.parsed_arguments()
         params = tool.parse(arguments)
     except (ValueError, ToolError) as exc:
-        deps.emit(ToolCallScheduled(call.id, call.name, "", {}))
+        schedule({"arguments": call.function.arguments})
         return finish(ToolStatus.ERROR, error_result(str(exc)))
 
     key_argument = tool.key_argument(params)
-    deps.emit(ToolCallScheduled(call.id, call.name, key_argument, arguments))
+    schedule(arguments)
+    context = replace(deps.tool_context, call_id=call.id)
     try:
         refusal = await _authorize(call, tool, params, arguments, key_argument, deps)
         if refusal is not None:
             return finish(ToolStatus.DENIED, error_result(refusal))
         deps.emit(ToolCallExecuting(call.id, call.name))
-        output = await tool.run(params, deps.tool_context)
+        output = await tool.run(params, context)
     except asyncio.CancelledError:
         finish(ToolStatus.CANCELLED, error_result("cancelled by the user"))
         raise
@@ -85,17 +95,22 @@ async def run_tool_call(call: ToolCall, deps: TurnDeps) -> ToolCallOutcome:
         return finish(ToolStatus.ERROR, error_result(str(exc)))
     except Exception as exc:  # a bug in a tool must not end the turn: the model sees it and decides
         return finish(ToolStatus.ERROR, error_result(f"{call.name} failed: {type(exc).__name__}: {exc}"))
-    outcome = finish(ToolStatus.SUCCESS, {"ok": True, **output.data}, output.diff)
-    if tool.kind is ToolKind.EDIT:
-        outcome.edited_path = key_argument
-    return outcome
+    return finish(ToolStatus.SUCCESS, {"ok": True, **output.data}, output)
 
 
 async def _authorize(
     call: ToolCall, tool: Tool[Any], params: Any, arguments: dict[str, Any], key_argument: str, deps: TurnDeps
 ) -> str | None:
-    """Steps 1-4 of SPEC 5. Returns why the call is refused, or None when it may run."""
+    """Steps 1-4 of SPEC 5. Returns why the call is refused, or None when it may run. Every decision is logged."""
     decision = deps.policy.decide(call.name, tool.kind, arguments)
+
+    def log(decision_text: str, decided_by: DecidedBy, reasons: list[str] | tuple[str, ...] = ()) -> None:
+        deps.recorder.permission(
+            call.id, call.name, arguments, decision=decision_text, decided_by=decided_by, reasons=reasons,
+            rule=decision.rule,
+        )
+
+    log(decision.action.value, "policy", decision.reasons)
     if decision.action is Action.BLOCKED:
         return f"{call.name} is disabled in {deps.policy.mode.value} mode ({decision.rule})"
     if decision.action is Action.DENY:
@@ -110,13 +125,16 @@ async def _authorize(
     if not reasons:
         reasons = [decision.rule]
     if deps.approvals.auto_approve_ask:
+        log("allow", "config", reasons)
         return None
     if not deps.approvals.interactive:
+        log("refuse", "config", reasons)
         return (
             "this call needs the user's approval, which a non-interactive run cannot give "
             f"({'; '.join(reasons)}). Set auto_approve_ask or use a mode that allows it."
         )
     deps.emit(ToolCallAwaitingApproval(call.id, call.name, tuple(reasons)))
+    interaction_id = deps.recorder.approval_requested(call.id, call.name, key_argument, arguments, reasons)
     answer = await deps.interaction.request_approval(
         ApprovalRequest(
             call_id=call.id,
@@ -128,7 +146,10 @@ async def _authorize(
             always_scope=decision.always_scope,
         )
     )
-    if answer is ApprovalDecision.CANCEL:
+    cancelled = answer is ApprovalDecision.CANCEL
+    deps.recorder.interaction_responded(interaction_id, None if cancelled else answer.value, cancelled=cancelled)
+    log(answer.value, "user", reasons)
+    if cancelled:
         raise ApprovalCancelled()
     if answer is ApprovalDecision.NO:
         return "the user refused this call"

@@ -10,7 +10,7 @@ from engine.context.mentions import expand_mentions
 from engine.context.system_prompt import build_system_prompt, probe_environment
 from engine.errors import ProviderError
 from engine.events import Notice, ReasoningDelta, TextDelta, TurnEndReason, UsageUpdated
-from engine.messages import Message
+from engine.messages import Message, ToolCall
 from engine.orchestrator.deps import TurnDeps
 from engine.orchestrator.tool_chain import error_result, run_tool_call, tool_message
 from engine.provider.assembler import StreamAssembler
@@ -36,6 +36,19 @@ class TurnState:
 async def run_turn(state: TurnState, deps: TurnDeps) -> TurnState:
     """Cancellation propagates (``asyncio.CancelledError``); every other ending is recorded in ``state``."""
     await prepare_turn_state(state, deps)
+    return await run_steps(state, deps)
+
+
+async def resume_turn(state: TurnState, deps: TurnDeps, message: Message, open_calls: list[ToolCall]) -> TurnState:
+    """Continues a turn the process died in: the calls left open (their approval was pending) go through the tool
+    chain again, which asks again, then the loop goes on from the stored conversation."""
+    await refresh_system_prompt(deps)
+    await tool_loop_step(state, deps, message, open_calls)
+    return await run_steps(state, deps)
+
+
+async def run_steps(state: TurnState, deps: TurnDeps) -> TurnState:
+    """The loop of SPEC 3 step 2, then the final snapshot."""
     while state.end_reason is None:
         if state.steps >= deps.config.max_steps:
             state.end("step_limit", f"step limit reached ({deps.config.max_steps} model calls)")
@@ -55,13 +68,17 @@ async def run_turn(state: TurnState, deps: TurnDeps) -> TurnState:
 
 async def prepare_turn_state(state: TurnState, deps: TurnDeps) -> None:
     """Refreshes the system prompt (mode, environment) and appends the user message with its @mentions attached."""
-    environment = await asyncio.to_thread(probe_environment, deps.tool_context.workspace.root)
-    deps.session.system_prompt = build_system_prompt(deps.policy.mode, environment)
-    deps.session.mode = deps.policy.mode.value
+    await refresh_system_prompt(deps)
     content, problems = expand_mentions(state.user_text, deps.tool_context.workspace)
     for problem in problems:
         deps.emit(Notice(problem, level="warning"))
     deps.session.append(Message.user(content))
+
+
+async def refresh_system_prompt(deps: TurnDeps) -> None:
+    environment = await asyncio.to_thread(probe_environment, deps.tool_context.workspace.root)
+    deps.session.system_prompt = build_system_prompt(deps.policy.mode, environment)
+    deps.session.mode = deps.policy.mode.value
 
 
 async def chat_step(state: TurnState, deps: TurnDeps) -> Message:
@@ -116,10 +133,13 @@ async def chat_step(state: TurnState, deps: TurnDeps) -> Message:
     return message
 
 
-async def tool_loop_step(state: TurnState, deps: TurnDeps, message: Message) -> None:
-    """Runs the message's tool calls in order, appending each result. If cancelled, every call left without a
-    result gets an "interrupted" one, so the history stays valid for the API."""
-    calls = message.tool_calls or []
+async def tool_loop_step(
+    state: TurnState, deps: TurnDeps, message: Message, calls: list[ToolCall] | None = None
+) -> None:
+    """Runs the message's tool calls (or the given subset, on resume) in order, appending each result. If
+    cancelled, every call left without a result gets an "interrupted" one, so the history stays valid."""
+    if calls is None:
+        calls = message.tool_calls or []
     for position, call in enumerate(calls):
         try:
             outcome = await run_tool_call(call, deps)
@@ -128,8 +148,7 @@ async def tool_loop_step(state: TurnState, deps: TurnDeps, message: Message) -> 
                 deps.session.append(tool_message(pending, error_result("interrupted: the user cancelled the task")))
             raise
         state.tool_calls += 1
-        if outcome.edited_path:
-            state.edited_paths.append(outcome.edited_path)
+        state.edited_paths.extend(p for p in outcome.changed_paths if p not in state.edited_paths)
         deps.session.append(outcome.message)
 
 

@@ -67,7 +67,12 @@ class SkillCatalog:
         """Calls ``listener(catalog)`` after each reload that changed the skills or the problems; returns an
         unsubscribe function."""
         self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+        def unsubscribe() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return unsubscribe
 
     def reload(self) -> bool:
         """Discovers again now; True when something changed (and listeners were told)."""
@@ -91,12 +96,9 @@ class SkillCatalog:
         self._stop = asyncio.Event()
         self._watching = asyncio.Event()
         self.watch_error = None
-
-        async def reload() -> None:
-            await self.areload()
-
         self._task = asyncio.create_task(
-            watch_skill_roots(watched, reload, self._stop, self._watching, self._recheck_s), name="skill-watcher"
+            watch_skill_roots(watched, self.areload, self._stop, self._watching, self._recheck_s),
+            name="skill-watcher",
         )
         self._task.add_done_callback(self._watcher_ended)
 

@@ -50,7 +50,7 @@ def changes_skills(roots: Sequence[SkillRoot], path: str) -> bool:
 
 async def watch_skill_roots(
     roots: Sequence[SkillRoot],
-    reload: Callable[[], Awaitable[None]],
+    reload: Callable[[], Awaitable[object]],
     stop: asyncio.Event,
     watching: asyncio.Event,
     recheck_s: float = RECHECK_S,
@@ -68,10 +68,9 @@ async def watch_skill_roots(
     while not stop.is_set():
         targets = watch_targets(roots)
         if not targets:
+            # Nothing to watch yet: look again later (the first pass of a new watcher reloads).
             watching.set()
             await _sleep_unless(stop, recheck_s)
-            if watch_targets(roots):
-                await reload()
             continue
         started = False
         try:
@@ -92,7 +91,7 @@ async def watch_skill_roots(
                     break
         except FileNotFoundError:
             # A watched folder vanished between the check and the watcher's start: derive the targets again.
-            continue
+            await _sleep_unless(stop, recheck_s)
 
 
 async def _sleep_unless(stop: asyncio.Event, seconds: float) -> None:

@@ -17,6 +17,7 @@ from engine.storage.records import SessionSummary
 
 TITLE_MAX_CHARS = 80
 
+_HAS_MESSAGES = "EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id)"
 _SUMMARY_COLUMNS = (
     "s.id, s.title, s.created_at, s.updated_at, s.model, s.mode, "
     "(SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id)"
@@ -86,9 +87,12 @@ def load_messages(conn: sqlite3.Connection, session_id: str) -> list[Message]:
 
 
 def summaries(conn: sqlite3.Connection, limit: int) -> list[SessionSummary]:
-    """The most recently updated sessions first."""
+    """The most recently updated sessions first, leaving out sessions with no message: every start of coder-tui
+    makes a session, and one the user never typed into is nothing to resume."""
     rows = conn.execute(
-        f"SELECT {_SUMMARY_COLUMNS} FROM sessions s ORDER BY s.updated_at DESC, s.rowid DESC LIMIT ?", (limit,)
+        f"SELECT {_SUMMARY_COLUMNS} FROM sessions s WHERE {_HAS_MESSAGES} "
+        "ORDER BY s.updated_at DESC, s.rowid DESC LIMIT ?",
+        (limit,),
     )
     return [SessionSummary(*row) for row in rows]
 
@@ -99,7 +103,10 @@ def summary(conn: sqlite3.Connection, session_id: str) -> SessionSummary | None:
 
 
 def latest_session_id(conn: sqlite3.Connection) -> str | None:
-    row = conn.execute("SELECT id FROM sessions ORDER BY updated_at DESC, rowid DESC LIMIT 1").fetchone()
+    """The session ``--continue`` resumes: the most recently updated one that has messages."""
+    row = conn.execute(
+        f"SELECT s.id FROM sessions s WHERE {_HAS_MESSAGES} ORDER BY s.updated_at DESC, s.rowid DESC LIMIT 1"
+    ).fetchone()
     return row[0] if row else None
 
 

@@ -2,8 +2,9 @@
 timeout for a second process, and the schema brought up to date by forward migrations when it is opened.
 
 Durability: each write is one transaction. WAL with ``synchronous=NORMAL`` makes a commit durable against a killed
-process (the WAL pages are in the OS cache the moment COMMIT returns) without an fsync per message; only a power
-loss can take the last commits, and that costs an fsync per write to prevent, which the issue's budget does not allow.
+process (the WAL pages are in the OS cache the moment COMMIT returns) without an fsync per message. Only a power
+loss can take the last few commits; preventing that (``synchronous=FULL``) would cost an fsync, milliseconds, on
+every message.
 
 A file that is damaged, not a database, someone else's database or from a newer schema is never modified, let
 alone replaced: opening it raises ``StorageError`` naming the file and what to do.

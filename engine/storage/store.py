@@ -77,7 +77,8 @@ class Store:
             conversation_log.touch_session(conn, self.path, session_id, self._now(), model=model, mode=mode)
 
     def list_sessions(self, limit: int = 20) -> list[SessionSummary]:
-        """Most recently updated first: id, title, times, model, mode and message count, for the picker."""
+        """Most recently updated first: id, title, times, model, mode and message count, for the picker. Sessions
+        without a message are left out (and ignored by ``latest_session_id``)."""
         with self.db.read() as conn:
             return conversation_log.summaries(conn, limit)
 
@@ -230,7 +231,9 @@ class Store:
         """The per-turn file snapshots of this session (``undo.max_turns`` deep), sharing this connection."""
         from engine.storage.undo import UndoJournal
 
-        return UndoJournal(self.db, session_id, workspace_root, max_turns=max_turns, clock=self._now)
+        return UndoJournal(
+            self.db, session_id, workspace_root, max_turns=max_turns, clock=self._now, redact=self._redactor.redact
+        )
 
     def _redact_event(self, event: LoggedEvent) -> LoggedEvent:
         redact = self._redactor.redact

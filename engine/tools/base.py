@@ -4,6 +4,7 @@ and an async ``run`` that returns data or raises ``ToolError``."""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -11,7 +12,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from engine.errors import ToolError
+from engine.errors import EngineError, ToolError
 from engine.messages import ToolDef
 from engine.tools.guard import Workspace
 from engine.workflow.todos import TodoList
@@ -33,6 +34,8 @@ class ToolOutput:
 
     data: dict[str, Any]
     diff: str | None = None
+    # The workspace-relative paths a write/edit/patch changed (moves: both ends), for auto-verify and /diff.
+    changed_paths: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,18 @@ class ToolContext:
     # The id of the tool call being run, set per call by the tool chain (``dataclasses.replace``), so that a tool
     # starting nested work (task) or asking the user (question) can tie it to the call the UI shows.
     call_id: str | None = None
+    # Called with each file's path right before a tool changes it (the undo journal snapshots it there).
+    before_change: Callable[[Path], None] | None = None
+
+    def about_to_change(self, paths: Iterable[Path]) -> None:
+        """Lets the undo journal keep each file's previous state; if it cannot, the change does not happen."""
+        if self.before_change is None:
+            return
+        for path in paths:
+            try:
+                self.before_change(path)
+            except EngineError as exc:
+                raise ToolError(f"cannot keep an undo copy of {self.workspace.display(path)}: {exc}") from exc
 
     def remember(self, path: Path) -> None:
         try:

@@ -78,12 +78,13 @@ class EditTool(Tool[EditParams]):
 
     async def run(self, params: EditParams, ctx: ToolContext) -> ToolOutput:
         plan = await asyncio.to_thread(_plan_edit, params, ctx)
+        ctx.about_to_change([plan.path])
         await asyncio.to_thread(atomic_write, plan.path, plan.payload, plan.display)
         ctx.remember(plan.path)
         data: dict[str, Any] = {"path": plan.display, "replacements": plan.replacements, "created": plan.created}
         if plan.matching is not None:
             data["matching"] = plan.matching
-        return ToolOutput(data=data, diff=plan.diff)
+        return ToolOutput(data=data, diff=plan.diff, changed_paths=(plan.display,))
 
 
 def find_matches(content: str, needle: str) -> list[Span]:

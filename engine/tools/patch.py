@@ -92,11 +92,12 @@ class PatchTool(Tool[PatchParams]):
 
     async def run(self, params: PatchParams, ctx: ToolContext) -> ToolOutput:
         plan = await asyncio.to_thread(_plan, params, ctx)
+        ctx.about_to_change(write.path for write in plan.writes)
         await asyncio.to_thread(write_all_or_nothing, plan.writes)
         for write in plan.writes:
             ctx.remember(write.path)
         data: dict[str, Any] = {"files": plan.files}
-        return ToolOutput(data=data, diff=plan.diff)
+        return ToolOutput(data=data, diff=plan.diff, changed_paths=tuple(write.display for write in plan.writes))
 
 
 def _plan(params: PatchParams, ctx: ToolContext) -> PatchPlan:

@@ -59,10 +59,13 @@ class WriteTool(Tool[WriteParams]):
 
     async def run(self, params: WriteParams, ctx: ToolContext) -> ToolOutput:
         plan = await asyncio.to_thread(_plan_write, params, ctx)
+        ctx.about_to_change([plan.path])
         await asyncio.to_thread(atomic_write, plan.path, plan.payload, plan.display)
         ctx.remember(plan.path)
         return ToolOutput(
-            data={"path": plan.display, "bytes": len(plan.payload), "created": plan.created}, diff=plan.diff
+            data={"path": plan.display, "bytes": len(plan.payload), "created": plan.created},
+            diff=plan.diff,
+            changed_paths=(plan.display,),
         )
 
 

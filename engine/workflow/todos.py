@@ -122,10 +122,5 @@ class TodoList:
         return "\n".join([*lines, self.summary()])
 
     def to_records(self) -> list[dict[str, str]]:
-        """For storage (the ``todos`` table or the session file)."""
+        """The list as JSON-ready dicts, as the todo tools return it to the model."""
         return [{"id": item.id, "content": item.content, "status": item.status} for item in self._items]
-
-    @classmethod
-    def from_records(cls, records: Iterable[dict[str, Any]]) -> TodoList:
-        """Raises ``TodoError`` (or pydantic's ``ValidationError``) when stored records are not a valid list."""
-        return cls(TodoSpec.model_validate(record).to_item() for record in records)

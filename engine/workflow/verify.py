@@ -48,7 +48,7 @@ _ASKED = re.compile(
     r"(?<![A-Za-z])(?:verify|verified|verification|validate|re-?run (?:the )?tests?|run (?:the |all |my )?"
     r"(?:unit |integration )?tests?|run (?:the )?test suite|make sure (?:the )?tests? pass|check (?:that )?"
     r"(?:the )?tests? pass|tests? (?:it|this|that|them)|ensure (?:the )?tests? pass)(?![A-Za-z])"
-    r"|跑测试|跑一下测试|跑下测试|跑单测|运行测试|执行测试|跑一遍测试|测试一下|验证|确保测试通过|测试通过",
+    r"|跑测试|跑一下测试|跑下测试|跑单测|运行测试|执行测试|跑一遍测试|测试一下|验证(?!码)|确保测试通过|测试通过",
     re.IGNORECASE,
 )
 # A command the user quotes (`make test`): a test tool's name first, a word of testing after.

@@ -171,3 +171,38 @@ def test_closed_stdout_pipe_stops_quietly(tmp_path: Path, scripted_server: Scrip
     assert len(done.stdout.splitlines()) == 2
     assert "Traceback" not in done.stderr and "Broken pipe" not in done.stderr
     assert done.returncode == 141
+
+
+def test_continue_resumes_the_latest_session_and_undo_works_headless(
+    tmp_path: Path, scripted_server: ScriptedServer
+) -> None:
+    (tmp_path / "a.txt").write_text("before\n")
+    scripted_server.add(
+        reply(tool_call("read", path="a.txt")),
+        reply(tool_call("write", path="a.txt", content="after\n")),
+        text("changed"),
+    )
+    assert run_cli(["-p", "change a.txt", "--mode", "auto-edit"], tmp_path, scripted_server).returncode == 0
+    assert (tmp_path / "a.txt").read_text() == "after\n"
+    done = run_cli(["--continue", "-p", "/undo"], tmp_path, scripted_server)
+    assert done.returncode == 0, done.stderr
+    assert "restored a.txt" in done.stdout
+    assert "resumed session" in done.stderr
+    assert (tmp_path / "a.txt").read_text() == "before\n"
+
+
+def test_resume_unknown_id_fails_readably(tmp_path: Path) -> None:
+    done = run_cli(["--resume", "nope", "-p", "/help"], tmp_path, None)
+    assert done.returncode == 1
+    assert "no session 'nope'" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_damaged_database_is_a_clear_error_and_is_left_alone(tmp_path: Path) -> None:
+    database = tmp_path / ".coder" / "coder.db"
+    database.parent.mkdir()
+    database.write_bytes(b"this is not a database" * 100)
+    done = run_cli(["-p", "!echo hi"], tmp_path, None)
+    assert done.returncode == 1
+    assert str(database) in done.stderr and "Traceback" not in done.stderr
+    assert database.read_bytes() == b"this is not a database" * 100

@@ -30,6 +30,21 @@ async def test_enter_submits_and_clears_the_prompt(workspace: Path, scripted_ser
         assert scripted_server.requests[0].body["messages"][-1]["content"] == "hello"
 
 
+async def test_enter_right_after_fast_typing_sends_everything_typed(
+    workspace: Path, scripted_server: ScriptedServer
+) -> None:
+    scripted_server.add(reply(text("ok")))
+    app = make_app(workspace, scripted_server)
+    async with app.run_test() as pilot:
+        await ready(pilot)
+        # Keys arriving in one burst, as a terminal delivers fast typing: Enter must not overtake them.
+        for key, character in (("a", "a"), ("b", "b"), ("c", "c"), ("enter", "\r")):
+            app.post_message(events.Key(key, character))
+        await settle(pilot)
+        assert user_messages(app) == ["abc"]
+        assert prompt_of(app).text == ""
+
+
 async def test_ctrl_j_and_shift_enter_insert_newlines(workspace: Path, scripted_server: ScriptedServer) -> None:
     app = make_app(workspace, scripted_server)
     async with app.run_test() as pilot:

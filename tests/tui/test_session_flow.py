@@ -10,6 +10,7 @@ from coder_tui.widgets.assistant_message import AssistantMessage
 from coder_tui.widgets.command_output import CommandOutput
 from coder_tui.widgets.footer_bar import FooterBar
 from coder_tui.widgets.help_view import HelpView
+from coder_tui.widgets.markdown_snapshot import MarkdownSnapshot
 from coder_tui.widgets.notice_line import NoticeLine
 from coder_tui.widgets.prompt_line import PromptLine
 from coder_tui.widgets.queue_view import QueueView
@@ -68,8 +69,8 @@ async def test_esc_cancels_a_stalled_stream(workspace: Path, scripted_server: Sc
         await settle(pilot)
         notices = [entry for entry in transcript.entries if isinstance(entry, NoticeLine)]
         assert [(n.text, n.level) for n in notices] == [("interrupted", "interrupted")]
-        answer = next(entry for entry in transcript.entries if isinstance(entry, AssistantMessage))
-        assert answer.text == "Partial answer so far"
+        answers = [e.text for e in transcript.entries if isinstance(e, (AssistantMessage, MarkdownSnapshot))]
+        assert answers == ["Partial answer so far"]
         assert app.session.query_one(StatusLine).state == "interrupted"
         assert scripted_server.requests[0].client_closed.wait(5)
         # Ready for input again.
@@ -257,3 +258,48 @@ async def test_new_session_clears_the_transcript(workspace: Path, scripted_serve
         await settle(pilot)
         entries = app.session.transcript.entries
         assert [type(entry) for entry in entries] == [CommandOutput]
+
+
+async def test_finished_answers_become_light_widgets_and_long_answers_are_segmented(
+    workspace: Path, scripted_server: ScriptedServer
+) -> None:
+    long_text = "".join(f"Paragraph {index} explains one more detail of the design.\n\n" for index in range(120))
+    scripted_server.add(reply(text(long_text, chunk=40)), reply(text("short")))
+    app = make_app(workspace, scripted_server)
+    async with app.run_test() as pilot:
+        await ready(pilot)
+        await submit(pilot, "explain at length")
+        await settle(pilot)
+        entries = app.session.transcript.entries
+        segments = [entry for entry in entries if isinstance(entry, (AssistantMessage, MarkdownSnapshot))]
+        assert len(segments) > 1 and "".join(segment.text for segment in segments) == long_text
+        # Only the newest entry stays a live Markdown tree; the finished ones are one widget each.
+        assert all(isinstance(segment, MarkdownSnapshot) for segment in segments[:-1])
+        await submit(pilot, "and briefly?")
+        await settle(pilot)
+        assert not any(isinstance(entry, AssistantMessage) for entry in app.session.transcript.entries[:-1])
+
+
+async def test_resume_picker_restores_a_session_into_the_transcript(
+    workspace: Path, scripted_server: ScriptedServer
+) -> None:
+    from coder_tui.screens.question import QuestionScreen
+
+    scripted_server.add(reply(text("the first answer")))
+    app = make_app(workspace, scripted_server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "remember this")
+        await settle(pilot)
+        await submit(pilot, "/new")
+        await settle(pilot)
+        await submit(pilot, "/resume")
+        await settle(pilot)
+        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen), "the session picker")
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot)
+        texts = [getattr(entry, "text", "") for entry in app.session.transcript.entries]
+        assert "remember this" in texts and "the first answer" in texts
+        assert any(isinstance(entry, CommandOutput) and "resumed session" in entry.result.text
+                   for entry in app.session.transcript.entries)

@@ -102,6 +102,7 @@ async def test_tool_loop_step_appends_one_result_per_call_in_order(
         ToolCall(id="b", function=FunctionCall(name="edit", arguments=json.dumps({"path": "f.txt", "old_string": "x", "new_string": "y"}))),
     ]
     turn = state()
+    orch.undo.begin_turn(turn.turn_id)  # the orchestrator does this around every turn
     await tool_loop_step(turn, deps, Message.assistant(None, calls))
     assert [m.tool_call_id for m in deps.session.messages] == ["a", "b"]
     assert turn.tool_calls == 2 and turn.edited_paths == ["f.txt"]

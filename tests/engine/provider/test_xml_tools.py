@@ -31,7 +31,7 @@ from engine.provider.xml_tools import (
     to_xml_wire,
     with_tools_prompt,
 )
-from tests.support.fakes import make_orchestrator
+from tests.support.fakes import CREATED, make_orchestrator
 from tests.support.scenario import reply, text
 from tests.support.scripted_server import ScriptedServer
 
@@ -41,6 +41,14 @@ READ = ToolDef(
     parameters={"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
 )
 TODOREAD = ToolDef(name="todoread", description="The todo list.")
+
+
+@pytest.fixture(autouse=True)
+async def close_orchestrators() -> AsyncIterator[None]:
+    """Releases the HTTP connections of the orchestrators a test made, on the loop that made them."""
+    yield
+    while CREATED:
+        await CREATED.pop().aclose()
 
 
 def ids() -> Callable[[], str]:

@@ -181,3 +181,18 @@ def test_importing_skills_and_building_a_catalog_loads_no_watchfiles(tmp_path: P
 
 def test_builtin_folder_ships_inside_the_engine_package() -> None:
     assert BUILTIN_SKILLS_DIR.is_relative_to(Path(__file__).resolve().parents[3] / "engine")
+
+
+async def test_a_failed_watcher_is_reported_and_skills_stay_loaded(
+    catalog: SkillCatalog, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def broken_watcher(*args: object) -> None:
+        raise OSError("OS file watch limit reached")
+
+    monkeypatch.setattr("engine.skills.catalog.watch_skill_roots", broken_watcher)
+    write_skill(project, "deploy")
+    catalog.reload()
+    catalog.start()
+    await catalog.stop()
+    assert catalog.watch_error == "skill folders are no longer watched: OSError: OS file watch limit reached"
+    assert catalog.names() == ["deploy"]

@@ -67,13 +67,22 @@ def test_session_title_falls_back_to_the_first_user_message(store: Store) -> Non
 def test_list_sessions_newest_activity_first_with_counts(store: Store) -> None:
     first = store.create_session(model="m", mode="default", title="first")
     second = store.create_session(model="m", mode="plan", title="second")
+    store.append_message(second, Message.user("the second"))
     store.append_message(first, Message.user("more work on the first"))
     store.append_message(first, Message.assistant("ok"))
     summaries = store.list_sessions()
-    assert [(s.id, s.title, s.message_count) for s in summaries] == [(first, "first", 2), (second, "second", 0)]
+    assert [(s.id, s.title, s.message_count) for s in summaries] == [(first, "first", 2), (second, "second", 1)]
     assert summaries[0].updated_at > summaries[1].updated_at
     assert [s.id for s in store.list_sessions(limit=1)] == [first]
     assert store.latest_session_id() == first
+
+
+def test_sessions_without_messages_are_not_offered_for_resume(store: Store) -> None:
+    used = store.create_session(model="m", mode="default")
+    store.append_message(used, Message.user("real work"))
+    store.create_session(model="m", mode="default")  # started and quit without typing
+    assert [s.id for s in store.list_sessions()] == [used]
+    assert store.latest_session_id() == used
 
 
 def test_latest_session_id_is_none_in_a_new_workspace(store: Store) -> None:

@@ -22,7 +22,7 @@ from tests.support.fakes import CREATED, make_orchestrator
 from tests.support.scenario import reply, text, tool_call
 from tests.support.scripted_server import ScriptedServer
 
-pytestmark = pytest.mark.skip(reason="needs wiring: Store, UndoJournal, /resume, /undo, /diff in the orchestrator")
+
 
 
 @pytest.fixture(autouse=True)

@@ -122,7 +122,10 @@ def test_requests_that_ask_for_verification(request_text: str) -> None:
 
 @pytest.mark.parametrize(
     "request_text",
-    ["fix the typo", "add a test for parse()", "write tests/test_x.py", "重构这个函数", "what is a testbed"],
+    [
+        "fix the typo", "add a test for parse()", "write tests/test_x.py", "重构这个函数", "what is a testbed",
+        "修复验证码页面",
+    ],
 )
 def test_requests_that_do_not_ask_for_verification(request_text: str) -> None:
     assert not user_asked_for_verification(request_text)

@@ -1,0 +1,122 @@
+"""The slash commands about the session itself (SPEC 7): /new, /resume, /undo, /diff."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from engine.events import CommandResult
+from engine.interaction import QuestionRequest
+from engine.orchestrator.outcome import TurnOutcome
+from engine.orchestrator.resume import plan_resume
+from engine.storage.errors import UnknownSession
+from engine.storage.undo import UndoResult
+from engine.storage.workspace_diff import collect_workspace_diff
+
+if TYPE_CHECKING:
+    from engine.orchestrator.orchestrator import Orchestrator
+
+UNDO_ANYWAY = "Undo anyway (overwrite those changes)"
+KEEP = "Keep the files as they are"
+
+
+def _result(command: str, text: str, *, ok: bool = True, **data: object) -> CommandResult:
+    return CommandResult(kind="slash", command=command, text=text, ok=ok, data=dict(data))
+
+
+async def new_command(orch: Orchestrator, arg: str) -> CommandResult:
+    session_id = orch.new_session()
+    return _result("/new", f"new session {session_id}", session_id=session_id)
+
+
+async def resume_command(orch: Orchestrator, arg: str) -> CommandResult | TurnOutcome:
+    """``/resume`` lists recent sessions (the TUI shows a picker); ``/resume <id>`` or ``/resume --last`` restores
+    one and finishes its interrupted turn, if an approval was pending in it."""
+    if not arg:
+        sessions = orch.store.list_sessions(limit=20)
+        if not sessions:
+            return _result("/resume", "no saved session in this workspace yet", sessions=[])
+        lines = [f"  {s.id}  {s.updated_at}  {s.message_count:>4} messages  {s.title}" for s in sessions]
+        text = "recent sessions (resume one with /resume <id>):\n" + "\n".join(lines)
+        rows = [
+            {"id": s.id, "title": s.title, "updated_at": s.updated_at, "message_count": s.message_count}
+            for s in sessions
+        ]
+        return _result("/resume", text, sessions=rows)
+    session_ref = arg
+    if arg == "--last":
+        latest = orch.store.latest_session_id()
+        if latest is None:
+            return _result("/resume", "no saved session in this workspace yet", ok=False)
+        session_ref = latest
+    try:
+        plan = plan_resume(orch.store, session_ref)
+    except UnknownSession as exc:
+        return _result("/resume", str(exc), ok=False)
+    info = plan.loaded.info
+    orch.emit(
+        _result(
+            "/resume",
+            f"resumed session {info.id}: {info.title or '(untitled)'} ({len(plan.messages)} messages)",
+            session_id=info.id,
+            messages=[m.to_record() for m in plan.messages],
+        )
+    )
+    return await orch.resume(plan)
+
+
+async def undo_command(orch: Orchestrator, arg: str) -> CommandResult:
+    result = orch.undo.undo_last_turn()
+    if not result.applied and result.conflicts:
+        if not await _confirm_overwrite(orch, result):
+            return _result("/undo", result.summary(), ok=False, conflicts=list(result.conflicts))
+        result = orch.undo.undo_last_turn(force=True)
+    if not result.applied:
+        ok = not result.errors and not result.conflicts and result.turn_id is None
+        return _result("/undo", result.summary(), ok=ok, errors=list(result.errors))
+    orch.note_to_model(
+        "[The user undid the file changes of an earlier turn; the files are back as they were before it: "
+        f"{result.summary()}]"
+    )
+    return _result(
+        "/undo",
+        result.summary(),
+        restored=list(result.restored),
+        deleted=list(result.deleted),
+        recreated=list(result.recreated),
+        remaining=result.remaining,
+    )
+
+
+async def _confirm_overwrite(orch: Orchestrator, result: UndoResult) -> bool:
+    """Files changed outside the agent since the turn: the user decides; a headless run never overwrites them."""
+    if not orch.interactive:
+        return False
+    answer = await orch.interaction.ask_question(
+        QuestionRequest(
+            question="These files changed after that turn, outside the agent: "
+            f"{', '.join(result.conflicts)}. Undo anyway and lose those changes?",
+            options=(UNDO_ANYWAY, KEEP),
+            allow_input=False,
+        )
+    )
+    return answer.answer == UNDO_ANYWAY
+
+
+async def diff_command(orch: Orchestrator, arg: str) -> CommandResult:
+    diff = await asyncio.to_thread(collect_workspace_diff, orch.workspace_root, orch.undo)
+    if not diff.files:
+        text = diff.note or ("no changes" if diff.source == "git" else "this session's tools changed no file")
+        return _result("/diff", text, source=diff.source, files=[], diff="", note=diff.note)
+    width = max(len(f.path) for f in diff.files)
+    lines = [
+        f"  {f.path.ljust(width)}  +{f.added} -{f.removed}  {f.status}" for f in diff.files
+    ]
+    origin = "git diff" if diff.source == "git" else "changes made by this session's tools"
+    header = f"{origin}: {len(diff.files)} file(s), +{diff.added} -{diff.removed}"
+    text = "\n".join([header, *lines] + ([diff.note] if diff.note else []))
+    files = [
+        {"path": f.path, "added": f.added, "removed": f.removed, "status": f.status, "binary": f.binary}
+        for f in diff.files
+    ]
+    return _result("/diff", text, source=diff.source, files=files, diff=diff.text, note=diff.note)
