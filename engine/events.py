@@ -132,6 +132,14 @@ class UsageUpdated:
 
 
 @dataclass(frozen=True)
+class SubagentEvent:
+    """An event of a sub-agent (the ``task`` tool), shown nested under the call that started it."""
+
+    parent_call_id: str
+    event: Event
+
+
+@dataclass(frozen=True)
 class Notice:
     text: str
     level: Literal["info", "warning"] = "info"
@@ -157,6 +165,7 @@ Event = (
     | ModeChanged
     | ModelChanged
     | UsageUpdated
+    | SubagentEvent
     | Notice
     | ErrorEvent
 )
@@ -166,6 +175,8 @@ def event_to_dict(event: Event) -> dict[str, Any]:
     """A JSON-ready dict with a ``type`` key, for ``--output-format json`` and logs."""
     from dataclasses import asdict
 
+    if isinstance(event, SubagentEvent):
+        return {"type": "SubagentEvent", "parent_call_id": event.parent_call_id, "event": event_to_dict(event.event)}
     data = asdict(event)
     if isinstance(event, MessageAdded):
         data["message"] = event.message.to_record()

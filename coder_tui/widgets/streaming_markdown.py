@@ -15,7 +15,7 @@ from textual.widgets import Markdown
 
 
 # How often, at most, new text is handed to the Markdown widget while streaming.
-APPEND_INTERVAL_S = 0.05
+APPEND_INTERVAL_S = 0.2
 
 
 class StreamingMarkdown(Markdown):

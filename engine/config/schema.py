@@ -55,6 +55,15 @@ class BashConfig(_Section):
     output_cap_bytes: int = Field(default=30_000, ge=1000)
 
 
+class SubagentConfig(_Section):
+    max_steps: int = Field(default=20, ge=1)
+
+
+class FetchConfig(_Section):
+    timeout: float = Field(default=30.0, gt=0)
+    max_bytes: int = Field(default=5 * 1024 * 1024, ge=1024)
+
+
 class Config(_Section):
     model: str = "gpt-4o-mini"
     provider: ProviderConfig = Field(default_factory=ProviderConfig)
@@ -69,3 +78,5 @@ class Config(_Section):
     compaction: CompactionConfig = Field(default_factory=CompactionConfig)
     undo: UndoConfig = Field(default_factory=UndoConfig)
     bash: BashConfig = Field(default_factory=BashConfig)
+    subagent: SubagentConfig = Field(default_factory=SubagentConfig)
+    fetch: FetchConfig = Field(default_factory=FetchConfig)

@@ -6,8 +6,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.config import Config
+from engine.context.system_prompt import Environment
 from engine.events import Event
 from engine.interaction import InteractionHandler
+from engine.modes import Mode
 from engine.orchestrator.recorder import TaskRecorder
 from engine.orchestrator.session import Session
 from engine.policy import PermissionPolicy
@@ -22,6 +24,8 @@ class ApprovalSettings:
 
     interactive: bool
     auto_approve_ask: bool
+    # What the model is told when a call that needs approval is refused because nobody can be asked.
+    refusal_hint: str = "Set auto_approve_ask or use a mode that allows it."
 
     @classmethod
     def from_config(cls, config: Config, *, interactive: bool) -> ApprovalSettings:
@@ -41,3 +45,5 @@ class TurnDeps:
     config: Config
     emit: Callable[[Event], None]
     recorder: TaskRecorder
+    # Builds the system prompt for the current mode and environment (the main agent's, or a sub-agent's).
+    build_prompt: Callable[[Mode, Environment], str]

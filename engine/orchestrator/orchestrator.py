@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from engine.config import Config
+from engine.context.system_prompt import Environment, build_system_prompt
 from engine.errors import ProviderError
 from engine.events import (
     CommandResult,
@@ -33,14 +34,20 @@ from engine.orchestrator.outcome import TurnOutcome
 from engine.orchestrator.recorder import TaskRecorder
 from engine.orchestrator.resume import ResumePlan
 from engine.orchestrator.session import Session
+from engine.orchestrator.subagent import NestedTurnRunner
 from engine.orchestrator.slash import COMMANDS, run_slash
 from engine.orchestrator.turn import TurnState, resume_turn, run_turn
 from engine.policy import PermissionPolicy
 from engine.provider.base import ChatProvider
+from engine.skills import SkillCatalog
 from engine.storage.store import Store
 from engine.tools.base import ToolContext, ToolKind, ToolLimits
 from engine.tools.guard import Workspace
+from engine.tools.fetch import FetchTool
+from engine.tools.question import QuestionTool
 from engine.tools.registry import ToolRegistry, core_tools
+from engine.tools.skill import SkillTool
+from engine.tools.task import TaskTool
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +76,16 @@ class Orchestrator:
         self._interaction = _CancellingInteraction(interaction, self)
         self._provider = provider
         self._approvals = ApprovalSettings.from_config(config, interactive=interactive)
-        self.registry = ToolRegistry(core_tools())
+        self.skills = SkillCatalog.for_workspace(self.workspace.root, self._env)
+        self.registry = ToolRegistry(
+            [
+                *core_tools(),
+                SkillTool(self.skills),
+                QuestionTool(self._interaction),
+                FetchTool(timeout_s=config.fetch.timeout, max_bytes=config.fetch.max_bytes),
+                TaskTool(NestedTurnRunner(self)),
+            ]
+        )
         self.policy = PermissionPolicy.from_config(config.permissions, config.mode, workspace=self.workspace.root)
         if mode is not None:
             self.policy.set_mode(mode)
@@ -85,6 +101,7 @@ class Orchestrator:
         self.session = self._start_session(Session(self.workspace.root, **self._session_args()))
         self._task: asyncio.Task[TurnOutcome] | None = None
         self._cancel_requested = False
+        self.current_task_id: str | None = None
 
     # -- what front ends read -------------------------------------------------------------------------------------
     @property
@@ -169,6 +186,7 @@ class Orchestrator:
         task = self._task
         if task is not None and self.cancel():
             await asyncio.gather(task, return_exceptions=True)
+        await self.skills.stop()
         if self._provider is not None:
             await self._provider.aclose()
         self.store.close()
@@ -239,7 +257,7 @@ class Orchestrator:
         """The collaborators a turn's steps are handed. Raises ``ProviderError`` when no model is configured."""
         return TurnDeps(
             session=self.session,
-            provider=self._get_provider(),
+            provider=self.provider(),
             registry=self.registry,
             tool_context=self.tool_context,
             policy=self.policy,
@@ -248,7 +266,21 @@ class Orchestrator:
             config=self.config,
             emit=self._bus.emit,
             recorder=recorder or TaskRecorder(self.store, self.session.id, None),
+            build_prompt=self._system_prompt,
         )
+
+    def provider(self) -> ChatProvider:
+        """The model provider, made at first use. Raises ``ProviderError`` when no model is configured."""
+        if self._provider is None:
+            from engine.provider.factory import make_provider
+
+            provider = make_provider(self.config, self._env)
+            if self.config.tool_call_format == "xml":
+                from engine.provider.xml_tools import XmlToolCallingProvider
+
+                provider = XmlToolCallingProvider(provider)
+            self._provider = provider
+        return self._provider
 
     # -- inside -----------------------------------------------------------------------------------------------------
     def _session_args(self, model: str | None = None) -> dict[str, object]:
@@ -305,12 +337,14 @@ class Orchestrator:
             self._bus.emit(ErrorEvent(str(exc)))
             return TurnOutcome("error", str(exc))
         self.undo.begin_turn(state.turn_id, state.user_text)
+        self.current_task_id = state.turn_id
         try:
             await steps(state, deps)
         except asyncio.CancelledError:
             recorder.task("TaskCanceled")
             raise
         finally:
+            self.current_task_id = None
             self.undo.end_turn()
         assert state.end_reason is not None
         if state.end_reason == "completed":
@@ -339,12 +373,9 @@ class Orchestrator:
         failure = "timed out" if event.data["timed_out"] else f"exited with {event.data['exit_code']}"
         return TurnOutcome("error", f"!{command} {failure}", text=event.text)
 
-    def _get_provider(self) -> ChatProvider:
-        if self._provider is None:
-            from engine.provider.factory import make_provider
-
-            self._provider = make_provider(self.config, self._env)
-        return self._provider
+    def _system_prompt(self, mode: Mode, environment: Environment) -> str:
+        skills = [(skill.name, skill.description) for skill in self.skills.skills]
+        return build_system_prompt(mode, environment, skills=skills)
 
 
 class _CancellingInteraction:
@@ -361,7 +392,11 @@ class _CancellingInteraction:
         return decision
 
     async def ask_question(self, request: QuestionRequest) -> QuestionAnswer:
+        orch = self._orchestrator
+        recorder = TaskRecorder(orch.store, orch.session_id, orch.current_task_id)
+        interaction_id = recorder.question_asked(request)
         answer = await self._inner.ask_question(request)
+        recorder.interaction_responded(interaction_id, answer.answer, cancelled=answer.cancelled)
         if answer.cancelled:
-            self._orchestrator.cancel()
+            orch.cancel()
         return answer

@@ -8,7 +8,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from engine.interaction import ApprovalDecision
+from engine.interaction import ApprovalDecision, QuestionRequest
 from engine.storage.records import (
     Actor,
     DecidedBy,
@@ -94,6 +94,23 @@ class TaskRecorder:
                 f"{tool}: {key_argument}",
                 tuple(decision.value for decision in ApprovalDecision if decision is not ApprovalDecision.CANCEL),
                 {"call_id": call_id, "tool": tool, "arguments": arguments, "reasons": reasons},
+            ),
+        )
+        return interaction_id
+
+    def question_asked(self, request: QuestionRequest) -> str:
+        """Records a question (the ``question`` tool, an undo conflict) as a Select or Input interaction."""
+        interaction_id = uuid.uuid4().hex[:12]
+        self.store.record_event(
+            self.session_id,
+            InteractionRequested(
+                interaction_id,
+                self.task_id,
+                "Select" if request.options else "Input",
+                "choose_strategy" if request.options else "request_info",
+                request.question,
+                tuple(request.options),
+                {"call_id": request.call_id, "allow_input": request.allow_input},
             ),
         )
         return interaction_id

@@ -35,13 +35,14 @@ class Session:
         model: str,
         tools: list[dict[str, Any]],
         emit: Callable[[Event], None],
-        store: Store,
+        store: Store | None,
         session_id: str | None = None,
         mode: str = "default",
         messages: Sequence[Message] = (),
         created_at: str | None = None,
     ) -> None:
-        """A new session, or (``messages`` given) one restored from the store, which must already hold them."""
+        """A new session, or (``messages`` given) one restored from the store, which must already hold them.
+        Without a store the conversation lives in memory only (a sub-agent's), with no snapshot file either."""
         self.id = session_id or new_session_id()
         self.model = model
         self.tools = tools
@@ -53,10 +54,12 @@ class Session:
         self._encoded: list[str] = [encode_message(message) for message in messages]
         self._emit = emit
         self._store = store
-        self._file = SessionFile(workspace, self.id)
+        self._file = SessionFile(workspace, self.id) if store is not None else None
 
     @property
     def path(self) -> Path:
+        if self._file is None:
+            raise RuntimeError("an in-memory session has no snapshot file")
         return self._file.path
 
     @property
@@ -65,7 +68,8 @@ class Session:
 
     def append(self, message: Message) -> None:
         """The database first (the durable log), then the snapshot file, then the announcement."""
-        self._store.append_message(self.id, message)
+        if self._store is not None:
+            self._store.append_message(self.id, message)
         self._messages.append(message)
         self._wire.append(message.to_wire())
         self._encoded.append(encode_message(message))
@@ -78,6 +82,8 @@ class Session:
         return [Message.system(self.system_prompt).to_wire(), *self._wire]
 
     def save(self) -> None:
+        if self._file is None:
+            return
         encoded = self._encoded
         if self.system_prompt:
             encoded = [encode_message(Message.system(self.system_prompt)), *encoded]

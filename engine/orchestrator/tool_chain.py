@@ -131,7 +131,7 @@ async def _authorize(
         log("refuse", "config", reasons)
         return (
             "this call needs the user's approval, which a non-interactive run cannot give "
-            f"({'; '.join(reasons)}). Set auto_approve_ask or use a mode that allows it."
+            f"({'; '.join(reasons)}). {deps.approvals.refusal_hint}"
         )
     deps.emit(ToolCallAwaitingApproval(call.id, call.name, tuple(reasons)))
     interaction_id = deps.recorder.approval_requested(call.id, call.name, key_argument, arguments, reasons)

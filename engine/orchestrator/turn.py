@@ -7,7 +7,7 @@ import asyncio
 from dataclasses import dataclass, field
 
 from engine.context.mentions import expand_mentions
-from engine.context.system_prompt import build_system_prompt, probe_environment
+from engine.context.system_prompt import probe_environment
 from engine.errors import ProviderError
 from engine.events import Notice, ReasoningDelta, TextDelta, TurnEndReason, UsageUpdated
 from engine.messages import Message, ToolCall
@@ -77,7 +77,7 @@ async def prepare_turn_state(state: TurnState, deps: TurnDeps) -> None:
 
 async def refresh_system_prompt(deps: TurnDeps) -> None:
     environment = await asyncio.to_thread(probe_environment, deps.tool_context.workspace.root)
-    deps.session.system_prompt = build_system_prompt(deps.policy.mode, environment)
+    deps.session.system_prompt = deps.build_prompt(deps.policy.mode, environment)
     deps.session.mode = deps.policy.mode.value
 
 

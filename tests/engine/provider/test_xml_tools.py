@@ -331,7 +331,6 @@ async def test_xml_provider_over_the_openai_sdk_against_the_scripted_server(scri
     assert body["messages"][3]["content"].startswith('<tool_result name="list" id="c0">')
 
 
-@pytest.mark.skip(reason="needs wiring: XmlToolCallingProvider around the provider when tool_call_format is 'xml'")
 async def test_xml_model_completes_a_read_edit_verify_turn(tmp_path: Path, scripted_server: ScriptedServer) -> None:
     (tmp_path / "app.py").write_text("def add(a, b):\n    return a - b\n")
     scripted_server.add(

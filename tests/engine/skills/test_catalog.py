@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.skills import SkillCatalog, SkillRoot, SkillSource, render_skills_for_prompt
+from engine.skills import SkillCatalog, SkillRoot, SkillSource
 from engine.skills.discovery import BUILTIN_SKILLS_DIR
 from engine.skills.watcher import changes_skills, watch_targets
 from tests.engine.skills.support import write_skill
@@ -155,17 +155,6 @@ def test_watch_targets_fall_back_to_the_parent_of_a_missing_root(tmp_path: Path)
 def test_watch_filter_keeps_only_changes_that_alter_the_catalog(tmp_path: Path, relative: str, relevant: bool) -> None:
     roots = [SkillRoot(tmp_path / "skills", SkillSource.PROJECT)]
     assert changes_skills(roots, str(tmp_path / relative)) is relevant
-
-
-def test_render_skills_for_prompt_lists_names_and_descriptions(catalog: SkillCatalog, project: Path) -> None:
-    assert render_skills_for_prompt(catalog) == ""
-    write_skill(project, "lint", "Run the linters.")
-    write_skill(project, "deploy", "Deploy the app.")
-    catalog.reload()
-    prompt = render_skills_for_prompt(catalog)
-    assert prompt.startswith("# Skills\n")
-    assert "`skill` tool" in prompt
-    assert prompt.endswith("- deploy: Deploy the app.\n- lint: Run the linters.")
 
 
 def test_importing_skills_and_building_a_catalog_loads_no_watchfiles(tmp_path: Path) -> None:

@@ -94,7 +94,6 @@ def test_question_arguments_that_cannot_be_answered_are_refused(arguments: dict,
     assert problem in str(caught.value)
 
 
-@pytest.mark.skip(reason="needs wiring: QuestionTool(interaction) in the registry, ToolContext.call_id per call")
 async def test_question_in_a_turn_reaches_the_user_and_headless_refuses(
     tmp_path: Path, scripted_server: ScriptedServer
 ) -> None:

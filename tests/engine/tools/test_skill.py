@@ -144,8 +144,6 @@ def test_skill_needs_no_approval_in_any_mode() -> None:
         assert PermissionPolicy(mode).decide("skill", SkillTool.kind, {"name": "x"}).action is Action.ALLOW
 
 
-@pytest.mark.skip(reason="needs wiring: SkillCatalog in the orchestrator (started with it), SkillTool(catalog) in "
-                         "the registry, render_skills_for_prompt in the system prompt")
 async def test_skill_dropped_into_the_project_is_offered_and_loaded_in_the_next_turn(
     tmp_path: Path, scripted_server: ScriptedServer
 ) -> None:

@@ -128,8 +128,6 @@ def _tool_results(server: ScriptedServer, index: int) -> dict[str, dict]:
     return {m["tool_call_id"]: json.loads(m["content"]) for m in messages if m["role"] == "tool"}
 
 
-@pytest.mark.skip(reason="needs wiring: TaskTool(runner) in the registry, the nested-turn SubagentRunner, "
-                         "SubagentEvent and config subagent.max_steps")
 async def test_task_runs_a_read_only_subagent_and_returns_its_answer(
     tmp_path: Path, scripted_server: ScriptedServer
 ) -> None:
@@ -167,7 +165,6 @@ async def test_task_runs_a_read_only_subagent_and_returns_its_answer(
     assert [m.role for m in orch.session.messages] == ["user", "assistant", "tool", "assistant"]
 
 
-@pytest.mark.skip(reason="needs wiring: TaskTool(runner) in the registry and the nested-turn SubagentRunner")
 async def test_task_is_blocked_in_plan_mode(tmp_path: Path, scripted_server: ScriptedServer) -> None:
     scripted_server.add(reply(tool_call("task", id="call_t", description="Look", prompt="Look around.")), text("ok"))
     orch, _, _ = make_orchestrator(tmp_path, scripted_server.base_url, mode=Mode.PLAN)

@@ -1,0 +1,75 @@
+"""The sub-agent behind the ``task`` tool: the same turn pipeline as the main conversation, run inside the tool
+call with a fresh in-memory conversation, read-only tools and plan-mode rules, its events forwarded nested under
+the call. Nothing it meets can ask the user: what would ask is refused, and the model is told why."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engine.context.system_prompt import Environment
+from engine.errors import ToolError
+from engine.events import Event, SubagentEvent
+from engine.modes import Mode
+from engine.orchestrator.deps import ApprovalSettings, TurnDeps
+from engine.orchestrator.recorder import TaskRecorder
+from engine.orchestrator.session import Session
+from engine.orchestrator.turn import TurnState, run_turn
+from engine.policy import PermissionPolicy
+from engine.tools.base import ToolContext
+from engine.tools.registry import ToolRegistry, core_tools
+from engine.tools.task import SUBAGENT_INSTRUCTIONS, SUBAGENT_TOOL_NAMES
+
+if TYPE_CHECKING:
+    from engine.orchestrator.orchestrator import Orchestrator
+
+REFUSAL_HINT = "A sub-agent may only read; leave changes and other commands to the agent that gave you the task."
+
+
+def subagent_prompt(mode: Mode, environment: Environment) -> str:
+    return f"{SUBAGENT_INSTRUCTIONS}\n\n# Environment\n{environment.render()}"
+
+
+class NestedTurnRunner:
+    """Implements ``engine.tools.task.SubagentRunner`` for an orchestrator."""
+
+    def __init__(self, orchestrator: Orchestrator) -> None:
+        self._orchestrator = orchestrator
+
+    async def run(self, description: str, prompt: str, parent_call_id: str) -> str:
+        orch = self._orchestrator
+
+        def emit(event: Event) -> None:
+            orch.emit(SubagentEvent(parent_call_id, event))
+
+        registry = ToolRegistry([tool for tool in core_tools() if tool.name in SUBAGENT_TOOL_NAMES])
+        session = Session(
+            orch.workspace_root,
+            model=orch.model,
+            tools=registry.wire(),
+            emit=emit,
+            store=None,
+            session_id=f"{orch.session_id}-{parent_call_id}",
+            mode=Mode.PLAN.value,
+        )
+        config = orch.config.model_copy(update={"max_steps": orch.config.subagent.max_steps})
+        deps = TurnDeps(
+            session=session,
+            provider=orch.provider(),
+            registry=registry,
+            tool_context=ToolContext(workspace=orch.workspace, limits=orch.tool_context.limits),
+            policy=PermissionPolicy.from_config(config.permissions, Mode.PLAN.value, workspace=orch.workspace_root),
+            interaction=orch.interaction,
+            approvals=ApprovalSettings(interactive=False, auto_approve_ask=False, refusal_hint=REFUSAL_HINT),
+            config=config,
+            emit=emit,
+            # Its tool calls go to the audit log under the parent's task.
+            recorder=TaskRecorder(orch.store, orch.session_id, orch.current_task_id),
+            build_prompt=subagent_prompt,
+        )
+        state = await run_turn(TurnState(turn_id=f"sub-{parent_call_id}", user_text=prompt), deps)
+        if state.end_reason != "completed":
+            raise ToolError(f"the sub-agent stopped without an answer: {state.error or state.end_reason}")
+        answer = next((m.content for m in reversed(session.messages) if m.role == "assistant" and m.content), None)
+        if not answer:
+            raise ToolError("the sub-agent ended without an answer")
+        return answer
