@@ -132,6 +132,34 @@ class UsageUpdated:
 
 
 @dataclass(frozen=True)
+class ContextCompacted:
+    tokens_before: int
+    tokens_after: int
+    summary: str
+
+
+@dataclass(frozen=True)
+class LoopDetected:
+    kind: str  # repeated_tool_call | tool_cycle | repeated_text
+    what: str
+
+
+@dataclass(frozen=True)
+class VerificationStarted:
+    command: str
+    attempt: int
+
+
+@dataclass(frozen=True)
+class VerificationFinished:
+    command: str
+    outcome: Literal["passed", "fixable", "environment"]
+    exit_code: int | None
+    reason: str
+    output_tail: str
+
+
+@dataclass(frozen=True)
 class SubagentEvent:
     """An event of a sub-agent (the ``task`` tool), shown nested under the call that started it."""
 
@@ -165,6 +193,10 @@ Event = (
     | ModeChanged
     | ModelChanged
     | UsageUpdated
+    | ContextCompacted
+    | LoopDetected
+    | VerificationStarted
+    | VerificationFinished
     | SubagentEvent
     | Notice
     | ErrorEvent

@@ -6,6 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.config import Config
+from engine.context.compaction import CompactionState
+from engine.context.tokens import TokenCounter
 from engine.context.system_prompt import Environment
 from engine.events import Event
 from engine.interaction import InteractionHandler
@@ -16,6 +18,7 @@ from engine.policy import PermissionPolicy
 from engine.provider.base import ChatProvider
 from engine.tools.base import ToolContext
 from engine.tools.registry import ToolRegistry
+from engine.workflow.loop_detection import LoopDetector
 
 
 @dataclass(frozen=True)
@@ -45,5 +48,8 @@ class TurnDeps:
     config: Config
     emit: Callable[[Event], None]
     recorder: TaskRecorder
-    # Builds the system prompt for the current mode and environment (the main agent's, or a sub-agent's).
-    build_prompt: Callable[[Mode, Environment], str]
+    # Builds the system prompt from the mode, the environment and the project instructions (main or sub-agent).
+    build_prompt: Callable[[Mode, Environment, str], str]
+    counter: TokenCounter
+    compaction: CompactionState
+    loops: LoopDetector

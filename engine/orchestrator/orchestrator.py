@@ -12,6 +12,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from engine.config import Config
+from engine.context.compaction import CompactionState
+from engine.context.tokens import TokenCounter
 from engine.context.system_prompt import Environment, build_system_prompt
 from engine.errors import ProviderError
 from engine.events import (
@@ -21,6 +23,7 @@ from engine.events import (
     ModeChanged,
     ModelChanged,
     Notice,
+    TodosChanged,
     TurnFinished,
     TurnStarted,
 )
@@ -48,6 +51,7 @@ from engine.tools.question import QuestionTool
 from engine.tools.registry import ToolRegistry, core_tools
 from engine.tools.skill import SkillTool
 from engine.tools.task import TaskTool
+from engine.workflow.loop_detection import LoopDetector
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +101,9 @@ class Orchestrator:
                 output_cap_bytes=config.bash.output_cap_bytes,
             ),
         )
+        self.token_counter = TokenCounter(config.model)
+        self.compaction_state = CompactionState()
+        self.loop_detector = LoopDetector()
         self.store = Store.open(self.workspace.root)
         self.session = self._start_session(Session(self.workspace.root, **self._session_args()))
         self._task: asyncio.Task[TurnOutcome] | None = None
@@ -166,6 +173,7 @@ class Orchestrator:
 
     def set_model(self, model: str) -> None:
         self.session.model = model
+        self.token_counter.set_model(model)
         self.store.update_session(self.session.id, model=model)
         self._bus.emit(ModelChanged(model))
 
@@ -231,6 +239,7 @@ class Orchestrator:
             self.policy.set_mode(Mode.parse(info.mode))
             self._bus.emit(ModeChanged(self.policy.mode.value))
         self._bus.emit(ModelChanged(self.session.model))
+        self._bus.emit(TodosChanged(self.tool_context.todos.items))
         for note in plan.notes:
             self._bus.emit(Notice(f"resume: {note}", level="warning"))
         task_id = plan.loaded.unfinished_task_id
@@ -267,6 +276,9 @@ class Orchestrator:
             emit=self._bus.emit,
             recorder=recorder or TaskRecorder(self.store, self.session.id, None),
             build_prompt=self._system_prompt,
+            counter=self.token_counter,
+            compaction=self.compaction_state,
+            loops=self.loop_detector,
         )
 
     def provider(self) -> ChatProvider:
@@ -298,6 +310,9 @@ class Orchestrator:
         self.undo = self.store.undo_journal(session.id, self.workspace.root, max_turns=self.config.undo.max_turns)
         self.tool_context.before_change = self.undo.record
         self.tool_context.known_files.clear()
+        self.tool_context.todos.replace(self.store.load_todos(session.id) if restored else [])
+        self.compaction_state = CompactionState()
+        self.token_counter.set_model(session.model)
         return session
 
     def _mode_changed(self) -> None:
@@ -373,9 +388,9 @@ class Orchestrator:
         failure = "timed out" if event.data["timed_out"] else f"exited with {event.data['exit_code']}"
         return TurnOutcome("error", f"!{command} {failure}", text=event.text)
 
-    def _system_prompt(self, mode: Mode, environment: Environment) -> str:
+    def _system_prompt(self, mode: Mode, environment: Environment, instructions: str) -> str:
         skills = [(skill.name, skill.description) for skill in self.skills.skills]
-        return build_system_prompt(mode, environment, skills=skills)
+        return build_system_prompt(mode, environment, instructions=instructions, skills=skills)
 
 
 class _CancellingInteraction:

@@ -5,9 +5,11 @@ say *what* happened and never how it is stored."""
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from engine.events import TodoItem
 from engine.interaction import ApprovalDecision, QuestionRequest
 from engine.storage.records import (
     Actor,
@@ -29,6 +31,9 @@ class TaskRecorder:
     def task(self, type: TaskEventType, detail: str | None = None) -> None:
         assert self.task_id is not None
         self.store.record_event(self.session_id, TaskEvent(type, self.task_id, detail))
+
+    def todos_changed(self, items: Sequence[TodoItem]) -> None:
+        self.store.save_todos(self.session_id, items)
 
     def tool_requested(self, call_id: str, tool: str, arguments: dict[str, Any], actor: Actor = "model") -> None:
         self.store.record_tool_call_requested(

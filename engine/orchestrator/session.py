@@ -76,6 +76,16 @@ class Session:
         self.save()
         self._emit(MessageAdded(message))
 
+    def replace_messages(self, messages: Sequence[Message]) -> None:
+        """After a compaction: the history becomes ``messages`` (the summary, then the kept ones), in the database
+        and the snapshot alike, so a resume continues from what the model saw."""
+        if self._store is not None:
+            self._store.replace_messages(self.id, messages)
+        self._messages = list(messages)
+        self._wire = [message.to_wire() for message in self._messages]
+        self._encoded = [encode_message(message) for message in self._messages]
+        self.save()
+
     def request_messages(self) -> list[dict[str, Any]]:
         if not self.system_prompt:
             return list(self._wire)

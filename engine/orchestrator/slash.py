@@ -1,7 +1,6 @@
 """The slash branch (SPEC 7): a table of commands, each a small async handler returning a ``CommandResult``.
 
-Commands that belong to later features (``/compact``, ``/todos``, ``/skills``) are added to the table when they land;
-until then they are unknown commands like any other.
+Commands about the session itself live in ``session_commands``.
 """
 
 from __future__ import annotations
@@ -13,9 +12,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.config import project_config_path
+from engine.errors import ProviderError
 from engine.events import CommandResult
 from engine.modes import Mode
 from engine.orchestrator.outcome import TurnOutcome
+from engine.orchestrator.steps.compact import maybe_compact
 from engine.orchestrator.session_commands import diff_command, new_command, resume_command, undo_command
 from engine.storage.atomic import write_atomic
 
@@ -117,6 +118,44 @@ async def _model(orch: Orchestrator, arg: str) -> CommandResult:
     return _result("/model", f"model: {arg} (saved in {path})", model=arg)
 
 
+async def _compact(orch: Orchestrator, arg: str) -> CommandResult:
+    try:
+        deps = orch.turn_deps()
+    except ProviderError as exc:
+        return _result("/compact", str(exc), ok=False)
+    result = await maybe_compact(deps, force=True)
+    if result is None or not result.applied:
+        reason = result.reason if result is not None else "the model call failed"
+        return _result("/compact", f"not compacted: {reason}", ok=False)
+    return _result(
+        "/compact",
+        f"context compacted ({result.tokens_before} -> {result.tokens_after} tokens):\n\n{result.summary}",
+        tokens_before=result.tokens_before,
+        tokens_after=result.tokens_after,
+        summary=result.summary,
+    )
+
+
+async def _todos(orch: Orchestrator, arg: str) -> CommandResult:
+    todos = orch.tool_context.todos
+    return _result("/todos", todos.describe(), todos=todos.to_records())
+
+
+async def _skills(orch: Orchestrator, arg: str) -> CommandResult:
+    catalog = orch.skills
+    rows = [
+        {"name": s.name, "description": s.description, "source": s.source.value, "folder": str(s.folder)}
+        for s in catalog.skills
+    ]
+    width = max((len(row["name"]) for row in rows), default=0)
+    lines = [f"  {r['name'].ljust(width)}  [{r['source']}]  {r['description']}" for r in rows] or ["  (none)"]
+    problems = [str(problem) for problem in catalog.problems]
+    text = "skills (load one with the skill tool; add your own in .coder/skills/<name>/SKILL.md):\n" + "\n".join(lines)
+    if problems:
+        text += "\nproblems:\n" + "\n".join(f"  {p}" for p in problems)
+    return _result("/skills", text, skills=rows, problems=problems)
+
+
 def persist_project_setting(workspace_root: Path, key: str, value: object) -> Path:
     """Sets one top-level key of ``./.coder/config.json``, keeping every other key; refuses to touch a file that
     is not valid JSON (the user's file is never lost to a rewrite)."""
@@ -148,6 +187,9 @@ COMMANDS: dict[str, SlashCommand] = {
         SlashCommand("/yolo", "/yolo", "run everything without asking (inside the workspace)", _mode_alias("yolo")),
         SlashCommand("/permissions", "/permissions [preset]", "show the rules in force or switch preset", _permissions),
         SlashCommand("/tools", "/tools", "the tools and their state in this mode", _tools),
+        SlashCommand("/skills", "/skills", "the skills the model can load, and where each comes from", _skills),
+        SlashCommand("/todos", "/todos", "the session's todo list", _todos),
+        SlashCommand("/compact", "/compact", "summarise the older context now", _compact),
         SlashCommand("/new", "/new", "start a new, empty session", new_command),
         SlashCommand("/resume", "/resume [id]", "list recent sessions, or resume one (--last: the latest)",
                      resume_command),

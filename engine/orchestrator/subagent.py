@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from engine.context.compaction import CompactionState
 from engine.context.system_prompt import Environment
+from engine.context.tokens import TokenCounter
 from engine.errors import ToolError
 from engine.events import Event, SubagentEvent
 from engine.modes import Mode
@@ -18,6 +20,7 @@ from engine.policy import PermissionPolicy
 from engine.tools.base import ToolContext
 from engine.tools.registry import ToolRegistry, core_tools
 from engine.tools.task import SUBAGENT_INSTRUCTIONS, SUBAGENT_TOOL_NAMES
+from engine.workflow.loop_detection import LoopDetector
 
 if TYPE_CHECKING:
     from engine.orchestrator.orchestrator import Orchestrator
@@ -25,8 +28,11 @@ if TYPE_CHECKING:
 REFUSAL_HINT = "A sub-agent may only read; leave changes and other commands to the agent that gave you the task."
 
 
-def subagent_prompt(mode: Mode, environment: Environment) -> str:
-    return f"{SUBAGENT_INSTRUCTIONS}\n\n# Environment\n{environment.render()}"
+def subagent_prompt(mode: Mode, environment: Environment, instructions: str) -> str:
+    sections = [SUBAGENT_INSTRUCTIONS, f"# Environment\n{environment.render()}"]
+    if instructions.strip():
+        sections.append(f"# Project instructions\n{instructions.strip()}")
+    return "\n\n".join(sections)
 
 
 class NestedTurnRunner:
@@ -65,6 +71,9 @@ class NestedTurnRunner:
             # Its tool calls go to the audit log under the parent's task.
             recorder=TaskRecorder(orch.store, orch.session_id, orch.current_task_id),
             build_prompt=subagent_prompt,
+            counter=TokenCounter(orch.model),
+            compaction=CompactionState(),
+            loops=LoopDetector(),
         )
         state = await run_turn(TurnState(turn_id=f"sub-{parent_call_id}", user_text=prompt), deps)
         if state.end_reason != "completed":

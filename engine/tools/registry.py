@@ -14,6 +14,7 @@ from engine.tools.grep import GrepTool
 from engine.tools.list_dir import ListTool
 from engine.tools.patch import PatchTool
 from engine.tools.read import ReadTool
+from engine.tools.todo import TodoReadTool, TodoWriteTool
 from engine.tools.write import WriteTool
 
 
@@ -47,4 +48,15 @@ class ToolRegistry:
 
 def core_tools() -> list[Tool[Any]]:
     """The file and shell tools of SPEC 5, in the stable order the model is offered them."""
-    return [ReadTool(), ListTool(), GlobTool(), GrepTool(), WriteTool(), EditTool(), PatchTool(), BashTool()]
+    return [
+        ReadTool(),
+        ListTool(),
+        GlobTool(),
+        GrepTool(),
+        WriteTool(),
+        EditTool(),
+        PatchTool(),
+        BashTool(),
+        TodoReadTool(),
+        TodoWriteTool(),
+    ]

@@ -20,7 +20,7 @@ def _walk(node: Any) -> list[dict[str, Any]]:
 
 
 def test_core_tools_come_in_a_stable_order() -> None:
-    assert [tool.name for tool in core_tools()] == ["read", "list", "glob", "grep", "write", "edit", "patch", "bash"]
+    assert [tool.name for tool in core_tools()] == ["read", "list", "glob", "grep", "write", "edit", "patch", "bash", "todoread", "todowrite"]
 
 
 def test_core_tools_have_the_kinds_of_the_mode_matrix() -> None:
@@ -34,6 +34,8 @@ def test_core_tools_have_the_kinds_of_the_mode_matrix() -> None:
         "edit": ToolKind.EDIT,
         "patch": ToolKind.EDIT,
         "bash": ToolKind.EXECUTE,
+        "todoread": ToolKind.READ,
+        "todowrite": ToolKind.READ,
     }
 
 
@@ -50,7 +52,9 @@ def test_registry_wire_is_the_openai_tools_array() -> None:
 @pytest.mark.parametrize("tool", core_tools(), ids=lambda tool: tool.name)
 def test_every_parameter_is_described_for_the_model(tool: Any) -> None:
     parameters = tool.definition().parameters
-    assert parameters["properties"]
+    # todoread() takes no argument (SPEC 5); every other tool has at least one.
+    assert parameters["properties"] or tool.name == "todoread"
+    assert parameters["type"] == "object"
     assert all(spec.get("description") for spec in parameters["properties"].values())
     assert not any(isinstance(node.get("title"), str) for node in _walk(parameters))
     assert len(tool.description) > 100
@@ -58,7 +62,7 @@ def test_every_parameter_is_described_for_the_model(tool: Any) -> None:
 
 def test_registry_get_and_names() -> None:
     registry = ToolRegistry(core_tools())
-    assert registry.names() == ["read", "list", "glob", "grep", "write", "edit", "patch", "bash"]
+    assert registry.names() == ["read", "list", "glob", "grep", "write", "edit", "patch", "bash", "todoread", "todowrite"]
     assert registry.get("grep") is not None and registry.get("grep").name == "grep"
     assert registry.get("nope") is None
     assert [definition.name for definition in registry.definitions()] == registry.names()

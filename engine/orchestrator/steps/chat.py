@@ -1,0 +1,92 @@
+"""``chat_step`` (SPEC 3.2): one model answer streamed, announced delta by delta and appended. A cancelled or
+broken stream keeps its partial text, marked interrupted; a stream that chants the same text over and over is cut
+(SPEC 11) and ends the turn."""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import aclosing
+
+from engine.errors import ProviderError
+from engine.events import LoopDetected, Notice, ReasoningDelta, TextDelta, UsageUpdated
+from engine.messages import Message
+from engine.orchestrator.deps import TurnDeps
+from engine.orchestrator.state import TurnState
+from engine.provider.assembler import StreamAssembler
+from engine.provider.base import ChatRequest, ReasoningChunk, RetryNotice, StreamChunk, TextChunk, UsageChunk
+from engine.workflow.loop_detection import LoopFound
+
+
+async def chat_step(state: TurnState, deps: TurnDeps) -> Message:
+    state.steps += 1
+    session = deps.session
+    sent = session.messages
+    request = ChatRequest(model=session.model, messages=session.request_messages(), tools=session.tools)
+    assembler = StreamAssembler()
+    deps.loops.new_stream()
+    loop: LoopFound | None = None
+    try:
+        async with aclosing(deps.provider.stream(request)) as stream:  # type: ignore[type-var]
+            async for chunk in stream:
+                assembler.feed(chunk)
+                loop = _announce(chunk, deps, sent)
+                if loop is not None:
+                    break
+    except (asyncio.CancelledError, ProviderError):
+        _keep_partial(assembler, deps)
+        raise
+    if loop is not None:
+        partial = _keep_partial(assembler, deps)
+        deps.emit(LoopDetected(loop.kind, loop.what))
+        state.end("loop_detected", f"loop detected: {loop.what}")
+        return partial or Message(role="assistant", content=None, interrupted=True)
+    for problem in assembler.problems:
+        deps.emit(Notice(problem, level="warning"))
+    message = assembler.message()
+    session.append(message)
+    if message.content:
+        state.final_text = message.content
+    return message
+
+
+def _announce(chunk: StreamChunk, deps: TurnDeps, sent: tuple[Message, ...]) -> LoopFound | None:
+    """Turns one chunk into its event; returns what repeats when the text has started to loop."""
+    if isinstance(chunk, TextChunk):
+        deps.emit(TextDelta(chunk.text))
+        return deps.loops.add_text(chunk.text)
+    if isinstance(chunk, ReasoningChunk):
+        deps.emit(ReasoningDelta(chunk.text))
+    elif isinstance(chunk, RetryNotice):
+        deps.emit(
+            Notice(
+                f"{chunk.reason}; retrying in {chunk.delay_s:.1f}s (attempt {chunk.attempt} of {chunk.max_attempts})",
+                level="warning",
+            )
+        )
+    elif isinstance(chunk, UsageChunk):
+        session = deps.session
+        deps.counter.correct(chunk.usage.prompt_tokens, sent, system=session.system_prompt, tools=session.tools)
+        deps.emit(
+            UsageUpdated(
+                prompt_tokens=chunk.usage.prompt_tokens,
+                completion_tokens=chunk.usage.completion_tokens,
+                context_tokens=chunk.usage.total_tokens,
+                context_window=deps.config.context_window,
+            )
+        )
+    return None
+
+
+def _keep_partial(assembler: StreamAssembler, deps: TurnDeps) -> Message | None:
+    """Keeps what streamed before a cut, marked interrupted. Tool calls of a cut stream are dropped: without
+    results they would make the history invalid."""
+    if not (assembler.text or assembler.reasoning):
+        return None
+    partial = Message(
+        role="assistant",
+        content=assembler.text or None,
+        reasoning=assembler.reasoning or None,
+        interrupted=True,
+    )
+    deps.session.append(partial)
+    return partial

@@ -1,0 +1,36 @@
+"""``maybe_compact`` (SPEC 10): before every model call, the older context summarised once it passes the threshold
+of the window; then the context size is announced, so the status line shows used / window."""
+
+from __future__ import annotations
+
+from engine.context.compaction import CompactionResult, compact_if_needed, model_summariser
+from engine.errors import ProviderError
+from engine.events import ContextCompacted, Notice, UsageUpdated
+from engine.orchestrator.deps import TurnDeps
+
+
+async def maybe_compact(deps: TurnDeps, *, force: bool = False) -> CompactionResult | None:
+    session = deps.session
+    try:
+        result = await compact_if_needed(
+            session.messages,
+            model_summariser(deps.provider, session.model),
+            counter=deps.counter,
+            config=deps.config.compaction,
+            window=deps.config.context_window,
+            state=deps.compaction,
+            system=session.system_prompt,
+            tools=session.tools,
+            force=force,
+        )
+    except ProviderError as exc:
+        deps.emit(Notice(f"context compaction failed: {exc}", level="warning"))
+        return None
+    if result is not None and result.applied:
+        session.replace_messages(result.messages)
+        deps.emit(ContextCompacted(result.tokens_before, result.tokens_after, result.summary or ""))
+    elif result is not None:
+        deps.emit(Notice(f"context not compacted: {result.reason}", level="warning"))
+    tokens = deps.counter.total(session.messages, system=session.system_prompt, tools=session.tools)
+    deps.emit(UsageUpdated(0, 0, tokens, deps.config.context_window))
+    return result

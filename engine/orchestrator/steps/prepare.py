@@ -1,0 +1,44 @@
+"""``prepare_turn_state`` (SPEC 3.1): the context refreshed, the user message appended with its @mentions
+attached, and, for a complex request with no unfinished todo, the instruction to start with a todo list (SPEC 9)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from engine.context.instructions import load_instructions
+from engine.context.mentions import expand_mentions
+from engine.context.system_prompt import probe_environment
+from engine.events import Notice
+from engine.messages import Message
+from engine.orchestrator.deps import TurnDeps
+from engine.orchestrator.state import TurnState
+from engine.workflow.complex_task import is_complex, should_init_todos, todo_init_instruction
+
+
+async def prepare_turn_state(state: TurnState, deps: TurnDeps) -> None:
+    await refresh_system_prompt(deps)
+    content, problems = expand_mentions(state.user_text, deps.tool_context.workspace)
+    for problem in problems:
+        deps.emit(Notice(problem, level="warning"))
+    verdict = is_complex(state.user_text)
+    if should_init_todos(verdict, deps.tool_context.todos, deps.config.workflow.require_todo_for_complex):
+        content = f"{content}\n\n<system-reminder>\n{todo_init_instruction(state.user_text)}\n</system-reminder>"
+    deps.session.append(Message.user(content))
+    deps.loops.reset()
+
+
+async def refresh_system_prompt(deps: TurnDeps) -> None:
+    """Rebuilds the system prompt for the current mode, environment and project instructions, and gets the token
+    counter ready off the event loop (loading an encoding takes a moment, once)."""
+    root = deps.tool_context.workspace.root
+    environment, instructions = await asyncio.gather(
+        asyncio.to_thread(probe_environment, root), asyncio.to_thread(load_instructions, root)
+    )
+    for problem in instructions.problems:
+        deps.emit(Notice(problem, level="warning"))
+    deps.session.system_prompt = deps.build_prompt(deps.policy.mode, environment, instructions.text)
+    deps.session.mode = deps.policy.mode.value
+    await asyncio.to_thread(deps.counter.load)
+    note = deps.counter.take_notice()
+    if note:
+        deps.emit(Notice(note, level="warning"))

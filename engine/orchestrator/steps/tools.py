@@ -1,0 +1,41 @@
+"""``tool_loop_step`` (SPEC 3.2, 5, 11): the answer's tool calls run in order through the tool chain, each result
+appended. A call repeating the same call over and over (or a cycle of them) ends the turn instead of running."""
+
+from __future__ import annotations
+
+import asyncio
+
+from engine.events import LoopDetected, TodosChanged, ToolStatus
+from engine.messages import Message, ToolCall
+from engine.orchestrator.deps import TurnDeps
+from engine.orchestrator.state import TurnState
+from engine.orchestrator.tool_chain import error_result, run_tool_call, tool_message
+
+
+async def tool_loop_step(
+    state: TurnState, deps: TurnDeps, message: Message, calls: list[ToolCall] | None = None
+) -> None:
+    """Runs the message's tool calls (or the given subset, on resume) in order. Every call ends with a result in
+    the history, even when the turn is cancelled or stopped by a loop, so the history stays valid for the API."""
+    if calls is None:
+        calls = message.tool_calls or []
+    for position, call in enumerate(calls):
+        loop = deps.loops.add_tool_call(call.name, call.function.arguments)
+        if loop is not None:
+            for pending in calls[position:]:
+                deps.session.append(tool_message(pending, error_result(f"not run: loop detected: {loop.what}")))
+            deps.emit(LoopDetected(loop.kind, loop.what))
+            state.end("loop_detected", f"loop detected: {loop.what}")
+            return
+        try:
+            outcome = await run_tool_call(call, deps)
+        except asyncio.CancelledError:
+            for pending in calls[position:]:
+                deps.session.append(tool_message(pending, error_result("interrupted: the user cancelled the task")))
+            raise
+        state.tool_calls += 1
+        state.edited_paths.extend(p for p in outcome.changed_paths if p not in state.edited_paths)
+        deps.session.append(outcome.message)
+        if call.name == "todowrite" and outcome.status is ToolStatus.SUCCESS:
+            deps.recorder.todos_changed(deps.tool_context.todos.items)
+            deps.emit(TodosChanged(deps.tool_context.todos.items))
