@@ -1,6 +1,6 @@
 """Engine overhead per tool call (issue 2): a scripted 200-tool-call turn against the local scripted server.
 
-Engine time = the whole turn's wall time minus the time spent waiting on the provider stream (server + HTTP +
+The server runs in its own process. Engine time = the whole turn's wall time minus the time spent waiting on the provider stream (server + HTTP +
 SDK) and minus the tools' own ``run`` time. What is left is the engine's own work per call: the tool chain (parse,
 validate, policy, events), the session bookkeeping and the snapshot rewrite after every message.
 
@@ -12,13 +12,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
 
 from engine.config import Config  # noqa: E402
 from engine.interaction import ApprovalDecision, ApprovalRequest, QuestionAnswer, QuestionRequest  # noqa: E402
@@ -26,8 +29,6 @@ from engine.modes import Mode  # noqa: E402
 from engine.orchestrator import Orchestrator  # noqa: E402
 from engine.provider.base import ChatRequest, StreamChunk  # noqa: E402
 from engine.provider.factory import make_provider  # noqa: E402
-from tests.support.scenario import reply, text, tool_call  # noqa: E402
-from tests.support.scripted_server import ScriptedServer  # noqa: E402
 
 TARGET_MS = 2.0
 
@@ -68,12 +69,40 @@ class NoQuestions:
         return QuestionAnswer(None)
 
 
+SCENARIO = """
+from tests.support.scenario import reply, text, tool_call
+
+# Each call differs (the limit), as a real session does: five identical calls in a row would be a loop.
+REPLIES = [reply(tool_call("read", path="small.txt", limit=n + 1)) for n in range({calls})] + [text("done")]
+"""
+
+
+@contextmanager
+def server_process(calls: int, folder: Path) -> Iterator[str]:
+    """The scripted server in a process of its own, so its work never competes with the engine's for the GIL."""
+    scenario = folder / "scenario.py"
+    scenario.write_text(SCENARIO.format(calls=calls))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.support.scripted_server", "--port", "0", "--scenario", str(scenario)],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        first_line = process.stdout.readline()
+        yield first_line.split()[3]
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
 async def one_run(calls: int) -> tuple[float, float, float]:
-    with tempfile.TemporaryDirectory() as folder, ScriptedServer() as server:
-        workspace = Path(folder)
+    with tempfile.TemporaryDirectory() as folder, server_process(calls, Path(folder)) as base_url:
+        workspace = Path(folder) / "workspace"
+        workspace.mkdir()
         (workspace / "small.txt").write_text("one line\n")
-        server.add(*[reply(tool_call("read", path="small.txt")) for _ in range(calls)], text("done"))
-        config = Config.model_validate({"model": "bench", "max_steps": calls + 5, "provider": {"base_url": server.base_url}})
+        config = Config.model_validate({"model": "bench", "max_steps": calls + 5, "provider": {"base_url": base_url}})
         provider_clock, tool_clock = Clock(), Clock()
         provider = TimedProvider(make_provider(config, {"OPENAI_API_KEY": "bench"}), provider_clock)
         orchestrator = Orchestrator(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
@@ -11,7 +12,7 @@ from typing import Any
 from engine.events import Event, MessageAdded
 from engine.messages import Message
 from engine.storage.store import Store
-from engine.storage.session_file import SessionFile, SnapshotHeader, encode_message
+from engine.storage.session_file import SessionFile, SnapshotHeader, encode_message, redacted_record
 
 
 def new_session_id() -> str:
@@ -68,11 +69,12 @@ class Session:
 
     def append(self, message: Message) -> None:
         """The database first (the durable log), then the snapshot file, then the announcement."""
+        record = redacted_record(message)
         if self._store is not None:
-            self._store.append_message(self.id, message)
+            self._store.append_message(self.id, message, redacted=record)
         self._messages.append(message)
         self._wire.append(message.to_wire())
-        self._encoded.append(encode_message(message))
+        self._encoded.append(json.dumps(record, ensure_ascii=False))
         self.save()
         self._emit(MessageAdded(message))
 

@@ -8,12 +8,12 @@ once, when it is added, and a save only joins the cached texts.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from engine.messages import Message
-from engine.storage.atomic import write_atomic
 from engine.storage.redact import default_redactor
 
 SNAPSHOT_VERSION = 1
@@ -25,7 +25,11 @@ def sessions_dir(workspace: Path) -> Path:
 
 def encode_message(message: Message) -> str:
     """The message's snapshot JSON, secrets redacted as in the database (SPEC 12)."""
-    return json.dumps(default_redactor().redact_value(message.to_record()), ensure_ascii=False)
+    return json.dumps(redacted_record(message), ensure_ascii=False)
+
+
+def redacted_record(message: Message) -> dict[str, Any]:
+    return default_redactor().redact_value(message.to_record())  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,8 @@ class SessionFile:
 
     def __init__(self, workspace: Path, session_id: str) -> None:
         self.path = sessions_dir(workspace) / f"{session_id}.json"
+        self._tmp = self.path.with_name(f".{self.path.name}.tmp")
+        self._folder_ready = False
         self._tools_json = "[]"
         self._tools_source: object = None
 
@@ -62,7 +68,17 @@ class SessionFile:
             ensure_ascii=False,
         )
         text = f'{head[:-1]}, "tools": {self._tools_json}, "messages": [\n' + ",\n".join(encoded_messages) + "\n]}\n"
-        write_atomic(self.path, text.encode("utf-8"))
+        self._replace(text.encode("utf-8"))
+
+    def _replace(self, data: bytes) -> None:
+        """Temp file + rename, as ``write_atomic`` does, trimmed for a file rewritten after every message: one
+        writer per session, so the temp name is fixed and the folder is made once."""
+        if not self._folder_ready:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._folder_ready = True
+        with open(self._tmp, "wb") as handle:
+            handle.write(data)
+        os.replace(self._tmp, self.path)
 
 
 @dataclass

@@ -98,9 +98,10 @@ class Store:
         return LoadedSession(info=info, messages=messages, unfinished_task_id=unfinished)
 
     # -- conversation -------------------------------------------------------------------------------------------
-    def append_message(self, session_id: str, message: Message) -> int:
-        """Writes one message, in its own transaction, and returns its position in the session (0, 1, 2...)."""
-        record = self._redactor.redact_value(message.to_record())
+    def append_message(self, session_id: str, message: Message, *, redacted: dict[str, Any] | None = None) -> int:
+        """Writes one message, in its own transaction, and returns its position in the session (0, 1, 2...).
+        ``redacted``: the message's record already redacted by the caller (who needs it too), saving a second pass."""
+        record = redacted if redacted is not None else self._redactor.redact_value(message.to_record())
         title = (record.get("content") or "") if message.role == "user" else ""
         with self.db.transaction() as conn:
             conversation_log.touch_session(conn, self.path, session_id, self._now(), title=title)

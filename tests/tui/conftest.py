@@ -60,3 +60,18 @@ def fixed_tool_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     ticks = iter(range(0, 10**9, 12))
     clock = types.SimpleNamespace(perf_counter=lambda: next(ticks) / 1000)
     monkeypatch.setattr(tool_chain, "time", clock)
+
+
+@pytest.fixture(autouse=True)
+def fixed_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The system prompt names the workspace, the OS release and today's date, and the status line shows its
+    token count: pin them (and keep the user's own config and skills out) so snapshots match on any machine."""
+    from engine.context.system_prompt import Environment
+    import engine.orchestrator.steps.prepare as prepare
+
+    fixed = Environment(
+        workspace=Path("/home/dev/demo-project"), os_name="Linux", today="2026-01-15", git_branch=None, git_status=None
+    )
+    monkeypatch.setattr(prepare, "probe_environment", lambda root: fixed)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
