@@ -69,6 +69,9 @@ class CoderApp(App[int]):
         for issue in self.config_issues:
             self._session.transcript.add_notice(f"config: {issue}", "warning")
 
+    async def on_unmount(self) -> None:
+        await self.link.aclose()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "interrupt":
             return self.link.busy

@@ -110,6 +110,11 @@ class EngineLink:
         """Cancels the running input (the queue stays and runs next); True if something was running."""
         return self.orchestrator.cancel() if self.orchestrator is not None else False
 
+    async def aclose(self) -> None:
+        """On exit: cancels what runs and releases the engine's connections and database."""
+        if self.orchestrator is not None:
+            await self.orchestrator.aclose()
+
     def cycle_mode(self) -> None:
         """Shift+Tab: default → auto-edit → plan → default."""
         mode = next_mode(self.mode)
@@ -132,6 +137,10 @@ class EngineLink:
                 mode=self._chosen_mode,
                 env=self._env,
             )
+            # The first turn would import the model SDK on the event loop and freeze the screen for a moment;
+            # import it here, in a thread, before any input runs.
+            with contextlib.suppress(ImportError):
+                await asyncio.to_thread(importlib.import_module, "openai")
         except Exception as exc:  # the screen must say why the engine is missing instead of dying
             if self._view is not None:
                 self._view.engine_failed(f"the engine could not start: {type(exc).__name__}: {exc}")
@@ -141,10 +150,6 @@ class EngineLink:
         if self._view is not None:
             self._view.engine_ready(orchestrator)
         self._drain()
-        # The first turn imports the model SDK; doing it now, off the event loop, keeps that turn from freezing
-        # the screen for a second.
-        with contextlib.suppress(ImportError):
-            await asyncio.to_thread(importlib.import_module, "openai")
 
     def _load_config(self) -> Config:
         from engine.config import load_config
@@ -182,7 +187,6 @@ class EngineLink:
                     self._view.input_finished(outcome)
         finally:
             self._running = False
-
 
 
 def configured_mode(config: Config) -> Mode:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-SEGMENT_CHARS = 1500
+SEGMENT_CHARS = 1000
 
 _FENCE = re.compile(r"^ {0,3}(```|~~~)", re.MULTILINE)
 

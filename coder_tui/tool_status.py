@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from textual.content import Content
 
-from engine.events import ToolStatus
 from coder_tui.formatting import format_duration
+from engine.events import ToolStatus
 
 
 @dataclass(frozen=True)

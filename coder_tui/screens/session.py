@@ -16,6 +16,7 @@ from textual.screen import Screen
 
 from coder_tui.bindings import bindings_for
 from coder_tui.engine_link import EngineLink
+from coder_tui.formatting import format_tokens
 from coder_tui.history import InputHistory
 from coder_tui.screens.question import QuestionScreen
 from coder_tui.widgets.footer_bar import FooterBar
@@ -28,13 +29,16 @@ from coder_tui.widgets.tool_log import ToolLog
 from coder_tui.widgets.transcript import Transcript
 from engine.events import (
     CommandResult,
+    ContextCompacted,
     ErrorEvent,
     Event,
+    LoopDetected,
     MessageAdded,
     ModeChanged,
     ModelChanged,
     Notice,
     ReasoningDelta,
+    SubagentEvent,
     TextDelta,
     TodosChanged,
     ToolCallAwaitingApproval,
@@ -45,6 +49,8 @@ from engine.events import (
     TurnFinished,
     TurnStarted,
     UsageUpdated,
+    VerificationFinished,
+    VerificationStarted,
 )
 from engine.interaction import QuestionAnswer, QuestionRequest
 
@@ -97,7 +103,8 @@ class SessionScreen(Screen[None]):
         self.prompt.location = self.location
         self._set_mode(mode)
         self.status.model = self.link.model
-        # Focus now rather than when the screen resumes, so keys typed during start-up reach the prompt.
+        # Focus now, not only when the screen resumes (AUTO_FOCUS): keys typed during start-up are queued behind
+        # this and must find the prompt focused (see on_key).
         self.set_focus(self.prompt.input)
         self.link.attach(self)
         # The engine loads once the first frame is on screen, so the prompt takes keys at once.
@@ -218,6 +225,21 @@ class SessionScreen(Screen[None]):
             case UsageUpdated(context_tokens=used, context_window=window):
                 self.status.context_used = used
                 self.status.context_window = window
+            case ContextCompacted(tokens_before=before, tokens_after=after):
+                transcript.add_notice(f"context compacted: {format_tokens(before)} → {format_tokens(after)} tokens")
+            case LoopDetected(what=what):
+                transcript.add_notice(f"loop detected: {what}", "warning")
+            case VerificationStarted(command=command, attempt=attempt):
+                transcript.add_notice(f"auto-verify: running {command} (attempt {attempt})")
+            case VerificationFinished(command=command, outcome=outcome, reason=reason, output_tail=tail):
+                summary = f"auto-verify {outcome}: {command} — {reason}"
+                transcript.add_notice(summary if outcome == "passed" or not tail else f"{summary}\n{tail}",
+                                      "info" if outcome == "passed" else "warning")
+            case SubagentEvent(parent_call_id=parent, event=ToolCallFinished() as inner):
+                if (view := transcript.tool_call(parent)) is not None:
+                    view.add_subagent_call(inner.tool, inner.key_argument, inner.status, inner.duration_ms)
+            case SubagentEvent():
+                pass  # the sub-agent's text reaches the transcript as the task tool's result
             case Notice(text=text, level=level):
                 transcript.add_notice(text, level)
             case ErrorEvent(message=message):

@@ -1,8 +1,8 @@
 """Markdown that grows while the model streams, fed synchronously by the engine's events.
 
-The engine calls back on every delta; a worker drains what arrived into ``Markdown.get_stream()``, which joins
-fragments when rendering falls behind, so a fast model never queues up work on the event loop and typing stays
-responsive. Toad's ``AgentResponse`` is the model for this.
+The engine calls back on every delta; a worker drains what arrived into ``Markdown.get_stream()`` at most a few
+times a second (each append re-lays out and repaints what is on screen), so a fast model never queues up work on
+the event loop and typing stays responsive. Toad's ``AgentResponse`` is the model for this.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import asyncio
 from textual import work
 from textual.message import Message
 from textual.widgets import Markdown
-
 
 # How often, at most, new text is handed to the Markdown widget while streaming.
 APPEND_INTERVAL_S = 0.2
@@ -34,14 +33,13 @@ class StreamingMarkdown(Markdown):
     class Settled(Message):
         """The stream is finished and rendered; the widget will not change again."""
 
-    def __init__(self, text: str = "", *, streaming: bool = True, classes: str = "") -> None:
-        super().__init__(None if streaming else text, classes=classes)
-        self._pending: list[str] = [text] if streaming and text else []
-        self._fed: list[str] = [text] if text else []
+    def __init__(self, *, classes: str = "") -> None:
+        super().__init__(classes=classes)
+        self._pending: list[str] = []
+        self._fed: list[str] = []
         self._wake = asyncio.Event()
-        self._streaming = streaming
-        self._finished = not streaming
-        self._settled = not streaming
+        self._finished = False
+        self._settled = False
 
     @property
     def text(self) -> str:
@@ -71,8 +69,7 @@ class StreamingMarkdown(Markdown):
         self._wake.set()
 
     def on_mount(self) -> None:
-        if self._streaming:
-            self._pump()
+        self._pump()
 
     @work(group="markdown-stream")
     async def _pump(self) -> None:
@@ -87,8 +84,7 @@ class StreamingMarkdown(Markdown):
                     await stream.write(chunk)
                 if self._finished and not self._pending:
                     break
-                # Each append re-lays out and repaints what is on screen: a few appends a second read as live
-                # and leave the loop free for typing, however fast the model streams.
+                # A few appends a second read as live and leave the loop free for typing, however fast the model.
                 await asyncio.sleep(APPEND_INTERVAL_S)
         finally:
             await stream.stop()

@@ -29,6 +29,7 @@ class ToolCallView(Vertical):
         padding: 0 1;
         & > .summary { height: auto; }
         & > .reasons { height: auto; color: $text-warning; padding-left: 2; }
+        & > .subagent { height: auto; color: $text-muted; padding-left: 2; }
         & > .output {
             height: auto;
             padding: 0 1;
@@ -51,12 +52,15 @@ class ToolCallView(Vertical):
         self.duration_ms: float | None = None
         self._summary = Static(self._summary_content(), classes="summary")
         self._reasons = Static("", classes="reasons -empty")
+        self._subagent = Static("", classes="subagent -empty")
+        self._subagent_lines: list[Content] = []
         self._output = Static("", classes="output -empty")
         self._diff = DiffView("", classes="-empty")
 
     def compose(self) -> ComposeResult:
         yield self._summary
         yield self._reasons
+        yield self._subagent
         yield self._output
         yield self._diff
 
@@ -74,6 +78,13 @@ class ToolCallView(Vertical):
         if reasons:
             self._reasons.update(Content("\n".join(f"• {reason}" for reason in reasons)))
             self._reasons.remove_class("-empty")
+
+    def add_subagent_call(self, tool: str, key_argument: str, status: ToolStatus, duration_ms: float) -> None:
+        """A call made by the sub-agent this ``task`` call started, listed under it."""
+        summary = tool_summary(tool, key_argument, status, duration_ms)
+        self._subagent_lines.append(Content.assemble("↳ ", summary))
+        self._subagent.update(Content("\n").join(self._subagent_lines))
+        self._subagent.remove_class("-empty")
 
     def show_result(
         self,

@@ -66,8 +66,15 @@ class Transcript(VerticalScroll):
 
     @work(thread=True, group="preload")
     def _preload_markdown(self) -> None:
-        importlib.import_module("coder_tui.widgets.assistant_message")
-        importlib.import_module("coder_tui.widgets.reasoning_block")
+        # Also the highlighter of code blocks and the snapshot renderer: loading them mid-stream stalls the screen.
+        for module in (
+            "coder_tui.widgets.assistant_message",
+            "coder_tui.widgets.reasoning_block",
+            "coder_tui.widgets.markdown_snapshot",
+            "textual.highlight",
+            "pygments.lexers.python",
+        ):
+            importlib.import_module(module)
 
     @property
     def entries(self) -> list[Widget]:
@@ -87,13 +94,6 @@ class Transcript(VerticalScroll):
         from coder_tui.widgets.reasoning_block import ReasoningBlock
 
         self._stream(ReasoningBlock, fragment)
-
-    def add_assistant_text(self, text: str) -> None:
-        """A whole assistant text at once (a resumed session's history): rendered, not streamed."""
-        from coder_tui.widgets.assistant_message import AssistantMessage
-
-        self.end_stream()
-        self._add(AssistantMessage(text, streaming=False))
 
     def show_history(self, messages: Sequence[Message]) -> None:
         """A resumed session's conversation, replacing what is shown; only the last entries are built."""

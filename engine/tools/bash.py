@@ -214,14 +214,14 @@ def _signal_group(pgid: int, signum: int) -> bool:
 
 async def _wait_until_stopped(pgid: int, timeout: float) -> bool:
     deadline = time.monotonic() + timeout
-    while _group_runs(pgid):
+    while group_still_runs(pgid):
         if time.monotonic() >= deadline:
             return False
         await asyncio.sleep(_POLL_S)
     return True
 
 
-def _group_runs(pgid: int) -> bool:
+def group_still_runs(pgid: int) -> bool:
     """Whether a member of the group is still running.
 
     Killed background jobs are orphans: their zombies belong to init, which may take a while to reap them (some

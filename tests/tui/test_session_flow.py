@@ -303,3 +303,26 @@ async def test_resume_picker_restores_a_session_into_the_transcript(
         assert "remember this" in texts and "the first answer" in texts
         assert any(isinstance(entry, CommandOutput) and "resumed session" in entry.result.text
                    for entry in app.session.transcript.entries)
+
+
+async def test_compaction_loops_and_auto_verify_are_shown(workspace: Path, scripted_server: ScriptedServer) -> None:
+    from engine.events import ContextCompacted, LoopDetected, VerificationFinished, VerificationStarted
+
+    app = make_app(workspace, scripted_server)
+    async with app.run_test() as pilot:
+        await ready(pilot)
+        for event in (
+            ContextCompacted(90_500, 30_200, "summary"),
+            LoopDetected("repeated_tool_call", "read src/app.py, 5 times"),
+            VerificationStarted("pytest -q", 1),
+            VerificationFinished("pytest -q", "fixable", 1, "2 tests failed", "FAILED test_a\nFAILED test_b"),
+        ):
+            app.session.show_event(event)
+        await pilot.pause()
+        notices = [(e.text, e.level) for e in app.session.transcript.entries if isinstance(e, NoticeLine)]
+        assert notices == [
+            ("context compacted: 90.5k → 30.2k tokens", "info"),
+            ("loop detected: read src/app.py, 5 times", "warning"),
+            ("auto-verify: running pytest -q (attempt 1)", "info"),
+            ("auto-verify fixable: pytest -q — 2 tests failed\nFAILED test_a\nFAILED test_b", "warning"),
+        ]

@@ -10,8 +10,6 @@ from textual.pilot import Pilot
 
 from coder_tui.screens.approval import ApprovalScreen
 from coder_tui.screens.question import QuestionScreen
-from engine.events import TodoItem, TodosChanged
-from engine.interaction import QuestionRequest
 from tests.support.scenario import reasoning, reply, stall, text, tool_call
 from tests.support.scripted_server import ScriptedServer
 from tests.tui.helpers import SIZE_IDS, SIZES, make_app, ready, settle, submit, wait_until
@@ -126,11 +124,19 @@ def test_approval_modal_for_an_edit_shows_the_diff(
 
 
 def test_question_modal(snap_compare, workspace: Path, scripted_server: ScriptedServer, size) -> None:
-    request = QuestionRequest("Which database should the service use?", options=("PostgreSQL", "SQLite", "MySQL"))
+    scripted_server.add(
+        reply(
+            tool_call(
+                "question",
+                question="Which database should the service use?",
+                options=["PostgreSQL", "SQLite", "MySQL"],
+            )
+        )
+    )
 
     async def run_before(pilot: Pilot[object]) -> None:
         app = await ready(pilot)
-        app.run_worker(app.link.interaction.ask_question(request))
+        await submit(pilot, "set up the storage layer")
         await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen), "the question dialog")
         await pilot.pause()
 
@@ -138,16 +144,18 @@ def test_question_modal(snap_compare, workspace: Path, scripted_server: Scripted
 
 
 def test_todo_pane(snap_compare, workspace: Path, scripted_server: ScriptedServer, size) -> None:
-    todos = (
-        TodoItem("1", "Read the failing test", "completed"),
-        TodoItem("2", "Fix the off-by-one in the pager", "in_progress"),
-        TodoItem("3", "Run the test suite", "pending"),
-        TodoItem("4", "Update the changelog", "cancelled"),
-    )
+    todos = [
+        {"id": "1", "content": "Read the failing test", "status": "completed"},
+        {"id": "2", "content": "Fix the off-by-one in the pager", "status": "in_progress"},
+        {"id": "3", "content": "Run the test suite", "status": "pending"},
+        {"id": "4", "content": "Update the changelog", "status": "cancelled"},
+    ]
+    scripted_server.add(reply(tool_call("todowrite", todos=todos)), reply(text("Plan ready.")))
 
     async def run_before(pilot: Pilot[object]) -> None:
         app = await ready(pilot)
-        app.session.show_event(TodosChanged(todos))
+        await submit(pilot, "fix the pager")
+        await settle(pilot)
         app.session.panes_visible = True
         await pilot.pause()
 

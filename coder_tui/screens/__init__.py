@@ -1,0 +1,1 @@
+"""The screens of the TUI: the session, and the approval and question dialogs (one per module)."""
