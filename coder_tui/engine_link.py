@@ -8,7 +8,6 @@ submitted meanwhile simply waits in the queue (SPEC 15: input submitted while bu
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import importlib
 from collections import deque
 from pathlib import Path
@@ -137,10 +136,9 @@ class EngineLink:
                 mode=self._chosen_mode,
                 env=self._env,
             )
-            # The first turn would import the model SDK on the event loop and freeze the screen for a moment;
-            # import it here, in a thread, before any input runs.
-            with contextlib.suppress(ImportError):
-                await asyncio.to_thread(importlib.import_module, "openai")
+            # The first turn would import the model SDK and the token encoding on the event loop and freeze the
+            # screen for a moment: load them now, in threads, before any input runs.
+            await orchestrator.preload()
         except Exception as exc:  # the screen must say why the engine is missing instead of dying
             if self._view is not None:
                 self._view.engine_failed(f"the engine could not start: {type(exc).__name__}: {exc}")

@@ -5,6 +5,7 @@ branch, the slash branch or a turn; ``cancel`` stops whatever runs. It emits eve
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import uuid
@@ -188,6 +189,15 @@ class Orchestrator:
         self._cancel_requested = True
         self._task.cancel()
         return True
+
+    async def preload(self) -> None:
+        """For an interactive front end, once its first frame is up: loads in threads what the first turn would
+        otherwise load on the event loop (the model SDK, the token encoding), and starts watching the skill
+        folders. Safe to skip: everything loads on first use anyway."""
+        with contextlib.suppress(ProviderError):
+            await asyncio.to_thread(self.provider)
+        await asyncio.to_thread(self.token_counter.load)
+        self.skills.start()
 
     async def aclose(self) -> None:
         """Cancels what runs and releases the provider's connections and the database. Called on exit."""

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -28,12 +29,23 @@ def demo_reply(body: dict[str, Any]) -> Slow:
         return slow(text(summary), delay=0.02)
     request = _TOOL_REQUEST.search(content)
     if request:
-        return slow(reply(raw_tool_call(request["name"], request["arguments"].strip() or "{}")), delay=0.02)
+        return slow(reply(raw_tool_call(request["name"], _first_json(request["arguments"]))), delay=0.02)
     echo = (
         f"### Echo\n\nYou wrote {len(content)} characters:\n\n```text\n{content}\n```\n\n"
         "_Scripted demo server: write `!tool NAME {json}` in a message to get a tool call._\n"
     )
     return slow(text(echo, chunk=3), delay=0.02)
+
+
+def _first_json(text: str) -> str:
+    """The JSON object right after the tool name; whatever follows it (more prose, a reminder the app appended to
+    the request) is not part of the call. Broken JSON is passed on as it is, for trying error handling."""
+    text = text.strip()
+    try:
+        _, end = json.JSONDecoder().raw_decode(text)
+    except json.JSONDecodeError:
+        return text or "{}"
+    return text[:end]
 
 
 def _text_of(content: Any) -> str:
