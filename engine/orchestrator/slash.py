@@ -109,7 +109,18 @@ async def _tools(orch: Orchestrator, arg: str) -> CommandResult:
 
 async def _model(orch: Orchestrator, arg: str) -> CommandResult:
     if not arg:
-        return _result("/model", f"model: {orch.model}", model=orch.model)
+        try:
+            offered = await orch.provider().list_models()
+        except ProviderError as exc:
+            return _result("/model", f"model: {orch.model}\n(the server's models could not be listed: {exc})",
+                           model=orch.model, models=[])
+        listing = "\n".join(f"  {'*' if name == orch.model else ' '} {name}" for name in offered)
+        return _result(
+            "/model",
+            f"model: {orch.model}\nthe server offers (switch with /model <name>):\n{listing}",
+            model=orch.model,
+            models=offered,
+        )
     orch.set_model(arg)
     try:
         path = persist_project_setting(orch.workspace_root, "model", arg)

@@ -68,3 +68,7 @@ class ChatProvider(Protocol):
     async def aclose(self) -> None:
         """Releases connections; called when the front end shuts the orchestrator down."""
         ...
+
+    async def list_models(self) -> list[str]:
+        """The model names the server offers; ``ProviderError`` when it cannot say."""
+        ...

@@ -83,6 +83,19 @@ class OpenAIProvider:
             client, self._sdk_client = self._sdk_client, None
             await client.close()
 
+    async def list_models(self) -> list[str]:
+        """The model names the server offers (``GET /models``), sorted; ``ProviderError`` when it offers none."""
+        import openai
+
+        try:
+            page = await self._client().models.list()
+            names = [model.id async for model in page]
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - every failure leaves this adapter as a ProviderError
+            raise self._describe(exc, "", openai) from exc
+        return sorted(names)
+
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamChunk]:
         """Yields the completion's chunks; see ``ChatProvider.stream`` for the failure and cancellation contract.
 

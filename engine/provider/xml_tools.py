@@ -289,6 +289,9 @@ class XmlToolCallingProvider:
     async def aclose(self) -> None:
         await self._inner.aclose()
 
+    async def list_models(self) -> list[str]:
+        return await self._inner.list_models()
+
 
 def _partial_open_tag_length(text: str) -> int:
     """The length of the longest end of ``text`` that ``OPEN_TAG`` starts with (0 when none)."""

@@ -143,3 +143,22 @@ async def test_bang_timeout_is_reported_plainly(tmp_path: Path, scripted_server:
     assert "started" in result.data["stdout"]
     assert "timed out after" in orch.session.messages[-1].content
     assert outcome.reason == "error" and "timed out" in (outcome.error or "")
+
+
+async def test_model_without_argument_lists_the_servers_models(
+    tmp_path: Path, scripted_server: ScriptedServer
+) -> None:
+    orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url)
+    await orch.run_input("/model")
+    (result,) = log.of(CommandResult)
+    assert result.data["models"] == ["scripted-model"]
+    assert "* scripted-model" in result.text
+    assert scripted_server.requests[0].path == "/v1/models"
+
+
+async def test_model_listing_failure_still_shows_the_model(tmp_path: Path) -> None:
+    orch, log, _ = make_orchestrator(tmp_path, "http://127.0.0.1:9/v1")
+    outcome = await orch.run_input("/model")
+    (result,) = log.of(CommandResult)
+    assert outcome.ok and result.text.startswith("model: scripted-model")
+    assert "could not be listed" in result.text
