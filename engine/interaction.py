@@ -15,6 +15,8 @@ class ApprovalDecision(str, Enum):
     YES = "yes"
     NO = "no"
     ALWAYS = "always"
+    # "always", and written to ./.coder/config.json so it holds in later sessions too.
+    ALWAYS_PROJECT = "always_project"
     # Esc in the dialog: not a "no", it cancels the whole task.
     CANCEL = "cancel"
 

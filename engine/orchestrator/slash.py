@@ -5,20 +5,17 @@ Commands about the session itself live in ``session_commands``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.config import project_config_path
+from engine.config.project_file import update_project_config
 from engine.errors import ProviderError
 from engine.events import CommandResult
 from engine.modes import Mode
 from engine.orchestrator.outcome import TurnOutcome
 from engine.orchestrator.steps.compact import maybe_compact
 from engine.orchestrator.session_commands import diff_command, new_command, resume_command, undo_command
-from engine.storage.atomic import write_atomic
 
 if TYPE_CHECKING:
     from engine.orchestrator.orchestrator import Orchestrator
@@ -123,7 +120,7 @@ async def _model(orch: Orchestrator, arg: str) -> CommandResult:
         )
     orch.set_model(arg)
     try:
-        path = persist_project_setting(orch.workspace_root, "model", arg)
+        path = update_project_config(orch.workspace_root, ("model",), arg)
     except (OSError, ValueError) as exc:
         return _result("/model", f"model: {arg} (for this session only: could not save it: {exc})", model=arg)
     return _result("/model", f"model: {arg} (saved in {path})", model=arg)
@@ -165,24 +162,6 @@ async def _skills(orch: Orchestrator, arg: str) -> CommandResult:
     if problems:
         text += "\nproblems:\n" + "\n".join(f"  {p}" for p in problems)
     return _result("/skills", text, skills=rows, problems=problems)
-
-
-def persist_project_setting(workspace_root: Path, key: str, value: object) -> Path:
-    """Sets one top-level key of ``./.coder/config.json``, keeping every other key; refuses to touch a file that
-    is not valid JSON (the user's file is never lost to a rewrite)."""
-    path = project_config_path(workspace_root)
-    data: dict[str, object] = {}
-    if path.exists():
-        try:
-            loaded = json.loads(path.read_text(encoding="utf-8") or "{}")
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path} is not valid JSON ({exc.msg} at line {exc.lineno})") from exc
-        if not isinstance(loaded, dict):
-            raise ValueError(f"{path} does not hold a JSON object")
-        data = loaded
-    data[key] = value
-    write_atomic(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
-    return path
 
 
 COMMANDS: dict[str, SlashCommand] = {

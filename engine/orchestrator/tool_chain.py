@@ -22,7 +22,8 @@ from engine.interaction import ApprovalDecision, ApprovalRequest
 from engine.messages import Message, ToolCall
 from engine.modes import Mode
 from engine.orchestrator.deps import TurnDeps
-from engine.policy import Action
+from engine.config.project_file import update_project_config
+from engine.policy import Action, Allowance
 from engine.storage.records import DecidedBy
 from engine.tools.base import Tool, ToolKind, ToolOutput
 
@@ -153,10 +154,25 @@ async def _authorize(
         raise ApprovalCancelled()
     if answer is ApprovalDecision.NO:
         return "the user refused this call"
-    if answer is ApprovalDecision.ALWAYS:
-        if decision.allowances:
-            deps.emit(Notice(deps.policy.allow_always(decision)))
-        else:
+    if answer in (ApprovalDecision.ALWAYS, ApprovalDecision.ALWAYS_PROJECT):
+        if not decision.allowances:
             # Nothing can be remembered for this call (a risk reason, or a reason of the tool's own): yes, once.
             deps.emit(Notice(f"{call.name}: allowed this once; this call cannot be allowed always"))
+            return None
+        deps.emit(Notice(deps.policy.allow_always(decision)))
+        if answer is ApprovalDecision.ALWAYS_PROJECT:
+            _remember_for_project(decision.allowances, deps)
     return None
+
+
+def _remember_for_project(allowances: tuple[Allowance, ...], deps: TurnDeps) -> None:
+    """Writes each allowance as an "allow" rule of ./.coder/config.json; a failed write keeps the session's."""
+    root = deps.tool_context.workspace.root
+    for allowance in allowances:
+        section, key = allowance.config_entry()
+        try:
+            path = update_project_config(root, ("permissions", section, key), "allow")
+        except (OSError, ValueError) as exc:
+            deps.emit(Notice(f"could not save the rule for later sessions: {exc}", level="warning"))
+            return
+        deps.emit(Notice(f"saved in {path}: permissions.{section}[{key!r}] = allow"))

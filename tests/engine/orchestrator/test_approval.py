@@ -82,3 +82,30 @@ async def test_read_only_bash_runs_without_asking_in_default_mode(
     orch, _, interaction = make_orchestrator(tmp_path, scripted_server.base_url)
     await orch.run_input("look")
     assert interaction.approval_requests == []
+
+
+async def test_always_for_this_project_is_saved_and_holds_in_a_new_session(
+    tmp_path: Path, scripted_server: ScriptedServer
+) -> None:
+    from engine.config import load_config
+
+    config_path = tmp_path / ".coder" / "config.json"
+    config_path.parent.mkdir()
+    config_path.write_text(json.dumps({"max_steps": 9}))
+    scripted_server.add(reply(tool_call("bash", command="mkdir -p build")), text("done"))
+    interaction = FakeInteraction([ApprovalDecision.ALWAYS_PROJECT])
+    orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url, interaction=interaction)
+    await orch.run_input("make build")
+    saved = json.loads(config_path.read_text())
+    assert saved["max_steps"] == 9
+    assert saved["permissions"]["bash"] == {"mkdir *": "allow"}
+    assert any("saved in" in n.text for n in log.of(Notice))
+    # A later session of the project loads the rule: the same prefix no longer asks.
+    permissions = load_config(tmp_path, env={}).config.permissions
+    scripted_server.add(reply(tool_call("bash", command="mkdir -p dist")), text("done"))
+    later, _, later_interaction = make_orchestrator(
+        tmp_path, scripted_server.base_url, permissions=permissions.model_dump()
+    )
+    await later.run_input("make dist")
+    assert later_interaction.approval_requests == []
+    assert (tmp_path / "dist").is_dir()

@@ -1,0 +1,38 @@
+"""Writing to the project's ``./.coder/config.json`` (``/model``, "always for this project"): one key set, every
+other key kept, and a file that is not valid JSON never overwritten (the user's file is never lost to a rewrite)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from engine.config.loader import project_config_path
+from engine.storage.atomic import write_atomic
+
+
+def update_project_config(workspace: Path, key_path: tuple[str, ...], value: Any) -> Path:
+    """Sets ``key_path`` (e.g. ``("permissions", "bash", "git checkout *")``) to ``value``; raises ``ValueError``
+    naming the file when it cannot be read as a JSON object, ``OSError`` when it cannot be written."""
+    path = project_config_path(workspace)
+    data: dict[str, Any] = {}
+    if path.exists():
+        try:
+            loaded = json.loads(path.read_text(encoding="utf-8") or "{}")
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path} is not valid JSON ({exc.msg} at line {exc.lineno})") from exc
+        if not isinstance(loaded, dict):
+            raise ValueError(f"{path} does not hold a JSON object")
+        data = loaded
+    node = data
+    for part in key_path[:-1]:
+        child = node.get(part)
+        if not isinstance(child, dict):
+            if child is not None:
+                raise ValueError(f"{path}: {'.'.join(key_path[:-1])} is not an object")
+            child = {}
+            node[part] = child
+        node = child
+    node[key_path[-1]] = value
+    write_atomic(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+    return path
