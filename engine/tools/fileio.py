@@ -8,6 +8,8 @@ executable script stays executable.
 
 from __future__ import annotations
 
+import contextlib
+
 import os
 import stat
 import uuid
@@ -17,6 +19,7 @@ from typing import Literal
 
 from engine.errors import ToolError
 from engine.tools.base import ToolContext
+from engine.tools.guard import ensure_opened_where_checked
 
 UTF8_BOM = b"\xef\xbb\xbf"
 BINARY_SNIFF_BYTES = 8192
@@ -76,7 +79,9 @@ def read_text_document(path: Path, display_path: str) -> TextDocument:
     if path.is_dir():
         raise ToolError(f"{display_path} is a directory, not a file")
     try:
-        data = path.read_bytes()
+        with path.open("rb") as handle:
+            ensure_opened_where_checked(handle.fileno(), path, display_path)
+            data = handle.read()
     except FileNotFoundError as exc:
         raise ToolError(f"file not found: {display_path}") from exc
     except OSError as exc:
@@ -93,30 +98,38 @@ def atomic_write(path: Path, data: bytes, display_path: str) -> None:
     ``0o666 & ~umask`` because the temp file is created with mode 0o666 and the kernel applies the umask.
     """
     try:
-        _replace_atomically(path, data)
+        _replace_atomically(path, data, display_path)
     except OSError as exc:
         raise ToolError(f"cannot write {display_path}: {exc.strerror or exc}") from exc
 
 
-def _replace_atomically(path: Path, data: bytes) -> None:
+def _replace_atomically(path: Path, data: bytes, display_path: str) -> None:
+    """Works inside the opened folder (``dir_fd``), checked to be the folder the guard resolved, so a folder swapped
+    for a symlink after the check cannot redirect the write; the rename replaces a final symlink, never its target."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        old_mode: int | None = stat.S_IMODE(path.stat().st_mode)
-    except FileNotFoundError:
-        old_mode = None
-    temp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if old_mode is not None:
-            os.chmod(temp, old_mode)
-        os.replace(temp, path)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
+        ensure_opened_where_checked(folder, path.parent, display_path)
+        try:
+            old_mode: int | None = stat.S_IMODE(os.stat(path.name, dir_fd=folder).st_mode)
+        except FileNotFoundError:
+            old_mode = None
+        temp = f".{path.name}.{uuid.uuid4().hex[:12]}.tmp"
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666, dir_fd=folder)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+                if old_mode is not None:
+                    os.fchmod(handle.fileno(), old_mode)
+            os.replace(temp, path.name, src_dir_fd=folder, dst_dir_fd=folder)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temp, dir_fd=folder)
+            raise
+    finally:
+        os.close(folder)
 
 
 def ensure_unchanged_since_known(ctx: ToolContext, path: Path, display_path: str) -> None:

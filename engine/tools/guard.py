@@ -77,3 +77,20 @@ def _first_broken_link(candidate: Path) -> Path | None:
         if os.path.islink(current) and not os.path.exists(current):
             return current
     return None
+
+
+def ensure_opened_where_checked(fd: int, expected: Path, display: str) -> None:
+    """Refuses a file or folder that is not, once opened, the one ``resolve`` checked.
+
+    ``resolve`` checks a path's real location, but the path is used a moment later: a symlink swapped in between
+    (a folder replaced by a link to ``/etc``) would redirect the open. The descriptor tells the truth, so it is
+    compared with the checked location. Where the system cannot tell (no ``/proc``), the check is skipped.
+    """
+    try:
+        actual = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return
+    if actual != str(expected):
+        raise PathOutsideWorkspace(
+            f"{display} changed while it was being opened (it now leads to {actual}, a symlink swapped in?); refused"
+        )

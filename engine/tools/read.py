@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 from engine.errors import ToolError
 from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
 from engine.tools.fileio import BINARY_SNIFF_BYTES, UTF8_BOM, looks_binary
+from engine.tools.guard import ensure_opened_where_checked
 
 _COUNT_CHUNK = 1 << 20
 # UTF-8 needs at most 4 bytes a character: this many bytes always hold more characters than are shown.
@@ -87,6 +88,7 @@ def _read_window(path: Path, display: str, offset: int, limit: int, max_chars: i
     except OSError as exc:
         raise ToolError(f"cannot read {display}: {exc.strerror or exc}") from exc
     with handle:
+        ensure_opened_where_checked(handle.fileno(), path, display)
         if looks_binary(handle.read(BINARY_SNIFF_BYTES)):
             raise ToolError(f"{display} looks like a binary file (it contains NUL bytes); read shows text files only")
         handle.seek(0)

@@ -111,3 +111,39 @@ def test_guard_display_is_root_relative_posix(tree: dict[str, str]) -> None:
 def test_guard_root_must_be_a_folder(tmp_path: Path) -> None:
     with pytest.raises(NotADirectoryError, match="missing"):
         Workspace(tmp_path / "missing")
+
+
+def _swap_folder_for_symlink(folder: Path, target: Path) -> None:
+    """What another process could do between the guard's check and the tool's use of the path."""
+    for child in folder.iterdir():
+        child.unlink()
+    folder.rmdir()
+    folder.symlink_to(target, target_is_directory=True)
+
+
+def test_symlink_swapped_in_after_the_check_does_not_redirect_a_write(tmp_path: Path) -> None:
+    from engine.tools.fileio import atomic_write
+
+    root, outside = tmp_path / "ws", tmp_path / "outside"
+    (root / "sub").mkdir(parents=True)
+    outside.mkdir()
+    (root / "sub" / "f.txt").write_text("old")
+    checked = Workspace(root).resolve("sub/f.txt", write=True)
+    _swap_folder_for_symlink(root / "sub", outside)
+    with pytest.raises(PathOutsideWorkspace, match="changed while it was being opened"):
+        atomic_write(checked, b"new", "sub/f.txt")
+    assert list(outside.iterdir()) == []
+
+
+def test_symlink_swapped_in_after_the_check_does_not_redirect_a_read(tmp_path: Path) -> None:
+    from engine.tools.fileio import read_text_document
+
+    root, outside = tmp_path / "ws", tmp_path / "outside"
+    (root / "sub").mkdir(parents=True)
+    outside.mkdir()
+    (root / "sub" / "f.txt").write_text("inside")
+    (outside / "f.txt").write_text("secret")
+    checked = Workspace(root).resolve("sub/f.txt")
+    _swap_folder_for_symlink(root / "sub", outside)
+    with pytest.raises(PathOutsideWorkspace):
+        read_text_document(checked, "sub/f.txt")
