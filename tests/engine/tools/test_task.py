@@ -172,3 +172,28 @@ async def test_task_is_blocked_in_plan_mode(tmp_path: Path, scripted_server: Scr
     result = _tool_results(scripted_server, 1)["call_t"]
     assert result["ok"] is False and "disabled in plan mode" in result["error"]
     assert len(scripted_server.requests) == 2  # no sub-agent request was made
+
+
+async def test_cancelling_the_parent_cancels_a_running_subagent(
+    tmp_path: Path, scripted_server: ScriptedServer
+) -> None:
+    import asyncio
+
+    from tests.support.scenario import stall
+
+    scripted_server.add(
+        reply(tool_call("task", id="call_t", description="Look", prompt="Look around.")),
+        stall(after=reply(text("Looking at the")), seconds=60),
+    )
+    orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url, mode=Mode.AUTO_EDIT)
+    running = asyncio.create_task(orch.run_input("look around"))
+    for _ in range(1000):
+        if len(scripted_server.requests) == 2:
+            break
+        await asyncio.sleep(0.01)
+    assert orch.cancel()
+    outcome = await running
+    assert outcome.reason == "cancelled"
+    assert scripted_server.requests[1].client_closed.wait(5)  # the sub-agent's stream was aborted
+    last = orch.session.messages[-1]
+    assert last.role == "tool" and last.tool_call_id == "call_t" and "interrupted" in (last.content or "")
