@@ -28,12 +28,13 @@ from engine.events import (
     TurnFinished,
     TurnStarted,
 )
-from engine.interaction import ApprovalDecision, ApprovalRequest, InteractionHandler, QuestionAnswer, QuestionRequest
+from engine.interaction import InteractionHandler
 from engine.messages import Message
 from engine.modes import Mode
 from engine.orchestrator.bang import run_bang
 from engine.orchestrator.bus import EventBus
 from engine.orchestrator.deps import ApprovalSettings, TurnDeps
+from engine.orchestrator.interaction import CancellingInteraction
 from engine.orchestrator.outcome import TurnOutcome
 from engine.orchestrator.recorder import TaskRecorder
 from engine.orchestrator.resume import ResumePlan
@@ -45,7 +46,7 @@ from engine.policy import PermissionPolicy
 from engine.provider.base import ChatProvider
 from engine.skills import SkillCatalog
 from engine.storage.store import Store
-from engine.tools.base import ToolContext, ToolKind, ToolLimits
+from engine.tools.base import ToolContext, ToolLimits
 from engine.tools.guard import Workspace
 from engine.tools.fetch import FetchTool
 from engine.tools.question import QuestionTool
@@ -78,7 +79,7 @@ class Orchestrator:
         self.interactive = interactive
         self._env = dict(os.environ) if env is None else env
         self._bus = EventBus()
-        self._interaction = _CancellingInteraction(interaction, self)
+        self._interaction = CancellingInteraction(interaction, self)
         self._provider = provider
         self._approvals = ApprovalSettings.from_config(config, interactive=interactive)
         self.skills = SkillCatalog.for_workspace(self.workspace.root, self._env)
@@ -142,20 +143,6 @@ class Orchestrator:
 
     def slash_commands(self) -> list[tuple[str, str]]:
         return [(command.name, command.summary) for command in COMMANDS.values()]
-
-    def tool_states(self) -> list[tuple[str, str, str]]:
-        """(tool, its state in the current mode, the first sentence of its description), for /tools."""
-        rows = []
-        for name in self.registry.names():
-            tool = self.registry.get(name)
-            assert tool is not None
-            if tool.kind is ToolKind.EXECUTE and self.mode is not Mode.YOLO:
-                state = "by command"  # read-only commands run, others ask: /permissions shows the rules
-            else:
-                state = self.policy.decide(name, tool.kind, {}).action.value
-            summary = tool.description.split(". ")[0].rstrip(".") + "."
-            rows.append((name, state, summary))
-        return rows
 
     # -- what front ends do ---------------------------------------------------------------------------------------
     def subscribe(self, callback: Callable[[Event], None]) -> Callable[[], None]:
@@ -401,27 +388,3 @@ class Orchestrator:
     def _system_prompt(self, mode: Mode, environment: Environment, instructions: str) -> str:
         skills = [(skill.name, skill.description) for skill in self.skills.skills]
         return build_system_prompt(mode, environment, instructions=instructions, skills=skills)
-
-
-class _CancellingInteraction:
-    """Wraps the front end's handler so that Esc in a dialog cancels the whole task, as SPEC 5 requires."""
-
-    def __init__(self, inner: InteractionHandler, orchestrator: Orchestrator) -> None:
-        self._inner = inner
-        self._orchestrator = orchestrator
-
-    async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision:
-        decision = await self._inner.request_approval(request)
-        if decision is ApprovalDecision.CANCEL:
-            self._orchestrator.cancel()
-        return decision
-
-    async def ask_question(self, request: QuestionRequest) -> QuestionAnswer:
-        orch = self._orchestrator
-        recorder = TaskRecorder(orch.store, orch.session_id, orch.current_task_id)
-        interaction_id = recorder.question_asked(request)
-        answer = await self._inner.ask_question(request)
-        recorder.interaction_responded(interaction_id, answer.answer, cancelled=answer.cancelled)
-        if answer.cancelled:
-            orch.cancel()
-        return answer

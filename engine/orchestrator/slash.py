@@ -13,6 +13,7 @@ from engine.config.project_file import update_project_config
 from engine.errors import ProviderError
 from engine.events import CommandResult
 from engine.modes import Mode
+from engine.tools.base import ToolKind
 from engine.orchestrator.outcome import TurnOutcome
 from engine.orchestrator.steps.compact import maybe_compact
 from engine.orchestrator.session_commands import diff_command, new_command, resume_command, undo_command
@@ -91,7 +92,7 @@ async def _permissions(orch: Orchestrator, arg: str) -> CommandResult:
 
 
 async def _tools(orch: Orchestrator, arg: str) -> CommandResult:
-    rows = orch.tool_states()
+    rows = _tool_states(orch)
     width = max(len(name) for name, _, _ in rows)
     state_width = max(len(state) for _, state, _ in rows)
     text = "\n".join(
@@ -102,6 +103,20 @@ async def _tools(orch: Orchestrator, arg: str) -> CommandResult:
         f"tools in {orch.mode.value} mode:\n{text}",
         tools=[{"name": n, "state": s, "summary": d} for n, s, d in rows],
     )
+
+
+def _tool_states(orch: Orchestrator) -> list[tuple[str, str, str]]:
+    """(tool, its state in the current mode, the first sentence of its description)."""
+    rows = []
+    for name in orch.registry.names():
+        tool = orch.registry.get(name)
+        assert tool is not None
+        if tool.kind is ToolKind.EXECUTE and orch.mode is not Mode.YOLO:
+            state = "by command"  # read-only commands run, others ask: /permissions shows the rules
+        else:
+            state = orch.policy.decide(name, tool.kind, {}).action.value
+        rows.append((name, state, tool.description.split(". ")[0].rstrip(".") + "."))
+    return rows
 
 
 async def _model(orch: Orchestrator, arg: str) -> CommandResult:

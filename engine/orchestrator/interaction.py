@@ -1,0 +1,36 @@
+"""The engine's side of the interaction interface: the front end's handler, wrapped so that Esc in a dialog
+cancels the whole task (SPEC 5) and every question is logged as an interaction (SPEC 12)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engine.interaction import ApprovalDecision, ApprovalRequest, InteractionHandler, QuestionAnswer, QuestionRequest
+from engine.orchestrator.recorder import TaskRecorder
+
+if TYPE_CHECKING:
+    from engine.orchestrator.orchestrator import Orchestrator
+
+
+class CancellingInteraction:
+    """Wraps the front end's handler so that Esc in a dialog cancels the whole task, as SPEC 5 requires."""
+
+    def __init__(self, inner: InteractionHandler, orchestrator: Orchestrator) -> None:
+        self._inner = inner
+        self._orchestrator = orchestrator
+
+    async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision:
+        decision = await self._inner.request_approval(request)
+        if decision is ApprovalDecision.CANCEL:
+            self._orchestrator.cancel()
+        return decision
+
+    async def ask_question(self, request: QuestionRequest) -> QuestionAnswer:
+        orch = self._orchestrator
+        recorder = TaskRecorder(orch.store, orch.session_id, orch.current_task_id)
+        interaction_id = recorder.question_asked(request)
+        answer = await self._inner.ask_question(request)
+        recorder.interaction_responded(interaction_id, answer.answer, cancelled=answer.cancelled)
+        if answer.cancelled:
+            orch.cancel()
+        return answer
