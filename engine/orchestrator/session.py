@@ -53,6 +53,7 @@ class Session:
         self._messages: list[Message] = list(messages)
         self._wire: list[dict[str, Any]] = [message.to_wire() for message in messages]
         self._encoded: list[str] = [encode_message(message) for message in messages]
+        self._system_cache: tuple[str, str] = ("", "")
         self._emit = emit
         self._store = store
         self._file = SessionFile(workspace, self.id) if store is not None else None
@@ -93,11 +94,17 @@ class Session:
             return list(self._wire)
         return [Message.system(self.system_prompt).to_wire(), *self._wire]
 
+    def _encoded_system_prompt(self) -> str:
+        """The system prompt changes once a turn at most, and a save comes after every message: encode it once."""
+        if self._system_cache[0] != self.system_prompt:
+            self._system_cache = (self.system_prompt, encode_message(Message.system(self.system_prompt)))
+        return self._system_cache[1]
+
     def save(self) -> None:
         if self._file is None:
             return
         encoded = self._encoded
         if self.system_prompt:
-            encoded = [encode_message(Message.system(self.system_prompt)), *encoded]
+            encoded = [self._encoded_system_prompt(), *encoded]
         header = SnapshotHeader(self.id, self.model, self.mode, self.created_at, _now())
         self._file.save(header, self.tools, encoded)
