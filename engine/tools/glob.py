@@ -36,8 +36,8 @@ class GlobTool(Tool[GlobParams]):
     name = "glob"
     description = (
         "Find files by name pattern in the workspace (recursive, .gitignore honoured, hidden files included, "
-        "never .git/ or .coder/). Returns workspace-relative paths, most recently modified first, and the total count; "
-        "long results are cut with a 'truncated' note, so narrow the pattern or the path when that happens. "
+        "never .git/ or .coder/). Returns workspace-relative paths, most recently modified first, and the total "
+        "count; long results are cut with a 'truncated' note, so narrow the pattern or the path when that happens. "
         "Use grep to search file contents and list to see one folder."
     )
     params = GlobParams
