@@ -1,9 +1,9 @@
 """Keystroke-to-screen latency while a 20k-token answer streams from the scripted server.
 
-Two runs: a fresh session, and the same stream on top of a resumed 5,000-message session (typing cost must not
-grow with the session). Keys are sent from a thread, as the terminal driver does, every 40 ms; a key's latency is
-the time until the first frame written to the terminal that shows it. Prints p50 / p95 / max beside the target.
-No asserts: it measures.
+Two runs: a fresh session, and the same stream after ``/resume`` of a stored 5,000-message session (written with
+the engine's Store, as ``resume.py`` does; typing cost must not grow with the session). Keys are sent from a
+thread, as the terminal driver does, every 40 ms; a key's latency is the time until the first frame written to the
+terminal that shows it. Prints p50 / p95 / max beside the target. No asserts: it measures.
 
     python benchmarks/typing_latency.py
 """
@@ -24,9 +24,9 @@ from textual.pilot import Pilot
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.resume import LAST_ANSWER, write_session  # noqa: E402
 from coder_tui.app import CoderApp  # noqa: E402
 from coder_tui.history import InputHistory  # noqa: E402
-from engine.messages import Message  # noqa: E402
 from tests.support.fakes import make_config  # noqa: E402
 from tests.support.scenario import reply, slow, text  # noqa: E402
 from tests.support.scripted_server import ScriptedServer  # noqa: E402
@@ -37,6 +37,7 @@ KEY_INTERVAL_S = 0.04
 # 16 characters (about 4 tokens) per chunk every 5 ms: about 800 tokens a second, a fast hosted model.
 CHUNK_CHARS = 16
 CHUNK_DELAY_S = 0.005
+RESUMED_MESSAGES = 5000
 
 
 def long_answer(tokens: int) -> str:
@@ -53,14 +54,6 @@ def long_answer(tokens: int) -> str:
             f"    if value < 0:\n        raise ValueError('negative')\n    return value * 2\n```\n\n"
         )
     return "".join(sections)
-
-
-def resumed_history(count: int) -> list[Message]:
-    messages: list[Message] = []
-    for index in range(count // 2):
-        messages.append(Message.user(f"question {index}: how does step {index} work?"))
-        messages.append(Message.assistant(f"Step {index} **validates** the input, then `returns` it.\n"))
-    return messages
 
 
 class MeasuredApp(CoderApp):
@@ -93,21 +86,25 @@ def type_keys(app: MeasuredApp, loop: asyncio.AbstractEventLoop, stop: threading
         loop.call_soon_threadsafe(app.post_message, events.Key("x", "x"))
 
 
-async def measure(history: list[Message]) -> tuple[list[float], float]:
+async def measure(resumed_messages: int) -> tuple[list[float], float]:
     with tempfile.TemporaryDirectory() as folder, ScriptedServer() as server:
+        workspace = Path(folder)
         server.add(slow(reply(text(long_answer(ANSWER_TOKENS), chunk=CHUNK_CHARS)), delay=CHUNK_DELAY_S))
+        first_inputs = (f"/resume {write_session(workspace, resumed_messages)}",) if resumed_messages else ()
         app = MeasuredApp(
-            workspace=Path(folder),
-            config=make_config(server.base_url),
+            workspace=workspace,
+            # A window large enough for the resumed session: compaction is not what this measures.
+            config=make_config(server.base_url, context_window=1_000_000),
             env={"OPENAI_API_KEY": "sk-bench"},
             workspace_label="~/bench",
             history=InputHistory(None),
+            first_inputs=first_inputs,
         )
         async with app.run_test(size=(120, 40)) as pilot:
             await wait(pilot, lambda: app.link.orchestrator is not None)
-            if history:
-                app.session.transcript.show_history(history)
-                await pilot.pause()
+            if resumed_messages:
+                await wait(pilot, lambda: not app.link.busy and shows(app, LAST_ANSWER))
+                await asyncio.sleep(0.5)  # the resumed screen settles before the clock starts
             app.session.prompt.input.set_text("explain every step")
             await pilot.press("enter")
             await wait(pilot, lambda: app.link.busy)
@@ -120,6 +117,10 @@ async def measure(history: list[Message]) -> tuple[list[float], float]:
             typist.join()
             await asyncio.sleep(0.2)
             return app.latencies, time.perf_counter() - started
+
+
+def shows(app: CoderApp, text: str) -> bool:
+    return any(text in getattr(entry, "text", "") for entry in app.session.transcript.entries)
 
 
 async def wait(pilot: Pilot[object], condition, limit: float = 30) -> None:  # type: ignore[no-untyped-def]
@@ -143,10 +144,10 @@ def report(name: str, latencies: list[float], duration: float) -> None:
 def main() -> None:
     print(f"answer: ~{ANSWER_TOKENS} tokens ({len(long_answer(ANSWER_TOKENS)):,} characters) streamed at about "
           f"{CHUNK_CHARS / 4 / CHUNK_DELAY_S:.0f} tokens/s; one key every {KEY_INTERVAL_S * 1000:.0f} ms")
-    latencies, duration = asyncio.run(measure([]))
+    latencies, duration = asyncio.run(measure(0))
     report("fresh session", latencies, duration)
-    latencies, duration = asyncio.run(measure(resumed_history(5000)))
-    report("resumed 5,000-message session", latencies, duration)
+    latencies, duration = asyncio.run(measure(RESUMED_MESSAGES))
+    report(f"resumed {RESUMED_MESSAGES:,}-message session", latencies, duration)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,8 @@ Kept short on purpose: rendering lives in the screen and widgets, engine plumbin
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,7 +23,8 @@ if TYPE_CHECKING:
 
 
 class CoderApp(App[int]):
-    """The full-screen session. ``workspace_label`` replaces the shown path (snapshots show a fixed name)."""
+    """The full-screen session. ``workspace_label`` replaces the shown path and ``clock`` the local time (snapshots
+    show fixed ones)."""
 
     CSS_PATH = Path(__file__).parent / "app.tcss"
     TITLE = "coder-tui"
@@ -40,6 +43,7 @@ class CoderApp(App[int]):
         env: dict[str, str] | None = None,
         workspace_label: str | None = None,
         history: InputHistory | None = None,
+        clock: Callable[[], datetime] | None = None,
     ) -> None:
         super().__init__()
         self.theme = "textual-dark"
@@ -54,6 +58,7 @@ class CoderApp(App[int]):
             workspace=workspace,
             location=workspace_label or display_path(workspace),
             history=history if history is not None else InputHistory.load(workspace),
+            **({"clock": clock} if clock is not None else {}),
         )
         self._ctrl_c_armed = False
 

@@ -11,7 +11,7 @@ from typing import Literal
 
 from textual.binding import Binding
 
-Scope = Literal["app", "screen", "prompt", "approval", "question"]
+Scope = Literal["app", "screen", "prompt", "approval", "question", "picker"]
 
 
 @dataclass(frozen=True)
@@ -60,8 +60,11 @@ KEY_TABLE: tuple[KeySpec, ...] = (
     KeySpec("y", "decide('yes')", "Yes", "approval", "approve this tool call once"),
     KeySpec("n", "decide('no')", "No", "approval", "refuse this tool call (the model is told)"),
     KeySpec("a", "decide('always')", "Always", "approval", "approve and allow the shown scope for this session"),
+    KeySpec("p", "decide('always_project')", "Always here", "approval",
+            "approve and allow the shown scope in this project for good (saved to .coder/config.json)"),
     KeySpec("escape", "decide('cancel')", "Cancel task", "approval", "dismiss the dialog and cancel the whole task"),
     KeySpec("escape", "cancel", "Cancel", "question", "dismiss the question and cancel the task"),
+    KeySpec("escape", "close", "Close", "picker", "close the list of sessions (/resume) without resuming"),
 )
 
 
@@ -92,5 +95,8 @@ def display_keys(keys: str) -> str:
 
 def help_rows() -> list[tuple[str, str, str]]:
     """(where, keys, what it does) for every binding, for ``/help``."""
-    where = {"app": "anywhere", "screen": "session", "prompt": "input", "approval": "approval", "question": "question"}
+    where = {
+        "app": "anywhere", "screen": "session", "prompt": "input", "approval": "approval", "question": "question",
+        "picker": "/resume list",
+    }
     return [(where[spec.scope], display_keys(spec.keys), spec.help) for spec in KEY_TABLE]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import sys
 from collections import deque
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -22,6 +23,10 @@ from engine.modes import Mode, next_mode
 if TYPE_CHECKING:
     from engine.config import Config
     from engine.orchestrator import Orchestrator, TurnOutcome
+
+
+# The SDK import waits this long after the last input, so it does not compete with that input's last frames.
+SDK_LOAD_DELAY_S = 0.5
 
 
 class SessionView(Protocol):
@@ -147,7 +152,18 @@ class EngineLink:
         self.orchestrator = orchestrator
         if self._view is not None:
             self._view.engine_ready(orchestrator)
-        self._drain()
+        if self._queue:
+            self._drain()  # the SDK loads once these inputs are done (it would slow a --resume down)
+        else:
+            self._start_sdk_import()
+
+    def _start_sdk_import(self) -> None:
+        """preload() makes the provider, but its SDK is imported at the first request: about 0.3 s and 50,000
+        objects on the event loop, just as the answer starts. Import it in a thread while nothing runs (harmless once
+        preload does it)."""
+        if "openai" not in sys.modules and not self._running:
+            self._app.run_worker(asyncio.to_thread(importlib.import_module, "openai"), name="load-sdk", group="engine",
+                                 exit_on_error=False)
 
     def _load_config(self) -> Config:
         from engine.config import load_config
@@ -185,6 +201,8 @@ class EngineLink:
                     self._view.input_finished(outcome)
         finally:
             self._running = False
+        if "openai" not in sys.modules:
+            self._app.set_timer(SDK_LOAD_DELAY_S, self._start_sdk_import)
 
 
 def configured_mode(config: Config) -> Mode:

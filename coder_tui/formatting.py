@@ -6,6 +6,7 @@ Pure functions with no Textual import, so they are tested on their own and the w
 from __future__ import annotations
 
 import json
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,34 @@ def format_duration(duration_ms: float) -> str:
         return f"{seconds:.1f}s"
     minutes, rest = divmod(int(round(seconds)), 60)
     return f"{minutes}m {rest:02d}s"
+
+
+def friendly_time(stamp: str, now: datetime) -> str:
+    """A stored ISO time as a person reads it in a list: ``today 09:31``, ``yesterday 18:02``, ``2026-11-19 14:05``.
+
+    ``now`` is an aware datetime in the zone to show (the caller's local time; tests pass a fixed one). A stamp
+    without a zone is UTC, as the store writes; one that does not parse is shown as it is.
+    """
+    try:
+        moment = datetime.fromisoformat(stamp)
+    except ValueError:
+        return stamp
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    local = moment.astimezone(now.tzinfo)
+    clock = local.strftime("%H:%M")
+    if local.date() == now.date():
+        return f"today {clock}"
+    if local.date() == (now - timedelta(days=1)).date():
+        return f"yesterday {clock}"
+    return f"{local:%Y-%m-%d} {clock}"
+
+
+def session_details(row: dict[str, Any], now: datetime) -> str:
+    """What the session lists say about a stored session beside its title: ``today 09:31 · 12 messages · a1b2c3``."""
+    count = int(row.get("message_count") or 0)
+    when = friendly_time(str(row.get("updated_at", "")), now)
+    return f"{when} · {count} message{'' if count == 1 else 's'} · {row.get('id', '')}"
 
 
 def display_path(path: Path, home: Path | None = None) -> str:

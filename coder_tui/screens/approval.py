@@ -1,5 +1,6 @@
 """The approval dialog (SPEC 5): the tool, its key argument (the command, or the diff an edit would make), every
-reason it asks, and what "always" would allow. y / n / a or the buttons; Esc cancels the whole task."""
+reason it asks, and what "always" would allow. y / n / a (this session) / p (this project, saved) or the buttons;
+Esc cancels the whole task. A call that can only be allowed once (a risk reason) offers no "always"."""
 
 from __future__ import annotations
 
@@ -67,19 +68,32 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
             if request.reasons:
                 reasons = "\n".join(f"• {reason}" for reason in request.reasons)
                 yield Static(Content(f"Why it asks:\n{reasons}"), id="reasons")
-            scope = request.always_scope or request.tool
-            yield Static(Content(f"Always allows: {scope} (for the rest of this session)"), id="always")
+            if request.always_scope is not None:
+                yield Static(
+                    Content(
+                        f"Always allows: {request.always_scope} (a: for this session; "
+                        "p: in this project, saved to .coder/config.json)"
+                    ),
+                    id="always",
+                )
+            else:
+                yield Static(Content("This call can only be allowed once."), id="always")
             with Horizontal(id="buttons"):
                 yield Button("Yes (y)", id="yes", variant="success", compact=True)
                 yield Button("No (n)", id="no", variant="error", compact=True)
-                yield Button("Always (a)", id="always-button", variant="primary", compact=True)
+                if request.always_scope is not None:
+                    yield Button("Always (a)", id="always-button", variant="primary", compact=True)
+                    yield Button("Always here (p)", id="always-project", variant="primary", compact=True)
                 yield Button("Cancel task (esc)", id="cancel", compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#yes", Button).focus()
 
     def action_decide(self, decision: str) -> None:
-        self.dismiss(ApprovalDecision(decision))
+        chosen = ApprovalDecision(decision)
+        if self.request.always_scope is None and chosen in (ApprovalDecision.ALWAYS, ApprovalDecision.ALWAYS_PROJECT):
+            return  # nothing may be allowed always for this call; the dialog does not offer it
+        self.dismiss(chosen)
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
@@ -87,6 +101,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
             "yes": ApprovalDecision.YES,
             "no": ApprovalDecision.NO,
             "always-button": ApprovalDecision.ALWAYS,
+            "always-project": ApprovalDecision.ALWAYS_PROJECT,
             "cancel": ApprovalDecision.CANCEL,
         }
         self.dismiss(decisions[event.button.id or "cancel"])

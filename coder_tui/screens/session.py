@@ -5,6 +5,8 @@ It is the ``SessionView`` the engine link reports to, and renders every engine e
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,8 +19,9 @@ from textual.screen import Screen
 from coder_tui.bindings import bindings_for
 from coder_tui.engine_link import EngineLink
 from coder_tui.formatting import format_tokens
+from coder_tui.gc_pacing import CollectionPacer
 from coder_tui.history import InputHistory
-from coder_tui.screens.question import QuestionScreen
+from coder_tui.screens.session_picker import SessionPickerScreen
 from coder_tui.widgets.footer_bar import FooterBar
 from coder_tui.widgets.prompt import Prompt
 from coder_tui.widgets.prompt_input import PromptInput
@@ -52,11 +55,12 @@ from engine.events import (
     VerificationFinished,
     VerificationStarted,
 )
-from engine.interaction import QuestionAnswer, QuestionRequest
 
 if TYPE_CHECKING:
     from engine.orchestrator import Orchestrator, TurnOutcome
 
+# How long after an input ends the garbage collector gets its quiet moment.
+QUIET_AFTER_S = 0.3
 # Below this width the side panes start hidden (Ctrl+T shows them); at 80x24 the transcript needs the room.
 WIDE_LAYOUT = 100
 
@@ -67,36 +71,41 @@ class SessionScreen(Screen[None]):
 
     panes_visible: reactive[bool] = reactive(True)
 
-    def __init__(self, link: EngineLink, *, workspace: Path, location: str, history: InputHistory) -> None:
+    def __init__(
+        self,
+        link: EngineLink,
+        *,
+        workspace: Path,
+        location: str,
+        history: InputHistory,
+        clock: Callable[[], datetime] = lambda: datetime.now().astimezone(),
+    ) -> None:
         super().__init__()
+        # "Now" in the local zone, for the picker's "today 09:31" (tests fix it).
+        self.clock = clock
         self.link = link
         self.workspace = workspace
         self.location = location
         self.history = history
         self._wide: bool | None = None
+        # Held, not queried: every streamed delta reaches ``show_event``, and a query walks the whole DOM.
+        self.transcript = Transcript(id="transcript")
+        self.todo_pane = TodoList(id="todo-pane")
+        self.tool_log = ToolLog(id="tool-log")
+        self.status = StatusLine(id="status")
+        self.prompt = Prompt(self.workspace, self.history, id="prompt")
+        self._collector = CollectionPacer()
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):
-            yield Transcript(id="transcript")
+            yield self.transcript
             with Vertical(id="side"):
-                yield TodoList(id="todo-pane")
-                yield ToolLog(id="tool-log")
+                yield self.todo_pane
+                yield self.tool_log
         yield QueueView(id="queue")
-        yield StatusLine(id="status")
-        yield Prompt(self.workspace, self.history, id="prompt")
+        yield self.status
+        yield self.prompt
         yield FooterBar(id="footer")
-
-    @property
-    def transcript(self) -> Transcript:
-        return self.query_one(Transcript)
-
-    @property
-    def prompt(self) -> Prompt:
-        return self.query_one(Prompt)
-
-    @property
-    def status(self) -> StatusLine:
-        return self.query_one(StatusLine)
 
     def on_mount(self) -> None:
         mode = self.link.mode.value
@@ -109,6 +118,9 @@ class SessionScreen(Screen[None]):
         self.link.attach(self)
         # The engine loads once the first frame is on screen, so the prompt takes keys at once.
         self.call_after_refresh(self.link.start)
+
+    def on_unmount(self) -> None:
+        self._collector.idle()
 
     def on_key(self, event: events.Key) -> None:
         # Keys typed while the app starts are handled before the prompt has focus and land on the screen;
@@ -144,18 +156,23 @@ class SessionScreen(Screen[None]):
         self.status.state = "working" if self.link.busy else "ready"
         self.prompt.slash_commands = orchestrator.slash_commands()
         self._set_mode(orchestrator.mode.value)
+        self.call_after_refresh(self._collector.quiet)
 
     def engine_failed(self, message: str) -> None:
         self.status.state = "unavailable"
         self.transcript.add_notice(message, "error")
 
     def input_started(self, text: str) -> None:
+        self._collector.busy()
         self.transcript.add_user(text)
         self.status.state = "working"
         self.prompt.input.task_running = True
         self.app.refresh_bindings()
 
     def input_finished(self, outcome: TurnOutcome) -> None:
+        self._collector.idle()
+        # Once the input's last frames are drawn (a resumed conversation takes a few), not before them.
+        self.set_timer(QUIET_AFTER_S, self._collector.quiet)
         if self.link.queued:
             return
         self.status.state = "interrupted" if outcome.reason == "cancelled" else "ready"
@@ -170,7 +187,7 @@ class SessionScreen(Screen[None]):
 
     def show_event(self, event: Event) -> None:
         transcript = self.transcript
-        tool_log = self.query_one(ToolLog)
+        tool_log = self.tool_log
         match event:
             case TurnStarted():
                 pass  # the user's input is already shown by input_started
@@ -199,8 +216,9 @@ class SessionScreen(Screen[None]):
                     )
                 tool_log.set_status(call_id, status, duration_ms, diff if status is ToolStatus.SUCCESS else None)
             case TodosChanged(todos=todos):
-                self.query_one("#todo-pane", TodoList).set_todos(todos)
-                transcript.add_todos(todos)
+                self.todo_pane.set_todos(todos)
+                if todos:  # a resumed or new session without todos is not news for the transcript
+                    transcript.add_todos(todos)
             case CommandResult(command="/resume", ok=True, data={"messages": list(records)}):
                 # The conversation was replaced: show the resumed one, then the command's own result.
                 from engine.messages import Message
@@ -208,8 +226,9 @@ class SessionScreen(Screen[None]):
                 transcript.show_history([Message.from_record(record) for record in records])
                 transcript.add_command_result(event)
             case CommandResult(command="/resume", ok=True, data={"sessions": list(sessions)}) if sessions:
-                transcript.add_command_result(event)
-                self._pick_session(sessions)
+                now = self.clock()
+                transcript.add_command_result(event, now=now)
+                self._pick_session(sessions, now)
             case CommandResult(command="/new", ok=True):
                 transcript.clear()
                 transcript.add_command_result(event)
@@ -235,11 +254,11 @@ class SessionScreen(Screen[None]):
                 summary = f"auto-verify {outcome}: {command} — {reason}"
                 transcript.add_notice(summary if outcome == "passed" or not tail else f"{summary}\n{tail}",
                                       "info" if outcome == "passed" else "warning")
-            case SubagentEvent(parent_call_id=parent, event=ToolCallFinished() as inner):
+            case SubagentEvent(parent_call_id=parent, event=inner):
+                # Its tool calls show nested under the task call; its text arrives as the task's result.
                 if (view := transcript.tool_call(parent)) is not None:
-                    view.add_subagent_call(inner.tool, inner.key_argument, inner.status, inner.duration_ms)
-            case SubagentEvent():
-                pass  # the sub-agent's text reaches the transcript as the task tool's result
+                    view.subagent_event(inner)
+                tool_log.subagent_event(parent, inner)
             case Notice(text=text, level=level):
                 transcript.add_notice(text, level)
             case ErrorEvent(message=message):
@@ -249,19 +268,14 @@ class SessionScreen(Screen[None]):
                 if reason == "cancelled":
                     transcript.add_notice("interrupted", "interrupted")
 
-    def _pick_session(self, sessions: list[dict[str, object]]) -> None:
+    def _pick_session(self, sessions: list[dict[str, object]], now: datetime) -> None:
         """``/resume`` with no id: a picker of the recent sessions; choosing one resumes it."""
-        labels = {
-            f"{row['id']}  {row.get('updated_at', '')}  {row.get('title') or '(untitled)'}": str(row["id"])
-            for row in sessions
-        }
 
-        def chosen(answer: QuestionAnswer | None) -> None:
-            if answer is not None and answer.answer in labels:
-                self.link.submit(f"/resume {labels[answer.answer]}")
+        def chosen(session_id: str | None) -> None:
+            if session_id:
+                self.link.submit(f"/resume {session_id}")
 
-        request = QuestionRequest("Resume which session?", options=tuple(labels), allow_input=False)
-        self.app.push_screen(QuestionScreen(request), callback=chosen)
+        self.app.push_screen(SessionPickerScreen(sessions, now), callback=chosen)
 
     def _set_mode(self, mode: str) -> None:
         self.prompt.mode = mode

@@ -7,9 +7,3 @@ from coder_tui.widgets.streaming_markdown import StreamingMarkdown
 
 class AssistantMessage(StreamingMarkdown):
     """One assistant message's text (its tool calls are shown by ``ToolCallView`` widgets that follow it)."""
-
-    DEFAULT_CSS = """
-    AssistantMessage {
-        padding: 0 1;
-    }
-    """

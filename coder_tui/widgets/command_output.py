@@ -1,14 +1,25 @@
-"""The result of a ``!`` command (command, exit code, stdout, stderr) or a ``/`` command, in the transcript."""
+"""The result of a ``!`` command (command, exit code, stdout, stderr) or a ``/`` command, in the transcript.
+
+Most results are their text. A few read better laid out from their data: ``/diff`` shows its per-file summary
+(coloured +/-) and then the whole coloured diff, so it reads top down; ``/skills`` shows each skill's name and
+where it comes from, with its description under it; ``/resume``'s list of sessions gives friendly times
+("today 09:31") rather than stored ISO stamps.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
+from textual.widget import Widget
 from textual.widgets import Static
 
-from coder_tui.formatting import bash_result_text, is_bash_result
-from coder_tui.widgets.diff_view import DiffView
+from coder_tui.formatting import bash_result_text, is_bash_result, one_line, session_details
+from coder_tui.widgets.diff_view import DiffView, diff_summary
 from engine.events import CommandResult
 
 
@@ -22,18 +33,65 @@ class CommandOutput(Vertical):
         padding: 0 1;
         & > .text { height: auto; padding: 0 1; border-left: vkey $foreground 15%; }
         &.-failed > .text { color: $text-error; }
+        & > .skill { height: auto; padding: 0 1; margin-top: 1; border-left: vkey $foreground 15%; }
+        & > .skill-description {
+            height: auto; padding: 0 1 0 4; color: $text-muted; border-left: vkey $foreground 15%;
+        }
+        & > .problems { height: auto; padding: 0 1; margin-top: 1; color: $text-warning; }
     }
     """
 
-    def __init__(self, result: CommandResult) -> None:
+    def __init__(self, result: CommandResult, *, now: datetime | None = None) -> None:
+        """``now``: the local time, for ``/resume``'s friendly times."""
         super().__init__(classes="" if result.ok else "-failed")
         self.result = result
+        self.now = now
+
+    @property
+    def diff(self) -> str:
+        """The diff this result carries ("" when none)."""
+        diff = self.result.data.get("diff")
+        return diff if isinstance(diff, str) and diff.strip() else ""
 
     def compose(self) -> ComposeResult:
         result = self.result
-        text = bash_result_text(result.data) if result.kind == "bang" and is_bash_result(result.data) else result.text
-        if text:
+        files = result.data.get("files")
+        skills = result.data.get("skills")
+        sessions = result.data.get("sessions")
+        if result.command == "/diff" and isinstance(files, list) and files:
+            note = result.data.get("note")
+            summary = diff_summary(result.text.partition("\n")[0], files)
+            yield Static(Content("\n").join([summary, Content(note)]) if note else summary, classes="text")
+        elif result.command == "/skills" and isinstance(skills, list) and skills:
+            yield from self._skills(skills)
+        elif result.command == "/resume" and isinstance(sessions, list) and sessions and self.now is not None:
+            yield Static(self._sessions(sessions, self.now), classes="text")
+        elif text := self._text():
             yield Static(Content(text.rstrip("\n")), classes="text")
-        diff = result.data.get("diff")
-        if isinstance(diff, str) and diff.strip():
-            yield DiffView(diff)
+        if self.diff:
+            yield DiffView(self.diff)
+
+    def _text(self) -> str:
+        result = self.result
+        return bash_result_text(result.data) if result.kind == "bang" and is_bash_result(result.data) else result.text
+
+    def _sessions(self, sessions: list[dict[str, Any]], now: datetime) -> Content:
+        rows = [
+            Content.assemble(
+                "  ", (one_line(str(row.get("title") or "(untitled)"), 60), "bold"),
+                "  ", (session_details(row, now), "$text-muted"),
+            )
+            for row in sessions
+        ]
+        return Content("\n").join([Content(self.result.text.partition("\n")[0]), *rows])
+
+    def _skills(self, skills: list[dict[str, Any]]) -> Iterator[Widget]:
+        yield Static(Content(self.result.text.partition("\n")[0]), classes="text")
+        for skill in skills:
+            name, source = str(skill.get("name", "")), str(skill.get("source", ""))
+            yield Static(Content.assemble((name, "bold"), "  ", (source, "$text-accent")), classes="skill")
+            yield Static(Content(str(skill.get("description", ""))), classes="skill-description")
+        problems = self.result.data.get("problems") or []
+        if problems:
+            lines = "\n".join(f"  {problem}" for problem in problems)
+            yield Static(Content(f"problems:\n{lines}"), classes="problems")

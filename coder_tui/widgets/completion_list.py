@@ -46,7 +46,9 @@ class CompletionList(OptionList, can_focus=False):
         self.set_class(self.is_open, "-visible")
 
     def close(self) -> None:
-        self.show(())
+        # Called on every keystroke: an already closed list must not refresh (a layout per key otherwise).
+        if self.completions:
+            self.show(())
 
     def move(self, delta: int) -> None:
         if self.completions:

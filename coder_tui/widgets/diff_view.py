@@ -6,6 +6,9 @@ Used in the transcript (the whole diff, no click needed), in the tool-event log 
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from textual.content import Content
 from textual.widgets import Static
 
@@ -23,6 +26,26 @@ def diff_content(diff: str, max_lines: int | None = None) -> Content:
     if len(shown) < len(lines):
         parts.append(Content.styled(f"… {len(lines) - len(shown)} more lines", "dim italic"))
     return Content("\n").join(parts)
+
+
+def diff_summary(header: str, files: Sequence[Mapping[str, Any]]) -> Content:
+    """``/diff``'s summary: the header, then one row per file with its path, ``+added`` in green, ``-removed`` in
+    red and its status."""
+    width = max((len(str(f.get("path", ""))) for f in files), default=0)
+    rows = [
+        Content.assemble(
+            "  ",
+            (str(f.get("path", "")).ljust(width), "bold"),
+            "  ",
+            (f"+{f.get('added', 0)}", "$text-success"),
+            " ",
+            (f"-{f.get('removed', 0)}", "$text-error"),
+            "  ",
+            (f"{f.get('status', '')}{' (binary)' if f.get('binary') else ''}", "$text-muted"),
+        )
+        for f in files
+    ]
+    return Content("\n").join([Content(header), *rows])
 
 
 def _line_style(line: str) -> str:

@@ -1,7 +1,7 @@
 """A stored conversation turned into transcript entries, for a resumed session.
 
 Entries are described first as cheap factories and only the last few are built (finished text as light
-``MarkdownSnapshot``s), so resuming a 5,000-message session costs the same as resuming a short one.
+``MarkdownLines`` widgets), so resuming a 5,000-message session costs the same as resuming a short one.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ _KEY_ARGUMENTS = ("command", "path", "pattern", "url", "description", "question"
 
 def history_factories(messages: Sequence[Message]) -> list[EntryFactory]:
     """One factory per entry the transcript would show for these messages, oldest first."""
-    from coder_tui.widgets.markdown_snapshot import MarkdownSnapshot
+    from coder_tui.widgets.markdown_lines import MarkdownLines
 
     factories: list[EntryFactory] = []
     results = {m.tool_call_id: m.content or "" for m in messages if m.role == "tool" and m.tool_call_id}
@@ -36,9 +36,9 @@ def history_factories(messages: Sequence[Message]) -> list[EntryFactory]:
             factories.append(lambda text=message.content: UserMessage(text))
         elif message.role == "assistant":
             if message.reasoning:
-                factories.append(lambda text=message.reasoning: MarkdownSnapshot(text, classes="-reasoning"))
+                factories.append(lambda text=message.reasoning: MarkdownLines(text, classes="-entry -reasoning"))
             if message.content:
-                factories.append(lambda text=message.content: MarkdownSnapshot(text))
+                factories.append(lambda text=message.content: MarkdownLines(text, classes="-entry"))
             for call in message.tool_calls or []:
                 factories.append(lambda call=call: _stored_call(call, results.get(call.id)))
     return factories

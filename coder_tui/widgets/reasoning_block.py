@@ -13,6 +13,5 @@ class ReasoningBlock(StreamingMarkdown):
         color: $text-muted;
         text-style: italic;
         border-left: vkey $foreground 20%;
-        & > MarkdownBlock { color: $text-muted; }
     }
     """

@@ -1,7 +1,8 @@
 """One tool call in the transcript: a summary line, then its full output, and for a write/edit/patch its diff.
 
 SPEC 15 wants the output and the coloured diff visible without a click, so nothing here folds. The parts exist
-from the start and are filled in as events arrive, so an update never races the widget's own mounting.
+from the start and are filled in as events arrive, so an update never races the widget's own mounting; a call that
+is already finished when it is mounted (a resumed session's) mounts only the parts it shows.
 """
 
 from __future__ import annotations
@@ -14,9 +15,12 @@ from textual.content import Content
 from textual.widgets import Static
 
 from coder_tui.formatting import result_error, tool_output_text
+from coder_tui.subagent_calls import SubagentCalls
 from coder_tui.tool_status import tool_summary
 from coder_tui.widgets.diff_view import DiffView
-from engine.events import ToolStatus
+from engine.events import Event, ToolStatus
+
+FINISHED = frozenset({ToolStatus.SUCCESS, ToolStatus.ERROR, ToolStatus.DENIED, ToolStatus.CANCELLED})
 
 
 class ToolCallView(Vertical):
@@ -53,20 +57,25 @@ class ToolCallView(Vertical):
         self._summary = Static(self._summary_content(), classes="summary")
         self._reasons = Static("", classes="reasons -empty")
         self._subagent = Static("", classes="subagent -empty")
-        self._subagent_lines: list[Content] = []
+        self._subagent_calls = SubagentCalls()
         self._output = Static("", classes="output -empty")
         self._diff = DiffView("", classes="-empty")
 
     def compose(self) -> ComposeResult:
         yield self._summary
-        yield self._reasons
-        yield self._subagent
-        yield self._output
-        yield self._diff
+        finished = self.status in FINISHED
+        for part in (self._reasons, self._subagent, self._output, self._diff):
+            if not (finished and part.has_class("-empty")):
+                yield part
 
     @property
     def output_text(self) -> str:
         return str(self._output.visual) if not self._output.has_class("-empty") else ""
+
+    @property
+    def nested_text(self) -> str:
+        """The sub-agent's calls as shown under the call."""
+        return str(self._subagent.visual) if self._subagent_calls else ""
 
     @property
     def diff(self) -> str:
@@ -79,12 +88,11 @@ class ToolCallView(Vertical):
             self._reasons.update(Content("\n".join(f"• {reason}" for reason in reasons)))
             self._reasons.remove_class("-empty")
 
-    def add_subagent_call(self, tool: str, key_argument: str, status: ToolStatus, duration_ms: float) -> None:
-        """A call made by the sub-agent this ``task`` call started, listed under it."""
-        summary = tool_summary(tool, key_argument, status, duration_ms)
-        self._subagent_lines.append(Content.assemble("↳ ", summary))
-        self._subagent.update(Content("\n").join(self._subagent_lines))
-        self._subagent.remove_class("-empty")
+    def subagent_event(self, event: Event) -> None:
+        """An event of the sub-agent this ``task`` call started: its tool calls are listed under the call, live."""
+        if self._subagent_calls.apply(event):
+            self._subagent.update(self._subagent_calls.content())
+            self._subagent.remove_class("-empty")
 
     def show_result(
         self,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.containers import VerticalScroll
 
 from coder_tui.widgets.tool_log_row import ToolLogRow
-from engine.events import ToolStatus
+from engine.events import Event, ToolStatus
 
 # Older rows are dropped so a long session keeps a small DOM; the transcript keeps the full story.
 MAX_ROWS = 200
@@ -44,6 +44,12 @@ class ToolLog(VerticalScroll, can_focus=False):
         row = self._rows.get(call_id)
         if row is not None:
             row.set_status(status, duration_ms, diff)
+
+    def subagent_event(self, parent_call_id: str, event: Event) -> None:
+        """An event of the sub-agent a ``task`` call started, shown nested under that call's row."""
+        row = self._rows.get(parent_call_id)
+        if row is not None:
+            row.subagent_event(event)
 
     def row(self, call_id: str) -> ToolLogRow | None:
         return self._rows.get(call_id)

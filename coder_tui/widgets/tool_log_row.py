@@ -1,4 +1,5 @@
-"""One row of the tool-event log: live state, tool, key argument and duration; an edit's diff inline, capped."""
+"""One row of the tool-event log: live state, tool, key argument and duration; an edit's diff inline, capped; a
+``task`` call's sub-agent calls nested under it."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
+from coder_tui.subagent_calls import SubagentCalls
 from coder_tui.tool_status import tool_summary
 from coder_tui.widgets.diff_view import DiffView
-from engine.events import ToolStatus
+from engine.events import Event, ToolStatus
 
 # The log is a narrow side pane: the transcript has the whole diff, the row shows its start.
 INLINE_DIFF_LINES = 12
@@ -22,6 +24,10 @@ class ToolLogRow(Vertical):
     ToolLogRow {
         height: auto;
         & > .summary { height: auto; text-wrap: nowrap; text-overflow: ellipsis; }
+        & > .subagent {
+            height: auto; padding-left: 2; color: $text-muted; text-wrap: nowrap; text-overflow: ellipsis;
+        }
+        & > .subagent.-empty { display: none; }
         & > DiffView { padding: 0 0 0 2; }
         & > DiffView.-empty { display: none; }
     }
@@ -35,10 +41,13 @@ class ToolLogRow(Vertical):
         self.status = ToolStatus.SCHEDULED
         self.duration_ms: float | None = None
         self._summary = Static(self._content(), classes="summary")
+        self._subagent = Static("", classes="subagent -empty")
+        self._subagent_calls = SubagentCalls()
         self._diff = DiffView("", max_lines=INLINE_DIFF_LINES, classes="-empty")
 
     def compose(self) -> ComposeResult:
         yield self._summary
+        yield self._subagent
         yield self._diff
 
     def set_status(self, status: ToolStatus, duration_ms: float | None = None, diff: str | None = None) -> None:
@@ -48,6 +57,16 @@ class ToolLogRow(Vertical):
         if diff:
             self._diff.set_diff(diff)
             self._diff.remove_class("-empty")
+
+    def subagent_event(self, event: Event) -> None:
+        if self._subagent_calls.apply(event):
+            self._subagent.update(self._subagent_calls.content())
+            self._subagent.remove_class("-empty")
+
+    @property
+    def nested_text(self) -> str:
+        """The sub-agent's calls as shown under the row."""
+        return str(self._subagent.visual) if self._subagent_calls else ""
 
     @property
     def diff(self) -> str:

@@ -1,9 +1,11 @@
 """The transcript pane: the session as it happens, anchored to the bottom while streaming unless scrolled up.
 
-Long sessions stay fast in three ways: a long answer streams into consecutive Markdown segments (``segments``);
-finished Markdown entries other than the newest become one-widget ``MarkdownSnapshot``s; and only the last
-``MAX_ENTRIES`` entries stay mounted (the session itself is in the engine's store). So layout and typing cost do not
-grow with the length of an answer or of the session.
+Long sessions stay fast in three ways. A streaming answer renders its finished blocks once and re-renders only
+its last block (``StreamingMarkdown``), and every Markdown entry is one light widget (``MarkdownLines``). Entries
+are grouped by exchange (``ExchangeGroup``): when the live answer grows, the transcript re-arranges a few groups,
+whose own arrangement Textual keeps cached, instead of measuring every entry again. And only the last ``MAX_ENTRIES`` entries
+stay mounted (the session itself is in the engine's store). So layout and typing cost do not grow with the length
+of an answer or of the session.
 
 The Markdown widgets (and their parser) are imported after the first frame, in a thread: the empty screen does not
 need them and start-up is shorter without.
@@ -13,15 +15,15 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from textual import work
-from textual.containers import VerticalScroll
+from textual.containers import VerticalGroup, VerticalScroll
 from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
-from coder_tui.segments import split_point
 from coder_tui.widgets.command_output import CommandOutput
 from coder_tui.widgets.help_view import HelpView
 from coder_tui.widgets.notice_line import NoticeLevel, NoticeLine
@@ -35,8 +37,20 @@ if TYPE_CHECKING:
     from engine.messages import Message
 
 MAX_ENTRIES = 120
-# The newest entries stay live Textual Markdown; settled ones older than this become light snapshots.
-LIVE_ENTRIES = 1
+# A resumed conversation shows its last entries, a few screens' worth: building more makes resuming slower.
+RESUMED_ENTRIES = 40
+
+
+class ExchangeGroup(VerticalGroup):
+    """The entries of one exchange (an input and what followed it), or of a resumed conversation."""
+
+    DEFAULT_CSS = """
+    ExchangeGroup > .todos { margin: 1 0 0 2; border-left: vkey $accent 50%; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entries: list[Widget] = []
 
 
 class Transcript(VerticalScroll):
@@ -48,7 +62,6 @@ class Transcript(VerticalScroll):
         padding: 0 1 1 0;
         scrollbar-size-vertical: 1;
         & > .elided { color: $text-muted; padding: 0 1; text-style: italic; }
-        & > .todos { margin: 1 0 0 2; border-left: vkey $accent 50%; }
     }
     """
 
@@ -56,7 +69,7 @@ class Transcript(VerticalScroll):
         super().__init__(id=id)
         self._streaming: StreamingMarkdown | None = None
         self._tool_views: dict[str, ToolCallView] = {}
-        self._entries: list[Widget] = []
+        self._groups: list[ExchangeGroup] = []
         self._elided = 0
         self._elided_line = Static("", classes="elided")
 
@@ -66,24 +79,23 @@ class Transcript(VerticalScroll):
 
     @work(thread=True, group="preload")
     def _preload_markdown(self) -> None:
-        # Also the highlighter of code blocks and the snapshot renderer: loading them mid-stream stalls the screen.
-        for module in (
-            "coder_tui.widgets.assistant_message",
-            "coder_tui.widgets.reasoning_block",
-            "coder_tui.widgets.markdown_snapshot",
-            "textual.highlight",
-            "pygments.lexers.python",
-        ):
+        # With the Markdown renderer and the code highlighter: loading them mid-stream stalls the screen.
+        for module in ("coder_tui.widgets.assistant_message", "coder_tui.widgets.reasoning_block"):
             importlib.import_module(module)
+        from textual.highlight import highlight
+
+        highlight("pass", language="python")  # the first lookup of a lexer loads Pygments' registry
 
     @property
     def entries(self) -> list[Widget]:
         """The mounted entries, oldest first (without the "earlier entries" line)."""
-        return list(self._entries)
+        return [entry for group in self._groups for entry in group.entries]
 
     def add_user(self, text: str) -> None:
         self.end_stream()
+        self._start_group()
         self._add(UserMessage(text))
+        self.scroll_end(animate=False)  # a new input follows the bottom again, even after scrolling up
 
     def append_text(self, fragment: str) -> None:
         from coder_tui.widgets.assistant_message import AssistantMessage
@@ -101,15 +113,12 @@ class Transcript(VerticalScroll):
 
         self.clear()
         factories = history_factories(messages)
-        kept = factories[-MAX_ENTRIES:]
-        widgets = [factory() for factory in kept]
-        self._entries.extend(widgets)
-        self._elided = len(factories) - len(kept)
-        if self._elided:
-            self._elided_line.update(Content(f"… {self._elided} earlier entries are not shown"))
-            self.mount(self._elided_line)
-        self.mount_all(widgets)
-        self._tool_views.update((w.call_id, w) for w in widgets if isinstance(w, ToolCallView))
+        kept = factories[-RESUMED_ENTRIES:]
+        group = self._start_group()
+        group.entries.extend(factory() for factory in kept)
+        group.mount_all(group.entries)
+        self._tool_views.update((w.call_id, w) for w in group.entries if isinstance(w, ToolCallView))
+        self._elide(len(factories) - len(kept))
 
     def end_stream(self) -> None:
         """The streaming answer or reasoning is complete; the next text starts a new entry."""
@@ -127,9 +136,15 @@ class Transcript(VerticalScroll):
     def tool_call(self, call_id: str) -> ToolCallView | None:
         return self._tool_views.get(call_id)
 
-    def add_command_result(self, result: CommandResult) -> None:
+    def add_command_result(self, result: CommandResult, *, now: datetime | None = None) -> None:
+        """``now``: the local time, for the friendly times of ``/resume``'s list."""
         self.end_stream()
-        self._add(CommandOutput(result))
+        output = CommandOutput(result, now=now)
+        self._add(output)
+        if output.diff:
+            # A diff is read from its summary down: show its top rather than its last lines.
+            self.release_anchor()
+            self.call_after_refresh(self._show_top_of, output)
 
     def add_help(self, commands: Sequence[tuple[str, str]]) -> None:
         self.end_stream()
@@ -147,63 +162,68 @@ class Transcript(VerticalScroll):
         """Ctrl+L: an empty screen; the session and its history are untouched."""
         self.end_stream()
         self._tool_views.clear()
-        self._entries.clear()
+        self._groups.clear()
         self._elided = 0
         self._elided_line = Static("", classes="elided")
         self.remove_children()
 
+    def _show_top_of(self, entry: Widget) -> None:
+        if not entry.is_attached:
+            return
+        if entry.size.height:
+            self.scroll_to_widget(entry, top=True, animate=False)
+        else:  # not laid out yet
+            self.call_after_refresh(self._show_top_of, entry)
+
     def _stream(self, kind: type[StreamingMarkdown], fragment: str) -> None:
-        """Feeds the streaming entry of this kind, starting one (or a continuation segment) when needed."""
+        """Feeds the streaming entry of this kind, starting one when needed."""
         current = self._streaming
         if type(current) is not kind or current is None:
             self.end_stream()
             current = self._streaming = kind()
             self._add(current)
-        cut = split_point(current.text, fragment)
-        if cut is None:
-            current.feed(fragment)
-            return
-        current.feed(fragment[:cut])
-        self.end_stream()
-        self._streaming = kind(classes="-continued")
-        self._add(self._streaming)
-        self._streaming.feed(fragment[cut:])
+        current.feed(fragment)
 
-    def on_streaming_markdown_settled(self) -> None:
-        self._lighten()
+    def _start_group(self) -> ExchangeGroup:
+        group = ExchangeGroup()
+        self._groups.append(group)
+        self.mount(group)
+        return group
 
     def _add(self, entry: Widget) -> None:
-        self.mount(entry)
-        self._entries.append(entry)
-        self._lighten()
-        excess = len(self._entries) - MAX_ENTRIES
+        group = self._groups[-1] if self._groups else self._start_group()
+        group.entries.append(entry)
+        group.mount(entry)
+        self._prune()
+
+    def _prune(self) -> None:
+        """Keeps ``MAX_ENTRIES`` mounted: whole exchanges go first, the current one loses its oldest entries."""
+        excess = sum(len(group.entries) for group in self._groups) - MAX_ENTRIES
         if excess <= 0:
             return
-        for old in self._entries[:excess]:
-            if isinstance(old, ToolCallView):
-                self._tool_views.pop(old.call_id, None)
-            old.remove()
-        del self._entries[:excess]
-        self._elided += excess
+        removed = 0
+        while removed < excess:
+            oldest = self._groups[0]
+            dropped = oldest.entries[: excess - removed]
+            if len(dropped) == len(oldest.entries) and len(self._groups) > 1:
+                self._groups.pop(0).remove()
+            else:
+                del oldest.entries[: len(dropped)]
+                for entry in dropped:
+                    entry.remove()
+            self._forget(dropped)
+            removed += len(dropped)
+        self._elide(removed)
+
+    def _forget(self, entries: Sequence[Widget]) -> None:
+        for entry in entries:
+            if isinstance(entry, ToolCallView):
+                self._tool_views.pop(entry.call_id, None)
+
+    def _elide(self, count: int) -> None:
+        if not count:
+            return
+        self._elided += count
         self._elided_line.update(Content(f"… {self._elided} earlier entries are not shown"))
         if self._elided_line.parent is None:
             self.mount(self._elided_line, before=0)
-
-    def _lighten(self) -> None:
-        """Swaps settled Markdown entries that are a few entries old for one-widget snapshots."""
-        from coder_tui.widgets.markdown_snapshot import MarkdownSnapshot
-        from coder_tui.widgets.reasoning_block import ReasoningBlock
-        from coder_tui.widgets.streaming_markdown import StreamingMarkdown
-
-        for index, entry in enumerate(self._entries[:-LIVE_ENTRIES]):
-            if isinstance(entry, StreamingMarkdown) and entry.is_settled and entry.is_mounted:
-                classes = " ".join(
-                    name
-                    for name, wanted in (("-continued", entry.has_class("-continued")),
-                                         ("-reasoning", isinstance(entry, ReasoningBlock)))
-                    if wanted
-                )
-                snapshot = MarkdownSnapshot(entry.text, classes=classes)
-                self.mount(snapshot, after=entry)
-                entry.remove()
-                self._entries[index] = snapshot

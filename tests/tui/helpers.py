@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from datetime import datetime
 from pathlib import Path
 
 from textual.pilot import Pilot
@@ -20,7 +21,12 @@ WORKSPACE_LABEL = "~/demo-project"
 
 
 def make_app(
-    workspace: Path, server: ScriptedServer, *, start_mode: str | None = None, history: InputHistory | None = None
+    workspace: Path,
+    server: ScriptedServer,
+    *,
+    start_mode: str | None = None,
+    history: InputHistory | None = None,
+    clock: Callable[[], datetime] | None = None,
 ) -> CoderApp:
     return CoderApp(
         workspace=workspace,
@@ -29,7 +35,28 @@ def make_app(
         workspace_label=WORKSPACE_LABEL,
         start_mode=start_mode,
         history=history if history is not None else InputHistory(None),
+        clock=clock,
     )
+
+
+def write_sessions(workspace: Path, sessions: Sequence[tuple[str, str, int]]) -> list[str]:
+    """Stores sessions as (title, last used ISO time, message count), each written at its own fixed time, so the
+    resume picker shows the same times on any day. Returns their ids."""
+    from engine.messages import Message
+    from engine.storage.db import Database, database_path
+    from engine.storage.store import Store
+
+    ids = []
+    for index, (title, when, count) in enumerate(sessions):
+        store = Store(Database.open(database_path(workspace)), clock=lambda when=when: when)
+        try:
+            session_id = store.create_session(model="scripted-model", mode="default", session_id=f"session{index:05d}")
+            for number in range(count):
+                store.append_message(session_id, Message.user(title) if number % 2 == 0 else Message.assistant("ok"))
+        finally:
+            store.close()
+        ids.append(session_id)
+    return ids
 
 
 async def wait_until(pilot: Pilot[object], condition: Callable[[], bool], what: str = "condition") -> None:

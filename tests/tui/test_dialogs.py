@@ -120,6 +120,43 @@ async def test_a_allows_the_scope_for_the_rest_of_the_session(
         assert any(isinstance(entry, NoticeLine) for entry in app.session.transcript.entries)
 
 
+async def test_p_allows_the_scope_in_this_project_for_good(workspace: Path, scripted_server: ScriptedServer) -> None:
+    import json
+
+    scripted_server.add(reply(tool_call("bash", command=TOUCH)), reply(text("made")))
+    app = make_app(workspace, scripted_server)
+    async with app.run_test() as pilot:
+        await ready(pilot)
+        decisions = record_decisions(app)
+        await run_until_approval(pilot, app, "make a file")
+        await pilot.press("p")
+        await settle(pilot)
+        assert decisions == [ApprovalDecision.ALWAYS_PROJECT]
+        assert (workspace / "made.txt").exists()
+    saved = json.loads((workspace / ".coder" / "config.json").read_text())
+    assert saved["permissions"]["bash"] == {"touch *": "allow"}
+
+
+async def test_a_call_that_can_only_be_allowed_once_offers_no_always(
+    workspace: Path, scripted_server: ScriptedServer
+) -> None:
+    scripted_server.add(reply(tool_call("bash", command=TOUCH)), reply(text("ok")))
+    app = make_app(workspace, scripted_server, start_mode="plan")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        dialog = await run_until_approval(pilot, app, "make a file")
+        assert dialog.request.always_scope is None
+        shown = "\n".join(str(widget.visual) for widget in dialog.query(Static))
+        assert "can only be allowed once" in shown and "Always allows" not in shown
+        assert {button.id for button in dialog.query(Button)} == {"yes", "no", "cancel"}
+        await pilot.press("a")  # not offered: nothing happens
+        await pilot.pause()
+        assert isinstance(app.screen, ApprovalScreen)
+        await pilot.press("y")
+        await settle(pilot)
+        assert (workspace / "made.txt").exists()
+
+
 async def test_buttons_answer_like_the_keys(workspace: Path, scripted_server: ScriptedServer) -> None:
     scripted_server.add(reply(tool_call("bash", command=TOUCH)), reply(text("no then")))
     app = make_app(workspace, scripted_server)

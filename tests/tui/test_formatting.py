@@ -39,3 +39,19 @@ def test_every_binding_is_in_help_and_built_from_the_table() -> None:
     assert shift_tab.priority
     escape = next(b for b in bindings_for("app") if b.key == "escape")
     assert not escape.priority  # a modal's own Esc must win
+
+
+def test_friendly_times_say_today_yesterday_or_the_date() -> None:
+    from datetime import datetime, timedelta, timezone
+
+    from coder_tui.formatting import friendly_time, session_details
+
+    now = datetime(2026, 11, 21, 10, 0, tzinfo=timezone(timedelta(hours=2)))
+    assert friendly_time("2026-11-21T07:31:00.000000+00:00", now) == "today 09:31"
+    assert friendly_time("2026-11-20T16:02:10+00:00", now) == "yesterday 18:02"
+    assert friendly_time("2026-11-19T12:05:00+00:00", now) == "2026-11-19 14:05"
+    assert friendly_time("2026-11-20T22:30:00+00:00", now) == "today 00:30"  # the local date decides
+    assert friendly_time("2026-11-21T06:00:00", now) == "today 08:00"  # no zone: UTC, as the store writes
+    assert friendly_time("not a time", now) == "not a time"
+    row = {"id": "a1b2c3", "updated_at": "2026-11-21T07:31:00+00:00", "message_count": 1}
+    assert session_details(row, now) == "today 09:31 · 1 message · a1b2c3"

@@ -10,14 +10,14 @@ from coder_tui.widgets.assistant_message import AssistantMessage
 from coder_tui.widgets.command_output import CommandOutput
 from coder_tui.widgets.footer_bar import FooterBar
 from coder_tui.widgets.help_view import HelpView
-from coder_tui.widgets.markdown_snapshot import MarkdownSnapshot
+from coder_tui.widgets.markdown_lines import MarkdownLines
 from coder_tui.widgets.notice_line import NoticeLine
 from coder_tui.widgets.prompt_line import PromptLine
 from coder_tui.widgets.queue_view import QueueView
 from coder_tui.widgets.status_line import StatusLine
 from coder_tui.widgets.tool_call_view import ToolCallView
 from coder_tui.widgets.tool_log import ToolLog
-from coder_tui.widgets.transcript import MAX_ENTRIES
+from coder_tui.widgets.transcript import MAX_ENTRIES, RESUMED_ENTRIES
 from coder_tui.widgets.user_message import UserMessage
 from engine.events import ToolStatus
 from tests.support.scenario import reply, stall, text, tool_call
@@ -69,7 +69,7 @@ async def test_esc_cancels_a_stalled_stream(workspace: Path, scripted_server: Sc
         await settle(pilot)
         notices = [entry for entry in transcript.entries if isinstance(entry, NoticeLine)]
         assert [(n.text, n.level) for n in notices] == [("interrupted", "interrupted")]
-        answers = [e.text for e in transcript.entries if isinstance(e, (AssistantMessage, MarkdownSnapshot))]
+        answers = [e.text for e in transcript.entries if isinstance(e, (AssistantMessage, MarkdownLines))]
         assert answers == ["Partial answer so far"]
         assert app.session.query_one(StatusLine).state == "interrupted"
         assert scripted_server.requests[0].client_closed.wait(5)
@@ -241,10 +241,12 @@ async def test_resumed_history_builds_only_the_last_entries(workspace: Path, scr
         transcript.show_history(messages)
         await pilot.pause()
         entries = transcript.entries
-        assert len(entries) == MAX_ENTRIES
+        assert len(entries) == RESUMED_ENTRIES
         assert isinstance(entries[-1], ToolCallView) and entries[-1].status is ToolStatus.ERROR
         assert entries[-1].key_argument == "src/app.py"
-        assert f"{5001 - MAX_ENTRIES} earlier entries" in str(transcript.query_one(".elided").visual)
+        # A finished call mounts only what it shows: its summary and its output.
+        assert len(entries[-1].children) == 2 and "gone" in entries[-1].output_text
+        assert f"{5001 - RESUMED_ENTRIES} earlier entries" in str(transcript.query_one(".elided").visual)
 
 
 async def test_new_session_clears_the_transcript(workspace: Path, scripted_server: ScriptedServer) -> None:
@@ -260,30 +262,25 @@ async def test_new_session_clears_the_transcript(workspace: Path, scripted_serve
         assert [type(entry) for entry in entries] == [CommandOutput]
 
 
-async def test_finished_answers_become_light_widgets_and_long_answers_are_segmented(
+async def test_a_long_streamed_answer_ends_as_one_light_widget(
     workspace: Path, scripted_server: ScriptedServer
 ) -> None:
     long_text = "".join(f"Paragraph {index} explains one more detail of the design.\n\n" for index in range(120))
-    scripted_server.add(reply(text(long_text, chunk=40)), reply(text("short")))
+    scripted_server.add(reply(text(long_text, chunk=40)))
     app = make_app(workspace, scripted_server)
     async with app.run_test() as pilot:
         await ready(pilot)
         await submit(pilot, "explain at length")
         await settle(pilot)
-        entries = app.session.transcript.entries
-        segments = [entry for entry in entries if isinstance(entry, (AssistantMessage, MarkdownSnapshot))]
-        assert len(segments) > 1 and "".join(segment.text for segment in segments) == long_text
-        # Only the newest entry stays a live Markdown tree; the finished ones are one widget each.
-        assert all(isinstance(segment, MarkdownSnapshot) for segment in segments[:-1])
-        await submit(pilot, "and briefly?")
-        await settle(pilot)
-        assert not any(isinstance(entry, AssistantMessage) for entry in app.session.transcript.entries[:-1])
+        answers = [entry for entry in app.session.transcript.entries if isinstance(entry, AssistantMessage)]
+        assert len(answers) == 1 and answers[0].text == long_text
+        assert [type(child) for child in answers[0].children] == [MarkdownLines]
 
 
 async def test_resume_picker_restores_a_session_into_the_transcript(
     workspace: Path, scripted_server: ScriptedServer
 ) -> None:
-    from coder_tui.screens.question import QuestionScreen
+    from coder_tui.screens.session_picker import SessionPickerScreen
 
     scripted_server.add(reply(text("the first answer")))
     app = make_app(workspace, scripted_server)
@@ -295,7 +292,10 @@ async def test_resume_picker_restores_a_session_into_the_transcript(
         await settle(pilot)
         await submit(pilot, "/resume")
         await settle(pilot)
-        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen), "the session picker")
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionPickerScreen), "the session picker")
+        picker = app.screen
+        assert isinstance(picker, SessionPickerScreen)
+        assert [row["title"] for row in picker.sessions] == ["remember this"]
         await pilot.pause()
         await pilot.press("enter")
         await settle(pilot)
@@ -303,6 +303,26 @@ async def test_resume_picker_restores_a_session_into_the_transcript(
         assert "remember this" in texts and "the first answer" in texts
         assert any(isinstance(entry, CommandOutput) and "resumed session" in entry.result.text
                    for entry in app.session.transcript.entries)
+
+
+async def test_esc_closes_the_resume_picker_and_nothing_changes(
+    workspace: Path, scripted_server: ScriptedServer
+) -> None:
+    from coder_tui.screens.session_picker import SessionPickerScreen
+
+    scripted_server.add(reply(text("an answer")))
+    app = make_app(workspace, scripted_server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "first session")
+        await settle(pilot)
+        session_id = app.link.orchestrator.session_id
+        await submit(pilot, "/resume")
+        await settle(pilot)
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionPickerScreen), "the session picker")
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is app.session and app.link.orchestrator.session_id == session_id
 
 
 async def test_compaction_loops_and_auto_verify_are_shown(workspace: Path, scripted_server: ScriptedServer) -> None:

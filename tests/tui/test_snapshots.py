@@ -3,6 +3,7 @@ to the scripted server. Update with ``python -m pytest tests/tui --snapshot-upda
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -10,11 +11,15 @@ from textual.pilot import Pilot
 
 from coder_tui.screens.approval import ApprovalScreen
 from coder_tui.screens.question import QuestionScreen
+from coder_tui.screens.session_picker import SessionPickerScreen
 from tests.support.scenario import reasoning, reply, stall, text, tool_call
 from tests.support.scripted_server import ScriptedServer
-from tests.tui.helpers import SIZE_IDS, SIZES, make_app, ready, settle, submit, wait_until
+from tests.tui.helpers import SIZE_IDS, SIZES, make_app, ready, settle, submit, wait_until, write_sessions
 
 pytestmark = pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+
+# "Now" for the resume picker: its sessions were used today, yesterday and two days before.
+PICKER_NOW = datetime(2026, 11, 21, 11, 0, tzinfo=timezone.utc)
 
 CODE_ANSWER = (
     "Here is the function:\n\n```python\ndef add(a: int, b: int) -> int:\n    return a + b\n```\n\n"
@@ -193,3 +198,88 @@ def test_queued_input(snap_compare, workspace: Path, scripted_server: ScriptedSe
         await pilot.pause()
 
     assert snap_compare(make_app(workspace, scripted_server), terminal_size=size, run_before=run_before)
+
+
+SUBAGENT_SCENARIO = (
+    # parent: hands the job to a sub-agent
+    reply(tool_call("task", id="call_t", description="Find the id", prompt="Read notes.txt; what is the id?")),
+    # sub-agent: reads a file, is refused a command that is not read-only, answers
+    reply(tool_call("read", id="sub_1", path="notes.txt")),
+    reply(tool_call("bash", id="sub_2", command="touch x.txt")),
+    reply(text("The id is 42 (notes.txt:1).")),
+    # parent: uses the answer
+    reply(text("The id is **42**.")),
+)
+
+
+def test_subagent_calls_nested_under_the_task_call(
+    snap_compare, workspace: Path, scripted_server: ScriptedServer, size
+) -> None:
+    (workspace / "notes.txt").write_text("the id is 42\n")
+    scripted_server.add(*SUBAGENT_SCENARIO)
+
+    async def run_before(pilot: Pilot[object]) -> None:
+        app = await ready(pilot)
+        await submit(pilot, "what is the id?")
+        await settle(pilot)
+        app.session.panes_visible = True
+        await pilot.pause()
+
+    app = make_app(workspace, scripted_server, start_mode="auto-edit")
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+def test_skills_list(snap_compare, workspace: Path, scripted_server: ScriptedServer, size) -> None:
+    skill = workspace / ".coder" / "skills" / "release-notes" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: release-notes\ndescription: Write the release notes from the merged changes.\n---\n"
+                     "Read the changelog, then write the notes.\n")
+
+    async def run_before(pilot: Pilot[object]) -> None:
+        await ready(pilot)
+        await submit(pilot, "/skills")
+        await settle(pilot)
+
+    assert snap_compare(make_app(workspace, scripted_server), terminal_size=size, run_before=run_before)
+
+
+def test_resume_picker(snap_compare, workspace: Path, scripted_server: ScriptedServer, size) -> None:
+    write_sessions(workspace, [
+        ("Fix the off-by-one in the pager", "2026-11-21T09:31:00+00:00", 12),
+        ("Add a --json flag to the export command", "2026-11-20T18:02:00+00:00", 48),
+        ("Why does the build fail on CI?", "2026-11-19T14:05:00+00:00", 6),
+    ])
+
+    async def run_before(pilot: Pilot[object]) -> None:
+        app = await ready(pilot)
+        await submit(pilot, "/resume")
+        await settle(pilot)
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionPickerScreen), "the session picker")
+        await pilot.pause()
+
+    app = make_app(workspace, scripted_server, clock=lambda: PICKER_NOW)
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+def test_diff_summary_then_the_whole_diff(
+    snap_compare, workspace: Path, scripted_server: ScriptedServer, size
+) -> None:
+    module = "".join(f"def step_{index}(value):\n    return value + {index}\n\n" for index in range(8))
+    scripted_server.add(
+        reply(tool_call("read", path="src/app.py")),
+        reply(
+            tool_call("edit", path="src/app.py", old_string='return "Hello " + name', new_string='return f"Hello {name}!"'),
+            tool_call("write", path="src/steps.py", content=module),
+        ),
+        reply(text("Done.")),
+    )
+
+    async def run_before(pilot: Pilot[object]) -> None:
+        await ready(pilot)
+        await submit(pilot, "add the steps module")
+        await settle(pilot)
+        await submit(pilot, "/diff")
+        await settle(pilot)
+
+    app = make_app(workspace, scripted_server, start_mode="auto-edit")
+    assert snap_compare(app, terminal_size=size, run_before=run_before)

@@ -1,0 +1,54 @@
+"""When Python's cycle collector does its full passes: at quiet moments, not while a task streams.
+
+A full (generation 2) collection walks every tracked object: with the app, the engine, the model SDK and a resumed
+session loaded that is a few hundred thousand objects, and 30-150 ms during which no key is drawn; left alone, a
+streamed answer triggers one every second or so. So:
+
+- at quiet moments (the engine loaded, a resumed conversation shown, an input finished) the app collects, then
+  freezes what survived (``gc.freeze``): the survivors are long-lived (modules, the conversation, the mounted
+  transcript) and later collections never walk them again;
+- while an input runs, automatic full collections wait (the young generations are still collected, which is where
+  most garbage cycles die); the quiet moment at its end collects what waited.
+
+Frozen objects are still freed by reference counting; only a frozen object that later ends up in a garbage cycle (a
+pruned transcript entry, say) would linger, so every ``FULL_EVERY`` quiet moments everything is unfrozen and
+collected once.
+"""
+
+from __future__ import annotations
+
+import gc
+
+FULL_EVERY = 20
+# With this many young-generation passes between full ones, a full pass never comes during an input.
+_DEFERRED = 1_000_000
+
+
+class CollectionPacer:
+    """``busy()`` when an input starts and ``idle()`` when it ends (or the app exits); ``quiet()`` at a moment with
+    nothing urgent to do, best after a repaint (it is skipped while an input runs)."""
+
+    def __init__(self, full_every: int = FULL_EVERY) -> None:
+        self._full_every = full_every
+        self._quiet_moments = 0
+        self._thresholds: tuple[int, int, int] | None = None
+
+    def busy(self) -> None:
+        if self._thresholds is None:
+            self._thresholds = gc.get_threshold()
+            young, middle, _ = self._thresholds
+            gc.set_threshold(young, middle, _DEFERRED)
+
+    def idle(self) -> None:
+        if self._thresholds is not None:
+            gc.set_threshold(*self._thresholds)
+            self._thresholds = None
+
+    def quiet(self) -> None:
+        if self._thresholds is not None:
+            return  # an input started meanwhile: its end is the next quiet moment
+        self._quiet_moments += 1
+        if self._quiet_moments % self._full_every == 0:
+            gc.unfreeze()
+        gc.collect()
+        gc.freeze()

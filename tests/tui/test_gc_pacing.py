@@ -1,0 +1,68 @@
+"""Garbage collection is paced (issue 3 item 11): full passes wait while an input runs, run at quiet moments, and
+what survives them is frozen; every few quiet moments everything is unfrozen and collected once."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+from collections.abc import Iterator
+
+import pytest
+
+from coder_tui.gc_pacing import CollectionPacer
+
+
+class Node:
+    """An object in a reference cycle: only the cycle collector frees it."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
+@pytest.fixture(autouse=True)
+def python_defaults() -> Iterator[None]:
+    thresholds = gc.get_threshold()
+    gc.set_threshold(700, 10, 10)
+    yield
+    gc.set_threshold(*thresholds)
+    gc.unfreeze()
+
+
+def test_full_collections_wait_while_an_input_runs() -> None:
+    pacer = CollectionPacer()
+    pacer.busy()
+    assert gc.get_threshold()[:2] == (700, 10) and gc.get_threshold()[2] >= 100_000
+    pacer.idle()
+    assert gc.get_threshold() == (700, 10, 10)
+
+
+def test_no_collection_at_a_quiet_moment_that_comes_after_the_next_input_started() -> None:
+    pacer = CollectionPacer(full_every=100)
+    pacer.busy()
+    garbage = weakref.ref(Node())
+    pacer.quiet()
+    assert garbage() is not None and gc.get_freeze_count() == 0
+    pacer.idle()
+    pacer.quiet()
+    assert garbage() is None
+
+
+def test_a_quiet_moment_collects_then_freezes_the_survivors() -> None:
+    pacer = CollectionPacer(full_every=100)
+    garbage = weakref.ref(Node())
+    survivor = Node()
+    pacer.quiet()
+    assert garbage() is None  # collected
+    assert gc.get_freeze_count() > 0 and survivor not in gc.get_objects()  # frozen: no longer walked
+
+
+def test_every_few_quiet_moments_frozen_cycles_are_freed() -> None:
+    pacer = CollectionPacer(full_every=2)
+    node = Node()
+    pacer.quiet()  # freezes ``node``
+    dropped = weakref.ref(node)
+    del node
+    gc.collect()
+    assert dropped() is not None  # a frozen cycle is never collected...
+    pacer.quiet()  # ...until the periodic full collection
+    assert dropped() is None

@@ -1,0 +1,97 @@
+"""A streamed answer (SPEC 15, issue 3 item 2): finished blocks rendered once, only the last block re-rendered, at a
+bounded rate; Markdown drawn by one light widget whose chunked rendering matches a whole rendering."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+
+from coder_tui.markdown_blocks import finished_length
+from coder_tui.widgets.assistant_message import AssistantMessage
+from coder_tui.widgets.markdown_lines import MarkdownLines
+from tests.tui.helpers import wait_until
+
+ANSWER = (
+    "# Plan\n\nFirst we read the **config**, then `parse` it.\n\n"
+    "- check the keys\n- report problems\n\n"
+    "```python\ndef parse(text):\n    return text.split()\n```\n\n"
+    "| key | meaning |\n|---|---|\n| a | first |\n\n"
+    "> keep it short\n\n---\n\nThat is all."
+)
+
+
+class Host(App[None]):
+    def __init__(self, *widgets: object) -> None:
+        super().__init__()
+        self.widgets = widgets
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield from self.widgets  # type: ignore[misc]
+
+
+def shown_lines(widget: MarkdownLines) -> list[str]:
+    return [widget.render_line(y).text.rstrip() for y in range(widget.size.height)]
+
+
+def test_finished_length_is_the_start_of_the_last_top_level_block() -> None:
+    cases = [
+        ("one paragraph", ""),
+        ("para one\n\npara two", "para one\n\n"),
+        ("# Title\nbody", "# Title\n"),
+        ("- a\n- b\n\n- c", ""),  # one list, still growing
+        ("- a\n\nafter", "- a\n\n"),
+        ("```py\nx = 1\n\n\ny = 2\n", ""),  # an open fence holds its blank lines
+        ("```py\nx = 1\n```\n\nnext", "```py\nx = 1\n```\n\n"),
+        ("| a | b |\n|---|---|\n| 1 | 2 |\n\nx", "| a | b |\n|---|---|\n| 1 | 2 |\n\n"),
+        ("one\r\n\r\ntwo", "one\r\n\r\n"),
+    ]
+    for text, finished in cases:
+        assert text[: finished_length(text)] == finished, text
+
+
+async def test_rendering_in_chunks_matches_rendering_the_whole_text() -> None:
+    whole = MarkdownLines(ANSWER)
+    chunked = MarkdownLines()
+    async with Host(whole, chunked).run_test(size=(70, 80)) as pilot:
+        rest = ANSWER
+        while cut := finished_length(rest):
+            chunked.extend(rest[:cut])
+            rest = rest[cut:]
+        chunked.extend(rest)
+        await pilot.pause()
+        assert chunked.text == ANSWER
+        assert shown_lines(chunked) == shown_lines(whole)
+        assert any("def parse(text):" in line for line in shown_lines(whole))
+
+
+async def test_a_streaming_answer_re_renders_only_its_last_block() -> None:
+    answer = AssistantMessage()
+    async with Host(answer).run_test(size=(70, 60)) as pilot:
+        answer.feed(ANSWER[:60])
+        answer.feed(ANSWER[60:])
+        finished = answer.query_one(".finished", MarkdownLines)
+        last = answer.query_one(".last", MarkdownLines)
+        await wait_until(pilot, lambda: last.text == "That is all.", "the first round")
+        assert finished.text + last.text == ANSWER
+        assert answer.is_streaming and not answer.is_settled
+        answer.finish()
+        await wait_until(pilot, lambda: answer.is_settled, "the answer to settle")
+        await pilot.pause()
+        # A finished answer is the container and one widget holding all of it.
+        assert list(answer.children) == [finished] and finished.text == ANSWER == answer.text
+
+
+async def test_fragments_fed_between_rounds_are_shown_together() -> None:
+    answer = AssistantMessage()
+    rounds: list[str] = []
+    async with Host(answer).run_test(size=(70, 30)) as pilot:
+        last = answer.query_one(".last", MarkdownLines)
+        original = last.replace
+        last.replace = lambda text: (rounds.append(text), original(text))  # type: ignore[method-assign]
+        for word in ("streamed ", "in ", "many ", "small ", "pieces"):
+            answer.feed(word)
+        await wait_until(pilot, lambda: bool(rounds), "a round")
+        answer.finish()
+        await wait_until(pilot, lambda: answer.is_settled, "the answer to settle")
+    assert rounds == ["streamed in many small pieces"]
