@@ -27,8 +27,9 @@ def help_content(commands: Sequence[tuple[str, str]]) -> Content:
     parts.append(Content.styled("\nKeys", "bold $text-primary"))
     rows = help_rows()
     key_width = max(len(keys) for _, keys, _ in rows)
+    where_width = max(len(where) for where, _, _ in rows) + 1
     parts += [
-        Content.assemble((f"  {where:<9}", "$text-muted"), (f"{keys:<{key_width}}", "bold"), f"  {about}")
+        Content.assemble((f"  {where:<{where_width}}", "$text-muted"), (f"{keys:<{key_width}}", "bold"), f"  {about}")
         for where, keys, about in rows
     ]
     return Content("\n").join(parts)
