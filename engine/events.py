@@ -112,6 +112,10 @@ class CommandResult:
     ok: bool = True
     data: dict[str, Any] = field(default_factory=dict)
 
+    @classmethod
+    def slash(cls, command: str, text: str, *, ok: bool = True, **data: Any) -> CommandResult:
+        return cls(kind="slash", command=command, text=text, ok=ok, data=data)
+
 
 @dataclass(frozen=True)
 class ModeChanged:

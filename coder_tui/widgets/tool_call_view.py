@@ -15,9 +15,9 @@ from textual.content import Content
 from textual.widgets import Static
 
 from coder_tui.formatting import result_error, tool_output_text
-from coder_tui.subagent_calls import SubagentCalls
 from coder_tui.tool_status import tool_summary
 from coder_tui.widgets.diff_view import DiffView
+from coder_tui.widgets.subagent_calls_view import SubagentCallsView
 from engine.events import Event, ToolStatus
 
 FINISHED = frozenset({ToolStatus.SUCCESS, ToolStatus.ERROR, ToolStatus.DENIED, ToolStatus.CANCELLED})
@@ -56,8 +56,7 @@ class ToolCallView(Vertical):
         self.duration_ms: float | None = None
         self._summary = Static(self._summary_content(), classes="summary")
         self._reasons = Static("", classes="reasons -empty")
-        self._subagent = Static("", classes="subagent -empty")
-        self._subagent_calls = SubagentCalls()
+        self._subagent = SubagentCallsView()
         self._output = Static("", classes="output -empty")
         self._diff = DiffView("", classes="-empty")
 
@@ -75,7 +74,7 @@ class ToolCallView(Vertical):
     @property
     def nested_text(self) -> str:
         """The sub-agent's calls as shown under the call."""
-        return str(self._subagent.visual) if self._subagent_calls else ""
+        return self._subagent.text
 
     @property
     def diff(self) -> str:
@@ -90,9 +89,7 @@ class ToolCallView(Vertical):
 
     def subagent_event(self, event: Event) -> None:
         """An event of the sub-agent this ``task`` call started: its tool calls are listed under the call, live."""
-        if self._subagent_calls.apply(event):
-            self._subagent.update(self._subagent_calls.content())
-            self._subagent.remove_class("-empty")
+        self._subagent.apply(event)
 
     def show_result(
         self,

@@ -8,9 +8,9 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
-from coder_tui.subagent_calls import SubagentCalls
 from coder_tui.tool_status import tool_summary
 from coder_tui.widgets.diff_view import DiffView
+from coder_tui.widgets.subagent_calls_view import SubagentCallsView
 from engine.events import Event, ToolStatus
 
 # The log is a narrow side pane: the transcript has the whole diff, the row shows its start.
@@ -41,8 +41,7 @@ class ToolLogRow(Vertical):
         self.status = ToolStatus.SCHEDULED
         self.duration_ms: float | None = None
         self._summary = Static(self._content(), classes="summary")
-        self._subagent = Static("", classes="subagent -empty")
-        self._subagent_calls = SubagentCalls()
+        self._subagent = SubagentCallsView()
         self._diff = DiffView("", max_lines=INLINE_DIFF_LINES, classes="-empty")
 
     def compose(self) -> ComposeResult:
@@ -59,14 +58,12 @@ class ToolLogRow(Vertical):
             self._diff.remove_class("-empty")
 
     def subagent_event(self, event: Event) -> None:
-        if self._subagent_calls.apply(event):
-            self._subagent.update(self._subagent_calls.content())
-            self._subagent.remove_class("-empty")
+        self._subagent.apply(event)
 
     @property
     def nested_text(self) -> str:
         """The sub-agent's calls as shown under the row."""
-        return str(self._subagent.visual) if self._subagent_calls else ""
+        return self._subagent.text
 
     @property
     def diff(self) -> str:

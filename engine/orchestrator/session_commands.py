@@ -20,13 +20,9 @@ UNDO_ANYWAY = "Undo anyway (overwrite those changes)"
 KEEP = "Keep the files as they are"
 
 
-def _result(command: str, text: str, *, ok: bool = True, **data: object) -> CommandResult:
-    return CommandResult(kind="slash", command=command, text=text, ok=ok, data=dict(data))
-
-
 async def new_command(orch: Orchestrator, arg: str) -> CommandResult:
     session_id = orch.new_session()
-    return _result("/new", f"new session {session_id}", session_id=session_id)
+    return CommandResult.slash("/new", f"new session {session_id}", session_id=session_id)
 
 
 async def resume_command(orch: Orchestrator, arg: str) -> CommandResult | TurnOutcome:
@@ -35,27 +31,27 @@ async def resume_command(orch: Orchestrator, arg: str) -> CommandResult | TurnOu
     if not arg:
         sessions = orch.store.list_sessions(limit=20)
         if not sessions:
-            return _result("/resume", "no saved session in this workspace yet", sessions=[])
+            return CommandResult.slash("/resume", "no saved session in this workspace yet", sessions=[])
         lines = [f"  {s.id}  {s.updated_at}  {s.message_count:>4} messages  {s.title}" for s in sessions]
         text = "recent sessions (resume one with /resume <id>):\n" + "\n".join(lines)
         rows = [
             {"id": s.id, "title": s.title, "updated_at": s.updated_at, "message_count": s.message_count}
             for s in sessions
         ]
-        return _result("/resume", text, sessions=rows)
+        return CommandResult.slash("/resume", text, sessions=rows)
     session_ref = arg
     if arg == "--last":
         latest = orch.store.latest_session_id()
         if latest is None:
-            return _result("/resume", "no saved session in this workspace yet", ok=False)
+            return CommandResult.slash("/resume", "no saved session in this workspace yet", ok=False)
         session_ref = latest
     try:
         plan = plan_resume(orch.store, session_ref)
     except UnknownSession as exc:
-        return _result("/resume", str(exc), ok=False)
+        return CommandResult.slash("/resume", str(exc), ok=False)
     info = plan.loaded.info
     orch.emit(
-        _result(
+        CommandResult.slash(
             "/resume",
             f"resumed session {info.id}: {info.title or '(untitled)'} ({len(plan.messages)} messages)",
             session_id=info.id,
@@ -69,16 +65,16 @@ async def undo_command(orch: Orchestrator, arg: str) -> CommandResult:
     result = orch.undo.undo_last_turn()
     if not result.applied and result.conflicts:
         if not await _confirm_overwrite(orch, result):
-            return _result("/undo", result.summary(), ok=False, conflicts=list(result.conflicts))
+            return CommandResult.slash("/undo", result.summary(), ok=False, conflicts=list(result.conflicts))
         result = orch.undo.undo_last_turn(force=True)
     if not result.applied:
         ok = not result.errors and not result.conflicts and result.turn_id is None
-        return _result("/undo", result.summary(), ok=ok, errors=list(result.errors))
+        return CommandResult.slash("/undo", result.summary(), ok=ok, errors=list(result.errors))
     orch.note_to_model(
         "[The user undid the file changes of an earlier turn; the files are back as they were before it: "
         f"{result.summary()}]"
     )
-    return _result(
+    return CommandResult.slash(
         "/undo",
         result.summary(),
         restored=list(result.restored),
@@ -107,7 +103,7 @@ async def diff_command(orch: Orchestrator, arg: str) -> CommandResult:
     diff = await asyncio.to_thread(collect_workspace_diff, orch.workspace_root, orch.undo)
     if not diff.files:
         text = diff.note or ("no changes" if diff.source == "git" else "this session's tools changed no file")
-        return _result("/diff", text, source=diff.source, files=[], diff="", note=diff.note)
+        return CommandResult.slash("/diff", text, source=diff.source, files=[], diff="", note=diff.note)
     width = max(len(f.path) for f in diff.files)
     lines = [
         f"  {f.path.ljust(width)}  +{f.added} -{f.removed}  {f.status}" for f in diff.files
@@ -119,4 +115,4 @@ async def diff_command(orch: Orchestrator, arg: str) -> CommandResult:
         {"path": f.path, "added": f.added, "removed": f.removed, "status": f.status, "binary": f.binary}
         for f in diff.files
     ]
-    return _result("/diff", text, source=diff.source, files=files, diff=diff.text, note=diff.note)
+    return CommandResult.slash("/diff", text, source=diff.source, files=files, diff=diff.text, note=diff.note)

@@ -43,29 +43,26 @@ class SlashCommand:
     handler: Handler
 
 
-def _result(command: str, text: str, *, ok: bool = True, **data: object) -> CommandResult:
-    return CommandResult(kind="slash", command=command, text=text, ok=ok, data=dict(data))
-
-
 async def _help(orch: Orchestrator, arg: str) -> CommandResult:
     width = max(len(c.usage) for c in COMMANDS.values())
     lines = ["Commands:"] + [f"  {c.usage.ljust(width)}  {c.summary}" for c in COMMANDS.values()]
     lines += ["", "Input:"] + [f"  {key.ljust(width)}  {what}" for key, what in INPUT_RULES]
     commands = [{"name": c.name, "usage": c.usage, "summary": c.summary} for c in COMMANDS.values()]
     rules = [{"key": key, "action": what} for key, what in INPUT_RULES]
-    return _result("/help", "\n".join(lines), commands=commands, input_rules=rules)
+    return CommandResult.slash("/help", "\n".join(lines), commands=commands, input_rules=rules)
 
 
 async def _mode(orch: Orchestrator, arg: str) -> CommandResult:
     if not arg:
         names = ", ".join(m.value for m in Mode)
-        return _result("/mode", f"mode: {orch.mode.value} (choose with /mode <{names}>)", mode=orch.mode.value)
+        text = f"mode: {orch.mode.value} (choose with /mode <{names}>)"
+        return CommandResult.slash("/mode", text, mode=orch.mode.value)
     try:
         mode = Mode.parse(arg)
     except ValueError as exc:
-        return _result("/mode", str(exc), ok=False)
+        return CommandResult.slash("/mode", str(exc), ok=False)
     orch.set_mode(mode)
-    return _result("/mode", f"mode: {mode.value}", mode=mode.value)
+    return CommandResult.slash("/mode", f"mode: {mode.value}", mode=mode.value)
 
 
 def _mode_alias(name: str) -> Handler:
@@ -80,13 +77,13 @@ async def _permissions(orch: Orchestrator, arg: str) -> CommandResult:
         try:
             orch.set_preset(arg)
         except ValueError as exc:
-            return _result("/permissions", str(exc), ok=False)
+            return CommandResult.slash("/permissions", str(exc), ok=False)
     rows = orch.policy.matrix()
     width = max((len(row) for row, _ in rows), default=0)
     text = "\n".join(
         [f"preset: {orch.policy.preset}   mode: {orch.mode.value}"] + [f"  {r.ljust(width)}  {d}" for r, d in rows]
     )
-    return _result(
+    return CommandResult.slash(
         "/permissions", text, preset=orch.policy.preset, mode=orch.mode.value, matrix=[list(r) for r in rows]
     )
 
@@ -98,7 +95,7 @@ async def _tools(orch: Orchestrator, arg: str) -> CommandResult:
     text = "\n".join(
         f"  {name.ljust(width)}  {state.ljust(state_width)}  {summary}" for name, state, summary in rows
     )
-    return _result(
+    return CommandResult.slash(
         "/tools",
         f"tools in {orch.mode.value} mode:\n{text}",
         tools=[{"name": n, "state": s, "summary": d} for n, s, d in rows],
@@ -124,10 +121,10 @@ async def _model(orch: Orchestrator, arg: str) -> CommandResult:
         try:
             offered = await orch.provider().list_models()
         except ProviderError as exc:
-            return _result("/model", f"model: {orch.model}\n(the server's models could not be listed: {exc})",
-                           model=orch.model, models=[])
+            text = f"model: {orch.model}\n(the server's models could not be listed: {exc})"
+            return CommandResult.slash("/model", text, model=orch.model, models=[])
         listing = "\n".join(f"  {'*' if name == orch.model else ' '} {name}" for name in offered)
-        return _result(
+        return CommandResult.slash(
             "/model",
             f"model: {orch.model}\nthe server offers (switch with /model <name>):\n{listing}",
             model=orch.model,
@@ -137,20 +134,21 @@ async def _model(orch: Orchestrator, arg: str) -> CommandResult:
     try:
         path = update_project_config(orch.workspace_root, ("model",), arg)
     except (OSError, ValueError) as exc:
-        return _result("/model", f"model: {arg} (for this session only: could not save it: {exc})", model=arg)
-    return _result("/model", f"model: {arg} (saved in {path})", model=arg)
+        text = f"model: {arg} (for this session only: could not save it: {exc})"
+        return CommandResult.slash("/model", text, model=arg)
+    return CommandResult.slash("/model", f"model: {arg} (saved in {path})", model=arg)
 
 
 async def _compact(orch: Orchestrator, arg: str) -> CommandResult:
     try:
         deps = orch.turn_deps()
     except ProviderError as exc:
-        return _result("/compact", str(exc), ok=False)
+        return CommandResult.slash("/compact", str(exc), ok=False)
     result = await maybe_compact(deps, force=True)
     if result is None or not result.applied:
         reason = result.reason if result is not None else "the model call failed"
-        return _result("/compact", f"not compacted: {reason}", ok=False)
-    return _result(
+        return CommandResult.slash("/compact", f"not compacted: {reason}", ok=False)
+    return CommandResult.slash(
         "/compact",
         f"context compacted ({result.tokens_before} -> {result.tokens_after} tokens):\n\n{result.summary}",
         tokens_before=result.tokens_before,
@@ -161,7 +159,7 @@ async def _compact(orch: Orchestrator, arg: str) -> CommandResult:
 
 async def _todos(orch: Orchestrator, arg: str) -> CommandResult:
     todos = orch.tool_context.todos
-    return _result("/todos", todos.describe(), todos=todos.to_records())
+    return CommandResult.slash("/todos", todos.describe(), todos=todos.to_records())
 
 
 async def _skills(orch: Orchestrator, arg: str) -> CommandResult:
@@ -176,7 +174,7 @@ async def _skills(orch: Orchestrator, arg: str) -> CommandResult:
     text = "skills (load one with the skill tool; add your own in .coder/skills/<name>/SKILL.md):\n" + "\n".join(lines)
     if problems:
         text += "\nproblems:\n" + "\n".join(f"  {p}" for p in problems)
-    return _result("/skills", text, skills=rows, problems=problems)
+    return CommandResult.slash("/skills", text, skills=rows, problems=problems)
 
 
 COMMANDS: dict[str, SlashCommand] = {
@@ -208,5 +206,5 @@ async def run_slash(orch: Orchestrator, text: str) -> CommandResult | TurnOutcom
     name, _, arg = text.strip().partition(" ")
     command = COMMANDS.get(name.lower())
     if command is None:
-        return _result(name, f"unknown command {name}: type /help for the list", ok=False)
+        return CommandResult.slash(name, f"unknown command {name}: type /help for the list", ok=False)
     return await command.handler(orch, arg.strip())
