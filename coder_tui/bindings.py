@@ -63,7 +63,11 @@ KEY_TABLE: tuple[KeySpec, ...] = (
     KeySpec("p", "decide('always_project')", "Always here", "approval",
             "approve and allow the shown scope in this project for good (saved to .coder/config.json)"),
     KeySpec("escape", "decide('cancel')", "Cancel task", "approval", "dismiss the dialog and cancel the whole task"),
-    KeySpec("escape", "cancel", "Cancel", "question", "dismiss the question and cancel the task"),
+    KeySpec("pageup", "scroll_preview(-1)", "Scroll up", "approval", "scroll the diff or command up a page",
+            show=False),
+    KeySpec("pagedown", "scroll_preview(1)", "Scroll down", "approval", "scroll the diff or command down a page",
+            show=False),
+    KeySpec("escape", "cancel", "Cancel task", "question", "dismiss the question and cancel the task"),
     KeySpec("escape", "close", "Close", "picker", "close the list of sessions (/resume) without resuming"),
 )
 

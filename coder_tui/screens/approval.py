@@ -1,19 +1,51 @@
-"""The approval dialog (SPEC 5): the tool, its key argument (the command, or the diff an edit would make), every
-reason it asks, and what "always" would allow. y / n / a (this session) / p (this project, saved) or the buttons;
-Esc cancels the whole task. A call that can only be allowed once (a risk reason) offers no "always"."""
+"""The approval dialog (SPEC 5): the tool, its key argument, every reason it asks, the command or the diff an edit
+would make, and what "always" would allow. y / n / a (this session) / p (this project, saved) or the buttons; Esc
+cancels the whole task. A call that can only be allowed once (a risk reason) offers no "always".
+
+At any size the reasons and every choice stay on screen: a long diff scrolls inside the room they leave, and the
+dialog's own footer lists its keys.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Literal
+
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from textual.widgets import Button, Footer, Static
 
 from coder_tui.bindings import bindings_for
+from coder_tui.widgets.dialog_box import DialogBox
 from coder_tui.widgets.diff_view import DiffView
 from engine.interaction import ApprovalDecision, ApprovalRequest
+
+ButtonVariant = Literal["default", "primary", "success", "warning", "error"]
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One button of the dialog: the decision it answers, its label (naming its key) and the row it sits in."""
+
+    button_id: str
+    label: str
+    decision: ApprovalDecision
+    variant: ButtonVariant
+    row: Literal["allow", "refuse"]
+
+
+# Allowing choices on the first row, refusing ones on the second: at 80 columns one row cannot hold them all.
+CHOICES: tuple[Choice, ...] = (
+    Choice("yes", "Yes (y)", ApprovalDecision.YES, "success", "allow"),
+    Choice("always-button", "Always (a)", ApprovalDecision.ALWAYS, "primary", "allow"),
+    Choice("always-project", "Always here (p)", ApprovalDecision.ALWAYS_PROJECT, "primary", "allow"),
+    Choice("no", "No (n)", ApprovalDecision.NO, "error", "refuse"),
+    Choice("cancel", "Cancel task (esc)", ApprovalDecision.CANCEL, "default", "refuse"),
+)
+_ALWAYS = (ApprovalDecision.ALWAYS, ApprovalDecision.ALWAYS_PROJECT)
 
 
 def _looks_like_diff(text: str) -> bool:
@@ -28,23 +60,22 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         align: center middle;
         background: $background 60%;
     }
-    ApprovalScreen > #dialog {
+    ApprovalScreen > DialogBox {
         width: 90%;
         max-width: 110;
-        height: auto;
-        max-height: 90%;
-        padding: 1 2;
+        padding: 0 1;
         border: thick $warning;
         background: $surface;
     }
     ApprovalScreen #title { text-style: bold; color: $text-warning; }
-    ApprovalScreen #argument { margin: 1 0 0 0; text-style: bold; }
+    ApprovalScreen #argument { text-style: bold; }
+    ApprovalScreen #reasons { margin: 1 0 0 0; color: $text-warning; }
     ApprovalScreen #preview { height: auto; max-height: 16; margin: 1 0 0 0; background: $panel; }
     ApprovalScreen #preview > .command { padding: 0 1; }
-    ApprovalScreen #reasons { margin: 1 0 0 0; color: $text-warning; }
     ApprovalScreen #always { margin: 1 0 0 0; color: $text-muted; }
-    ApprovalScreen #buttons { height: auto; margin: 1 0 0 0; }
-    ApprovalScreen #buttons > Button { min-width: 0; margin: 0 2 0 0; }
+    ApprovalScreen .choices { height: auto; margin: 1 0 0 0; }
+    ApprovalScreen .choices.-refuse { margin: 0; }
+    ApprovalScreen .choices > Button { min-width: 0; margin: 0 2 0 0; }
     """
 
     BINDINGS = bindings_for("approval")
@@ -53,55 +84,67 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         super().__init__()
         self.request = request
 
+    @property
+    def choices(self) -> list[Choice]:
+        """The choices this call offers: no "always" for a call that can only be allowed once."""
+        once_only = self.request.always_scope is None
+        return [choice for choice in CHOICES if not (once_only and choice.decision in _ALWAYS)]
+
     def compose(self) -> ComposeResult:
         request = self.request
-        with Vertical(id="dialog"):
+        with DialogBox(id="dialog"):
             yield Static(Content(f"Allow {request.tool}?"), id="title")
             yield Static(Content(request.key_argument), id="argument")
+            if request.reasons:
+                reasons = "\n".join(f"• {reason}" for reason in request.reasons)
+                yield Static(Content(f"Why it asks:\n{reasons}"), id="reasons")
             preview = request.preview
             if preview and preview.strip() != request.key_argument.strip():
-                with VerticalScroll(id="preview"):
+                with VerticalScroll(id="preview", classes="-flexible"):
                     if _looks_like_diff(preview):
                         yield DiffView(preview)
                     else:
                         yield Static(Content(preview), classes="command")
-            if request.reasons:
-                reasons = "\n".join(f"• {reason}" for reason in request.reasons)
-                yield Static(Content(f"Why it asks:\n{reasons}"), id="reasons")
             if request.always_scope is not None:
-                yield Static(
-                    Content(
-                        f"Always allows: {request.always_scope} (a: for this session; "
-                        "p: in this project, saved to .coder/config.json)"
-                    ),
-                    id="always",
+                always = (
+                    f"Always allows: {request.always_scope} "
+                    "(a: for this session; p: in this project, saved to .coder/config.json)"
                 )
             else:
-                yield Static(Content("This call can only be allowed once."), id="always")
-            with Horizontal(id="buttons"):
-                yield Button("Yes (y)", id="yes", variant="success", compact=True)
-                yield Button("No (n)", id="no", variant="error", compact=True)
-                if request.always_scope is not None:
-                    yield Button("Always (a)", id="always-button", variant="primary", compact=True)
-                    yield Button("Always here (p)", id="always-project", variant="primary", compact=True)
-                yield Button("Cancel task (esc)", id="cancel", compact=True)
+                always = "This call can only be allowed once."
+            yield Static(Content(always), id="always")
+            for row in ("allow", "refuse"):
+                with Horizontal(classes=f"choices -{row}"):
+                    for choice in self.choices:
+                        if choice.row == row:
+                            yield Button(choice.label, id=choice.button_id, variant=choice.variant, compact=True)
+        yield Footer(show_command_palette=False)
 
     def on_mount(self) -> None:
         self.query_one("#yes", Button).focus()
 
+    def on_resize(self) -> None:
+        self.query_one(DialogBox).fit()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # A choice the dialog does not offer is neither in the footer nor answered by its key.
+        if action == "decide" and parameters:
+            return ApprovalDecision(str(parameters[0])) in {choice.decision for choice in self.choices}
+        return True
+
     def action_decide(self, decision: str) -> None:
         chosen = ApprovalDecision(decision)
-        if self.request.always_scope is None and chosen in (ApprovalDecision.ALWAYS, ApprovalDecision.ALWAYS_PROJECT):
-            return  # nothing may be allowed always for this call; the dialog does not offer it
-        self.dismiss(chosen)
+        if chosen in {choice.decision for choice in self.choices}:
+            self.dismiss(chosen)
+
+    def action_scroll_preview(self, pages: int) -> None:
+        for preview in self.query("#preview").results(VerticalScroll):
+            if pages < 0:
+                preview.scroll_page_up(animate=False)
+            else:
+                preview.scroll_page_down(animate=False)
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
-        decisions = {
-            "yes": ApprovalDecision.YES,
-            "no": ApprovalDecision.NO,
-            "always-button": ApprovalDecision.ALWAYS,
-            "always-project": ApprovalDecision.ALWAYS_PROJECT,
-            "cancel": ApprovalDecision.CANCEL,
-        }
-        self.dismiss(decisions[event.button.id or "cancel"])
+        decisions = {choice.button_id: choice.decision for choice in CHOICES}
+        self.dismiss(decisions.get(event.button.id or "", ApprovalDecision.CANCEL))

@@ -1,6 +1,7 @@
 """The question dialog for the ``question`` tool: Select (options), Confirm (yes/no) or Input (with validation).
 
-Esc dismisses it as cancelled, which cancels the task like Esc in the approval dialog.
+Esc dismisses it as cancelled, which cancels the task like Esc in the approval dialog. A long list of options
+scrolls inside the room the question and the answer field leave, and the dialog's footer lists its keys.
 """
 
 from __future__ import annotations
@@ -9,13 +10,14 @@ from typing import Literal
 
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.validation import Length
-from textual.widgets import Button, Input, OptionList, Static
+from textual.widgets import Button, Footer, Input, OptionList, Static
 
 from coder_tui.bindings import bindings_for
+from coder_tui.widgets.dialog_box import DialogBox
 from engine.interaction import QuestionAnswer, QuestionRequest
 
 QuestionKind = Literal["select", "confirm", "input"]
@@ -34,11 +36,9 @@ class QuestionScreen(ModalScreen[QuestionAnswer]):
         align: center middle;
         background: $background 60%;
     }
-    QuestionScreen > #dialog {
+    QuestionScreen > DialogBox {
         width: 80%;
         max-width: 100;
-        height: auto;
-        max-height: 90%;
         padding: 1 2;
         border: thick $primary;
         background: $surface;
@@ -60,7 +60,7 @@ class QuestionScreen(ModalScreen[QuestionAnswer]):
 
     def compose(self) -> ComposeResult:
         request = self.request
-        with Vertical(id="dialog"):
+        with DialogBox(id="dialog"):
             yield Static(Content(request.question), id="question")
             if self.kind == "confirm":
                 with Horizontal(id="buttons"):
@@ -68,15 +68,19 @@ class QuestionScreen(ModalScreen[QuestionAnswer]):
                     yield Button("No", id="no", variant="error", compact=True)
             else:
                 if request.options:
-                    yield OptionList(*request.options, id="options")
+                    yield OptionList(*request.options, id="options", classes="-flexible")
                 if request.allow_input or not request.options:
                     placeholder = "or type your own answer" if request.options else "type your answer"
                     yield Input(placeholder=placeholder, validators=[Length(minimum=1)], id="answer")
             yield Static(Content("Enter to answer · Esc cancels the task"), id="hint")
+        yield Footer(show_command_palette=False)
 
     def on_mount(self) -> None:
         first = self.query("#options, #answer, #yes").first()
         first.focus()
+
+    def on_resize(self) -> None:
+        self.query_one(DialogBox).fit()
 
     def action_cancel(self) -> None:
         self.dismiss(QuestionAnswer(None, cancelled=True))

@@ -1,14 +1,19 @@
 """SPEC 5 approval dialog (y / n / a, buttons, Esc cancels the task) and the question dialog (Select, Confirm,
-Input with validation), driven by tool calls from the scripted server where the engine has the tool."""
+Input with validation), driven by tool calls from the scripted server where the engine has the tool.
+
+The keyboard and button tests run at 120x40 and at 80x24, and check first that every choice is on screen."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from textual.widget import Widget
 from textual.widgets import Button, Input, Static
+from textual.widgets._footer import FooterKey
 
 from coder_tui.app import CoderApp
-from coder_tui.screens.approval import ApprovalScreen
+from coder_tui.screens.approval import CHOICES, ApprovalScreen
 from coder_tui.screens.question import QuestionScreen
 from coder_tui.widgets.notice_line import NoticeLine
 from coder_tui.widgets.tool_call_view import ToolCallView
@@ -16,7 +21,7 @@ from engine.events import ToolStatus
 from engine.interaction import ApprovalDecision, ApprovalRequest, QuestionAnswer, QuestionRequest
 from tests.support.scenario import reply, text, tool_call
 from tests.support.scripted_server import ScriptedServer
-from tests.tui.helpers import make_app, ready, settle, submit, wait_until
+from tests.tui.helpers import SIZE_IDS, SIZES, make_app, ready, settle, submit, wait_until
 
 TOUCH = "touch made.txt"
 
@@ -48,11 +53,40 @@ async def run_until_approval(pilot, app: CoderApp, request: str) -> ApprovalScre
 
 
 async def laid_out(pilot, app: CoderApp) -> None:  # type: ignore[no-untyped-def]
-    """Waits until the dialog's buttons have a place on screen, so a click lands on them."""
+    """Waits until the dialog's buttons have a place, then for the dialog to fit itself to the screen."""
     await wait_until(
         pilot, lambda: all(button.region.width > 0 for button in app.screen.query(Button)), "the dialog's layout"
     )
-    await pilot.pause()
+    for _ in range(3):
+        await pilot.pause()
+
+
+def on_screen(app: CoderApp, widget: Widget) -> bool:
+    """The whole widget is drawn: inside the screen and not clipped by a container or pushed out of one."""
+    geometry = app.screen.find_widget(widget)
+    region = geometry.region
+    return bool(region) and geometry.visible_region == region and app.screen.region.contains_region(region)
+
+
+def footer_keys(app: CoderApp) -> set[str]:
+    """The keys the footer on screen lists."""
+    return {key.key for key in app.screen.query(FooterKey) if on_screen(app, key)}
+
+
+def assert_choices_on_screen(app: CoderApp) -> None:
+    """Every button of the dialog, its reasons and its footer's keys are visible."""
+    dialog = app.screen
+    assert isinstance(dialog, ApprovalScreen)
+    buttons = {button.id: button for button in dialog.query(Button)}
+    assert set(buttons) == {choice.button_id for choice in dialog.choices}
+    for button_id, button in buttons.items():
+        assert on_screen(app, button), f"{button_id} is not (wholly) on screen"
+    if dialog.request.reasons:
+        assert on_screen(app, dialog.query_one("#reasons"))
+    assert on_screen(app, dialog.query_one("#always"))
+    expected = {"y", "n", "escape"} | ({"a", "p"} if dialog.request.always_scope is not None else set())
+    assert footer_keys(app) >= expected
+    assert "enter" not in footer_keys(app)  # the prompt's keys are not the dialog's
 
 
 async def test_approval_dialog_shows_tool_argument_reasons_and_scope(
@@ -72,13 +106,15 @@ async def test_approval_dialog_shows_tool_argument_reasons_and_scope(
         assert "Always allows:" in shown
 
 
-async def test_y_approves_the_call(workspace: Path, scripted_server: ScriptedServer) -> None:
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+async def test_y_approves_the_call(workspace: Path, scripted_server: ScriptedServer, size: tuple[int, int]) -> None:
     scripted_server.add(reply(tool_call("bash", command=TOUCH)), reply(text("made it")))
     app = make_app(workspace, scripted_server)
-    async with app.run_test() as pilot:
+    async with app.run_test(size=size) as pilot:
         await ready(pilot)
         decisions = record_decisions(app)
         await run_until_approval(pilot, app, "make a file")
+        assert_choices_on_screen(app)
         await pilot.press("y")
         await settle(pilot)
         assert decisions == [ApprovalDecision.YES]
@@ -86,12 +122,16 @@ async def test_y_approves_the_call(workspace: Path, scripted_server: ScriptedSer
         assert tool_statuses(app) == [ToolStatus.SUCCESS]
 
 
-async def test_n_refuses_the_call_and_the_model_is_told(workspace: Path, scripted_server: ScriptedServer) -> None:
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+async def test_n_refuses_the_call_and_the_model_is_told(
+    workspace: Path, scripted_server: ScriptedServer, size: tuple[int, int]
+) -> None:
     scripted_server.add(reply(tool_call("bash", command=TOUCH)), reply(text("fine")))
     app = make_app(workspace, scripted_server)
-    async with app.run_test() as pilot:
+    async with app.run_test(size=size) as pilot:
         await ready(pilot)
         await run_until_approval(pilot, app, "make a file")
+        assert_choices_on_screen(app)
         await pilot.press("n")
         await settle(pilot)
         assert not (workspace / "made.txt").exists()
@@ -100,8 +140,9 @@ async def test_n_refuses_the_call_and_the_model_is_told(workspace: Path, scripte
         assert tool_message["role"] == "tool" and "refused" in tool_message["content"]
 
 
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 async def test_a_allows_the_scope_for_the_rest_of_the_session(
-    workspace: Path, scripted_server: ScriptedServer
+    workspace: Path, scripted_server: ScriptedServer, size: tuple[int, int]
 ) -> None:
     scripted_server.add(
         reply(tool_call("bash", command=TOUCH)),
@@ -109,10 +150,11 @@ async def test_a_allows_the_scope_for_the_rest_of_the_session(
         reply(text("twice")),
     )
     app = make_app(workspace, scripted_server)
-    async with app.run_test() as pilot:
+    async with app.run_test(size=size) as pilot:
         await ready(pilot)
         decisions = record_decisions(app)
         await run_until_approval(pilot, app, "make a file twice")
+        assert_choices_on_screen(app)
         await pilot.press("a")
         await settle(pilot)
         assert decisions == [ApprovalDecision.ALWAYS]
@@ -120,15 +162,19 @@ async def test_a_allows_the_scope_for_the_rest_of_the_session(
         assert any(isinstance(entry, NoticeLine) for entry in app.session.transcript.entries)
 
 
-async def test_p_allows_the_scope_in_this_project_for_good(workspace: Path, scripted_server: ScriptedServer) -> None:
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+async def test_p_allows_the_scope_in_this_project_for_good(
+    workspace: Path, scripted_server: ScriptedServer, size: tuple[int, int]
+) -> None:
     import json
 
     scripted_server.add(reply(tool_call("bash", command=TOUCH)), reply(text("made")))
     app = make_app(workspace, scripted_server)
-    async with app.run_test() as pilot:
+    async with app.run_test(size=size) as pilot:
         await ready(pilot)
         decisions = record_decisions(app)
         await run_until_approval(pilot, app, "make a file")
+        assert_choices_on_screen(app)
         await pilot.press("p")
         await settle(pilot)
         assert decisions == [ApprovalDecision.ALWAYS_PROJECT]
@@ -137,14 +183,16 @@ async def test_p_allows_the_scope_in_this_project_for_good(workspace: Path, scri
     assert saved["permissions"]["bash"] == {"touch *": "allow"}
 
 
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 async def test_a_call_that_can_only_be_allowed_once_offers_no_always(
-    workspace: Path, scripted_server: ScriptedServer
+    workspace: Path, scripted_server: ScriptedServer, size: tuple[int, int]
 ) -> None:
     scripted_server.add(reply(tool_call("bash", command=TOUCH)), reply(text("ok")))
     app = make_app(workspace, scripted_server, start_mode="plan")
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=size) as pilot:
         await ready(pilot)
         dialog = await run_until_approval(pilot, app, "make a file")
+        assert_choices_on_screen(app)
         assert dialog.request.always_scope is None
         shown = "\n".join(str(widget.visual) for widget in dialog.query(Static))
         assert "can only be allowed once" in shown and "Always allows" not in shown
@@ -157,26 +205,65 @@ async def test_a_call_that_can_only_be_allowed_once_offers_no_always(
         assert (workspace / "made.txt").exists()
 
 
-async def test_buttons_answer_like_the_keys(workspace: Path, scripted_server: ScriptedServer) -> None:
-    scripted_server.add(reply(tool_call("bash", command=TOUCH)), reply(text("no then")))
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize(
+    ("button_id", "decision"),
+    [(choice.button_id, choice.decision) for choice in CHOICES],
+    ids=[choice.button_id for choice in CHOICES],
+)
+async def test_buttons_answer_like_the_keys(
+    workspace: Path, scripted_server: ScriptedServer, size: tuple[int, int], button_id: str, decision: ApprovalDecision
+) -> None:
+    scripted_server.add(reply(tool_call("bash", command=TOUCH)), reply(text("done")), reply(text("done")))
     app = make_app(workspace, scripted_server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=size) as pilot:
         await ready(pilot)
         decisions = record_decisions(app)
         await run_until_approval(pilot, app, "make a file")
-        await pilot.click("#no")
+        assert_choices_on_screen(app)
+        await pilot.click(f"#{button_id}")
         await settle(pilot)
-        assert decisions == [ApprovalDecision.NO]
-        assert tool_statuses(app) == [ToolStatus.DENIED]
+        assert decisions == [decision]
+        assert (workspace / "made.txt").exists() == (decision not in (ApprovalDecision.NO, ApprovalDecision.CANCEL))
 
 
-async def test_esc_in_the_dialog_cancels_the_whole_task(workspace: Path, scripted_server: ScriptedServer) -> None:
+async def test_a_long_diff_scrolls_inside_the_dialog_at_80x24(
+    workspace: Path, scripted_server: ScriptedServer
+) -> None:
+    content = "".join(f"line_{index} = {index}\n" for index in range(120))
+    scripted_server.add(reply(tool_call("write", path="src/big.py", content=content)), reply(text("written")))
+    app = make_app(workspace, scripted_server)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        decisions = record_decisions(app)
+        dialog = await run_until_approval(pilot, app, "write the big module")
+        assert_choices_on_screen(app)
+        preview = dialog.query_one("#preview")
+        assert on_screen(app, preview)
+        assert preview.max_scroll_y > 100  # the diff's 120 lines are there, in a window of a few rows
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert preview.scroll_y > 0
+        preview.scroll_end(animate=False)
+        await pilot.pause()
+        assert_choices_on_screen(app)
+        await pilot.press("y")
+        await settle(pilot)
+        assert decisions == [ApprovalDecision.YES]
+        assert (workspace / "src" / "big.py").read_text() == content
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+async def test_esc_in_the_dialog_cancels_the_whole_task(
+    workspace: Path, scripted_server: ScriptedServer, size: tuple[int, int]
+) -> None:
     scripted_server.add(reply(tool_call("bash", command=TOUCH)))
     app = make_app(workspace, scripted_server)
-    async with app.run_test() as pilot:
+    async with app.run_test(size=size) as pilot:
         await ready(pilot)
         decisions = record_decisions(app)
         await run_until_approval(pilot, app, "make a file")
+        assert_choices_on_screen(app)
         await pilot.press("escape")
         await settle(pilot)
         # The dialog's own Esc answered (the app-level Esc did not take it over), and the task was cancelled.
@@ -246,3 +333,20 @@ async def test_esc_in_the_question_dialog_cancels(workspace: Path, scripted_serv
         await pilot.press("escape")
         await wait_until(pilot, lambda: bool(answers), "the answer")
         assert answers == [QuestionAnswer(None, cancelled=True)]
+
+
+async def test_a_long_list_of_options_scrolls_and_the_question_stays_on_screen_at_80x24(
+    workspace: Path, scripted_server: ScriptedServer
+) -> None:
+    app = make_app(workspace, scripted_server)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        options = tuple(f"option {index}" for index in range(40))
+        answers = await ask(pilot, app, QuestionRequest("Which one?", options=options, allow_input=True))
+        dialog = app.screen
+        for part in ("#question", "#options", "#answer", "#hint"):
+            assert on_screen(app, dialog.query_one(part)), part
+        assert "escape" in footer_keys(app) and "enter" not in footer_keys(app)
+        await pilot.press("end", "enter")
+        await wait_until(pilot, lambda: bool(answers), "the answer")
+        assert answers == [QuestionAnswer("option 39")]

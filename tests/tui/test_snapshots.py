@@ -128,6 +128,22 @@ def test_approval_modal_for_an_edit_shows_the_diff(
     assert snap_compare(make_app(workspace, scripted_server), terminal_size=size, run_before=run_before)
 
 
+def test_approval_modal_for_a_long_diff_keeps_its_choices_on_screen(
+    snap_compare, workspace: Path, scripted_server: ScriptedServer, size
+) -> None:
+    content = "".join(f"line_{index} = {index}\n" for index in range(120))
+    scripted_server.add(reply(tool_call("write", path="src/big.py", content=content)))
+
+    async def run_before(pilot: Pilot[object]) -> None:
+        app = await ready(pilot)
+        await submit(pilot, "write the big module")
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval dialog")
+        for _ in range(3):
+            await pilot.pause()
+
+    assert snap_compare(make_app(workspace, scripted_server), terminal_size=size, run_before=run_before)
+
+
 def test_question_modal(snap_compare, workspace: Path, scripted_server: ScriptedServer, size) -> None:
     scripted_server.add(
         reply(
