@@ -21,11 +21,14 @@ from engine.events import (
     CommandResult,
     ErrorEvent,
     Event,
+    MessageAdded,
     Notice,
     ReasoningDelta,
     TextDelta,
     ToolCallFinished,
     TurnFinished,
+    VerificationFinished,
+    VerificationStarted,
     event_to_dict,
 )
 from engine.interaction import ApprovalDecision, ApprovalRequest, QuestionAnswer, QuestionRequest
@@ -76,11 +79,14 @@ class TextRenderer:
         self.err = err
         self._in_text = False
         self._in_reasoning = False
+        self._replies = 0  # replies printed so far
 
     def __call__(self, event: Event) -> None:
         match event:
             case TextDelta(text=text):
                 self._end_reasoning()
+                if not self._in_text and self._replies:
+                    self.out.write("\n")  # a blank line between the replies of one turn
                 self.out.write(text)
                 self._in_text = True
             case ReasoningDelta(text=text):
@@ -92,9 +98,23 @@ class TextRenderer:
                 if not result.get("ok", False):
                     line += f": {result.get('error', '')}"
                 self.err.write(line + "\n")
+            case CommandResult(kind="bang", data=data):
+                # The command's own output, as the shell would print it: not the text the model reads.
+                self._end_text()
+                self.out.write(data.get("stdout", ""))
+                self.err.write(data.get("stderr", ""))
+                if data.get("timed_out"):
+                    self.err.write(f"error: !{data.get('command', '')} timed out; its process group was killed\n")
             case CommandResult(text=text, ok=ok):
                 self._end_text()
                 (self.out if ok else self.err).write(text.rstrip("\n") + "\n")
+            case MessageAdded(message=message) if message.role == "assistant":
+                self._end_text()
+            case VerificationStarted(command=command, attempt=attempt):
+                self._end_text()
+                self.err.write(f"[verify] {command} (attempt {attempt})\n")
+            case VerificationFinished(command=command, outcome=outcome, reason=reason):
+                self.err.write(f"[verify] {command} -> {outcome}: {reason}\n")
             case Notice(text=text, level=level):
                 self._end_text()
                 self.err.write(f"{level}: {text}\n")
@@ -111,6 +131,7 @@ class TextRenderer:
         if self._in_text:
             self.out.write("\n")
             self._in_text = False
+            self._replies += 1
 
     def _end_reasoning(self) -> None:
         if self._in_reasoning:
@@ -197,12 +218,18 @@ def _result_line(outcome: TurnOutcome, orchestrator: Orchestrator) -> dict[str, 
         "reason": outcome.reason,
         "error": outcome.error,
         "text": outcome.text,
+        **({"exit_status": outcome.exit_status} if outcome.exit_status is not None else {}),
         "session_id": orchestrator.session_id,
         "session_file": str(orchestrator.session.path),
     }
 
 
 def exit_code(outcome: TurnOutcome) -> int:
+    """0 for an input that ended normally; a ``!command``'s own status; 130 when cancelled; 1 for any failure
+    (provider error, step limit, a cut answer, a failed auto-verify...)."""
+    if outcome.exit_status is not None:
+        status = outcome.exit_status
+        return 128 - status if status < 0 else min(status, 255)  # killed by signal N: 128 + N, as a shell says
     if outcome.ok:
         return EXIT_OK
     if outcome.reason == "cancelled":

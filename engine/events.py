@@ -13,7 +13,8 @@ if TYPE_CHECKING:
     # Only an annotation here: importing it would load pydantic before the TUI's first frame.
     from engine.messages import Message
 
-TurnEndReason = Literal["completed", "step_limit", "error", "cancelled", "loop_detected"]
+# "verify_failed": the answer came, but auto-verify still failed after its retries (SPEC 8).
+TurnEndReason = Literal["completed", "step_limit", "error", "cancelled", "loop_detected", "verify_failed"]
 
 
 class ToolStatus(str, Enum):

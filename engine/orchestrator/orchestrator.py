@@ -57,6 +57,9 @@ from engine.workflow.loop_detection import LoopDetector
 
 log = logging.getLogger(__name__)
 
+# The status a shell's ``timeout`` command reports for a command it stopped.
+BANG_TIMEOUT_STATUS = 124
+
 TurnSteps = Callable[[TurnState, TurnDeps], Awaitable[TurnState]]
 
 
@@ -380,10 +383,11 @@ class Orchestrator:
         )
         self.session.append(message)
         self._bus.emit(event)
+        status = BANG_TIMEOUT_STATUS if event.data["timed_out"] else event.data["exit_code"]
         if event.ok:
-            return TurnOutcome("completed", text=event.text)
+            return TurnOutcome("completed", text=event.text, exit_status=status)
         failure = "timed out" if event.data["timed_out"] else f"exited with {event.data['exit_code']}"
-        return TurnOutcome("error", f"!{command} {failure}", text=event.text)
+        return TurnOutcome("error", f"!{command} {failure}", text=event.text, exit_status=status)
 
     def _system_prompt(self, mode: Mode, environment: Environment, instructions: str) -> str:
         skills = [(skill.name, skill.description) for skill in self.skills.skills]

@@ -12,6 +12,8 @@ class TurnOutcome:
     reason: TurnEndReason
     error: str | None = None
     text: str = ""
+    # A ``!command``'s own exit status (124 when it timed out), for a headless run to exit with.
+    exit_status: int | None = None
 
     @property
     def ok(self) -> bool:

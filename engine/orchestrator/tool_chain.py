@@ -25,7 +25,7 @@ from engine.orchestrator.deps import TurnDeps
 from engine.config.project_file import update_project_config
 from engine.policy import Action, Allowance
 from engine.storage.records import DecidedBy
-from engine.tools.base import Tool, ToolKind, ToolOutput
+from engine.tools.base import Tool, ToolOutput
 
 
 class ApprovalCancelled(asyncio.CancelledError):
@@ -118,9 +118,9 @@ async def _authorize(
         reasons = "; ".join(decision.reasons) or decision.rule
         return f"denied by policy: {reasons}"
     reasons = list(decision.reasons) if decision.action is Action.ASK else []
-    yolo_bash = deps.policy.mode is Mode.YOLO and tool.kind is ToolKind.EXECUTE
-    if not yolo_bash:
-        reasons += [r for r in await tool.approval_reasons(params, deps.tool_context) if r not in reasons]
+    if deps.policy.mode is Mode.YOLO:
+        return None  # SPEC 4: yolo asks nothing (steps 2 and 3 skipped); the workspace guard still holds in the tool
+    reasons += [r for r in await tool.approval_reasons(params, deps.tool_context) if r not in reasons]
     if decision.action is Action.ALLOW and not reasons:
         return None
     if not reasons:

@@ -62,7 +62,8 @@ async def run_steps(state: TurnState, deps: TurnDeps) -> TurnState:
             continue
         if await auto_verify_step(state, deps):
             continue
-        state.end("completed")
+        if state.end_reason is None:
+            state.end("completed")
     await persist_step(state, deps)
     return state
 

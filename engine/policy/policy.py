@@ -133,7 +133,7 @@ class PermissionPolicy:
         """What /permissions shows under the preset and mode: the matrix column in force, config rules, allowances."""
         table = rows(self.mode, self.preset == STRICT)
         for row, value in self._rules.rows():
-            skipped = self.mode is Mode.YOLO and row.startswith("permissions.bash")
+            skipped = self.mode is Mode.YOLO
             table.append((row, f"{value} (skipped in yolo)" if skipped else value))
         table.extend((f"session: {a.describe()}", Action.ALLOW.value) for a in self._session)
         return table
@@ -147,6 +147,9 @@ class PermissionPolicy:
                 (f"{tool} is disabled in {mode} mode",),
                 f"mode {mode}: {tool} is blocked (tool disabled)",
             )
+        if self.mode is Mode.YOLO:
+            # SPEC 4: yolo asks nothing; the policy and the tools' own reasons are skipped for every tool.
+            return PolicyDecision(Action.ALLOW, (), f"mode yolo: {tool} runs without policy or approval")
         rule = self._rules.tool_rule(tool)
         if rule is not None and rule.action is Action.DENY:
             return PolicyDecision(Action.DENY, (f"{tool}: denied by {rule.text}",), rule.text)

@@ -102,10 +102,17 @@ def summary(conn: sqlite3.Connection, session_id: str) -> SessionSummary | None:
     return SessionSummary(*row) if row else None
 
 
+# A session in which the model was asked something: a run of only ``!`` or ``/`` commands has no task.
+_HAS_TURN = "EXISTS (SELECT 1 FROM events e WHERE e.session_id = s.id AND e.type = 'TaskCreated')"
+
+
 def latest_session_id(conn: sqlite3.Connection) -> str | None:
-    """The session ``--continue`` resumes: the most recently updated one that has messages."""
+    """The session ``--continue`` resumes: the most recently updated one with a conversation with the model, so
+    that ``coder-tui -p '!git status'`` between two turns does not become the session to continue (its messages
+    stay stored and can still be resumed by id)."""
     row = conn.execute(
-        f"SELECT s.id FROM sessions s WHERE {_HAS_MESSAGES} ORDER BY s.updated_at DESC, s.rowid DESC LIMIT 1"
+        f"SELECT s.id FROM sessions s WHERE {_HAS_MESSAGES} AND {_HAS_TURN} "
+        "ORDER BY s.updated_at DESC, s.rowid DESC LIMIT 1"
     ).fetchone()
     return row[0] if row else None
 

@@ -31,7 +31,9 @@ from engine.storage.records import (
     SessionSummary,
     TaskEvent,
 )
+from engine.storage.errors import StorageError
 from engine.storage.redact import Redactor
+from engine.storage.state_folder import STATE_FOLDER, ensure_state_folder
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -53,7 +55,12 @@ class Store:
         busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS,
         environ: Mapping[str, str] | None = None,
     ) -> Store:
-        """Opens ``<workspace>/.coder/coder.db``; ``environ`` names the secrets to redact (default: os.environ)."""
+        """Opens ``<workspace>/.coder/coder.db`` (making ``.coder/`` with its ``.gitignore`` first); ``environ``
+        names the secrets to redact (default: os.environ)."""
+        try:
+            ensure_state_folder(workspace)
+        except OSError as exc:
+            raise StorageError(f"cannot create {workspace / STATE_FOLDER}: {exc.strerror or exc}") from exc
         return cls(Database.open(database_path(workspace), busy_timeout_ms=busy_timeout_ms), redactor=Redactor(environ))
 
     @property

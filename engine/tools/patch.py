@@ -64,21 +64,31 @@ class PatchTool(Tool[PatchParams]):
         return ", ".join(paths) if paths else "(unreadable patch)"
 
     async def approval_reasons(self, params: PatchParams, ctx: ToolContext) -> list[str]:
-        """Deleting a file the session never read is worth a look, as overwriting one is for ``write``."""
+        """Deleting or replacing a file the session never read is worth a look, as overwriting one is for
+        ``write``: a delete, an add onto an existing file, and a move onto one."""
         try:
             changes = parse_patch(params.patch)
         except PatchSyntaxError:
             return []  # run() reports the syntax error
         reasons = []
         for change in changes:
-            if change.kind is not ChangeKind.DELETE:
+            if change.kind is ChangeKind.DELETE:
+                target, verb = change.path, "deletes"
+            elif not change.replaces_existing:
+                continue
+            elif change.kind is ChangeKind.ADD:
+                target, verb = change.path, "overwrites"
+            elif change.move_to is not None:
+                target, verb = change.move_to, "overwrites"
+            else:
                 continue
             try:
-                path = ctx.workspace.resolve(change.path, write=True)
+                path = ctx.workspace.resolve(target, write=True)
             except PathOutsideWorkspace:
                 continue  # refused by run() with the guard's own message
-            if path.is_file() and path not in ctx.known_files:
-                reasons.append(f"deletes {ctx.workspace.display(path)}, which was not read in this session")
+            reason = f"{verb} {ctx.workspace.display(path)}, which was not read in this session"
+            if path.is_file() and path not in ctx.known_files and reason not in reasons:
+                reasons.append(reason)
         return reasons
 
     async def preview(self, params: PatchParams, ctx: ToolContext) -> str | None:

@@ -71,6 +71,8 @@ class _Planner:
             return
         path, state, text = self._existing(change)
         if change.kind is ChangeKind.DELETE:
+            if change.hunks and not state.binary:
+                self._check_deleted_content(text, change, state.display)
             state.text = None
             return
         if state.binary:
@@ -83,7 +85,7 @@ class _Planner:
             state.text = new_text
             return
         target = self._state(target_path)
-        if target.text is not None:
+        if target.text is not None and not change.replaces_existing:
             raise ToolError(
                 f"cannot move {state.display} to {target.display}: {target.display} already exists; delete it "
                 "first in the same patch if it should be replaced"
@@ -122,9 +124,20 @@ class _Planner:
         # Writes before deletes: a move whose second half fails never loses the file's content.
         return PatchPlan(writes=writes + deletes, diff="".join(diffs), files=files)
 
+    @staticmethod
+    def _check_deleted_content(text: str, change: FileChange, display: str) -> None:
+        """A plain diff's delete lists the lines it removes: they must be the file's, as ``git apply`` checks, so a
+        model that misremembers a file does not delete a different one."""
+        left = apply_hunks(text, change.hunks, display)
+        if left.strip():
+            raise ToolError(
+                f"cannot delete {display}: the lines the patch removes are not the whole file ("
+                f"{len(left.splitlines())} line(s) would remain); read it again, or use '*** Delete File: {display}'"
+            )
+
     def _add(self, change: FileChange) -> None:
         state = self._state(self._resolve(change.path))
-        if state.text is not None:
+        if state.text is not None and not change.replaces_existing:
             raise ToolError(
                 f"cannot add {state.display}: it already exists; change it with an update instead, or delete it "
                 "first in the same patch"

@@ -14,6 +14,7 @@ at most two retries, as SPEC 8 says), and the verification that follows a retry 
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -305,13 +306,39 @@ def _pytest_reason(workspace: Path) -> str | None:
             return f"pytest configuration in {name}"
     if (workspace / "conftest.py").is_file():
         return "conftest.py found"
-    for folder in ("tests", "test"):
-        directory = workspace / folder
-        if directory.is_dir() and any(
-            next(directory.rglob(pattern), None) is not None for pattern in ("test_*.py", "*_test.py")
-        ):
-            return f"Python tests in {folder}/"
+    found = _first_pytest_file(workspace)
+    if found is not None:
+        return f"Python tests such as {found}"
     return None
+
+
+# What pytest itself does not recurse into (its default ``norecursedirs``), and dependency folders.
+_NOT_COLLECTED = {"build", "dist", "node_modules", "venv", "site-packages", "__pycache__", "CVS", "_darcs", "{arch}"}
+# A walk of a huge tree stops here: a project whose tests lie deeper than this many folders has a config anyway.
+_MAX_FOLDERS = 5000
+
+
+def _first_pytest_file(workspace: Path) -> str | None:
+    """The first file pytest would collect with no configuration (``test_*.py`` or ``*_test.py``), anywhere but
+    hidden folders, virtual environments and dependency folders; its workspace-relative path, or None."""
+    seen = 0
+    for folder, dirs, files in os.walk(workspace):
+        seen += 1
+        if seen > _MAX_FOLDERS:
+            return None
+        for name in sorted(files):
+            if name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py")):
+                return Path(folder, name).relative_to(workspace).as_posix()
+        dirs[:] = sorted(d for d in dirs if not _skipped_folder(Path(folder, d)))
+    return None
+
+
+def _skipped_folder(path: Path) -> bool:
+    name = path.name
+    if name.startswith(".") or name in _NOT_COLLECTED or name.endswith(".egg"):
+        return True
+    # A virtual environment or a conda environment, whatever its name (pytest skips these too).
+    return (path / "pyvenv.cfg").is_file() or (path / "conda-meta").is_dir()
 
 
 def _read(path: Path) -> str:

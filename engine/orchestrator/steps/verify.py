@@ -61,11 +61,8 @@ async def auto_verify_step(state: TurnState, deps: TurnDeps) -> bool:
         deps.emit(Notice(f"auto-verify: `{choice.command}`: {outcome.reason}; verification stopped", level="warning"))
         return False
     if not may_retry(state.verify_attempts, workflow):
-        deps.emit(
-            Notice(
-                f"auto-verify: `{choice.command}` still fails after {state.verify_attempts} retries", level="warning"
-            )
-        )
+        # The turn failed its own check: it ends as a failure (headless exits 1), not as "completed".
+        state.end("verify_failed", f"auto-verify: `{choice.command}` still fails after {state.verify_attempts} retries")
         return False
     state.verify_attempts += 1
     deps.session.append(Message.user(fix_message(result)))

@@ -105,7 +105,7 @@ def _add_file(reader: _Reader, path: str) -> FileChange:
             )
         reader.index += 1
     text = "\n".join(content) + "\n" if content else ""
-    return FileChange(ChangeKind.ADD, path, start, content=text)
+    return FileChange(ChangeKind.ADD, path, start, content=text, replaces_existing=True)
 
 
 def _update_file(reader: _Reader, path: str) -> FileChange:
@@ -138,7 +138,9 @@ def _update_file(reader: _Reader, path: str) -> FileChange:
     hunks.finish(at_end=False, number=reader.number())
     if not hunks.done and move_to is None:
         raise PatchSyntaxError(start, f"'{UPDATE} {path}' has no changes")
-    return FileChange(ChangeKind.UPDATE, path, start, hunks=tuple(hunks.done), move_to=move_to)
+    return FileChange(
+        ChangeKind.UPDATE, path, start, hunks=tuple(hunks.done), move_to=move_to, replaces_existing=True
+    )
 
 
 class _ChunkBuilder:

@@ -80,6 +80,9 @@ class FileChange:
     # UPDATE/DELETE from a plain diff: other spellings of the file to try when ``path`` does not exist (the other
     # side's name, the name without its first folder as ``patch -p1`` would read it).
     alternate_paths: tuple[str, ...] = ()
+    # ADD / a move: an existing file at the target is replaced (the ``*** Begin Patch`` format, as Codex applies it);
+    # a plain diff refuses instead, as ``git apply`` does.
+    replaces_existing: bool = False
 
     def touched_paths(self) -> list[str]:
         return [self.path, self.move_to] if self.move_to else [self.path]

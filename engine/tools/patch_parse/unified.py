@@ -196,7 +196,10 @@ def _file_change(header: _FileHeader) -> FileChange:
         path = header.old or header.new
         if path is None:
             raise PatchSyntaxError(header.start, "a deleted file needs a name on its '---' line")
-        return FileChange(ChangeKind.DELETE, path, header.start, alternate_paths=_alternates(path, header))
+        return FileChange(
+            ChangeKind.DELETE, path, header.start, hunks=tuple(header.hunks),
+            alternate_paths=_alternates(path, header),
+        )
     path = header.new or header.old
     if path is None:
         raise PatchSyntaxError(header.start, "the file header names no file")

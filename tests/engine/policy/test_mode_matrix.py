@@ -81,8 +81,13 @@ def test_yolo_bash_skips_policy_and_risk_checks(tmp_path: Path) -> None:
     assert decision.rule == "mode yolo: bash runs without policy or risk checks"
 
 
-def test_yolo_keeps_config_rules_for_other_tools() -> None:
+def test_yolo_skips_config_rules_for_every_tool() -> None:
+    """SPEC 4 (decision of 2026-11-23): yolo asks nothing; steps 2 and 3 are skipped for every tool, not only bash."""
     policy = PermissionPolicy(YOLO, tool_rules={"write": "deny", "fetch": "ask"})
+    assert decide(policy, "write", ToolKind.EDIT) is ALLOW
+    assert decide(policy, "fetch", ToolKind.READ) is ALLOW
+    assert ("permissions.tools write", "deny (skipped in yolo)") in policy.matrix()
+    policy.set_mode(Mode.DEFAULT)
     assert decide(policy, "write", ToolKind.EDIT) is DENY
     assert decide(policy, "fetch", ToolKind.READ) is ASK
 

@@ -70,6 +70,7 @@ def test_list_sessions_newest_activity_first_with_counts(store: Store) -> None:
     store.append_message(second, Message.user("the second"))
     store.append_message(first, Message.user("more work on the first"))
     store.append_message(first, Message.assistant("ok"))
+    store.record_event(first, TaskEvent("TaskCreated", "t1", detail="more work on the first"))
     summaries = store.list_sessions()
     assert [(s.id, s.title, s.message_count) for s in summaries] == [(first, "first", 2), (second, "second", 1)]
     assert summaries[0].updated_at > summaries[1].updated_at
@@ -80,9 +81,21 @@ def test_list_sessions_newest_activity_first_with_counts(store: Store) -> None:
 def test_sessions_without_messages_are_not_offered_for_resume(store: Store) -> None:
     used = store.create_session(model="m", mode="default")
     store.append_message(used, Message.user("real work"))
+    store.record_event(used, TaskEvent("TaskCreated", "t1", detail="real work"))
     store.create_session(model="m", mode="default")  # started and quit without typing
     assert [s.id for s in store.list_sessions()] == [used]
     assert store.latest_session_id() == used
+
+
+def test_continue_skips_a_later_session_that_only_ran_commands(store: Store) -> None:
+    """`-p "create z.py"` then `-p '!git status'`: `--continue -p /undo` must find the first session."""
+    worked = store.create_session(model="m", mode="default")
+    store.append_message(worked, Message.user("create z.py"))
+    store.record_event(worked, TaskEvent("TaskCreated", "t1", detail="create z.py"))
+    commands_only = store.create_session(model="m", mode="default")
+    store.append_message(commands_only, Message.user("The user ran a shell command...\n$ git status"))
+    assert store.latest_session_id() == worked
+    assert [s.id for s in store.list_sessions()] == [commands_only, worked]  # still there to resume by id
 
 
 def test_latest_session_id_is_none_in_a_new_workspace(store: Store) -> None:
@@ -261,6 +274,7 @@ def test_data_survives_closing_and_reopening(workspace: Path) -> None:
     first = Store.open(workspace, environ={})
     session_id = first.create_session(model="m", mode="default")
     first.append_message(session_id, Message.user("kept"))
+    first.record_event(session_id, TaskEvent("TaskCreated", "t1", detail="kept"))
     first.close()
     again = Store.open(workspace, environ={})
     try:

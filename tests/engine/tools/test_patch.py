@@ -138,6 +138,56 @@ async def test_deleting_a_file_not_read_in_this_session_asks_first(ctx: ToolCont
     assert await tool.approval_reasons(params, ctx) == []
 
 
+async def test_adding_or_moving_onto_a_file_not_read_asks_first_as_an_overwrite(ctx: ToolContext, root: Path) -> None:
+    (root / "keep.txt").write_text("old\n")
+    (root / "src.txt").write_text("s\n")
+    ctx.remember(root / "src.txt")
+    add = tool.parse({"patch": _patch("*** Add File: keep.txt", "+new")})
+    move = tool.parse({"patch": _patch("*** Update File: src.txt", "*** Move to: keep.txt", "-s", "+t")})
+    reason = "overwrites keep.txt, which was not read in this session"
+    assert await tool.approval_reasons(add, ctx) == [reason]
+    assert await tool.approval_reasons(move, ctx) == [reason]
+    ctx.remember(root / "keep.txt")
+    assert await tool.approval_reasons(add, ctx) == []
+    assert await tool.approval_reasons(move, ctx) == []
+
+
+async def test_add_file_onto_an_existing_file_replaces_it(ctx: ToolContext, root: Path) -> None:
+    (root / "keep.txt").write_text("old\n")
+    ctx.remember(root / "keep.txt")
+    output = await run_tool(tool, ctx, patch=_patch("*** Add File: keep.txt", "+new"))
+    assert (root / "keep.txt").read_text() == "new\n"
+    assert output.data == {"files": [{"path": "keep.txt", "change": "updated"}]}
+    assert "-old\n+new\n" in output.diff
+
+
+async def test_a_plain_diff_creating_an_existing_file_is_still_refused_as_git_apply_does(
+    ctx: ToolContext, root: Path
+) -> None:
+    (root / "keep.txt").write_text("old\n")
+    with pytest.raises(ToolError, match="cannot add keep.txt: it already exists"):
+        await run_tool(tool, ctx, patch="--- /dev/null\n+++ b/keep.txt\n@@ -0,0 +1 @@\n+new\n")
+    assert await tool.approval_reasons(tool.parse({"patch": "--- /dev/null\n+++ b/keep.txt\n@@ -0,0 +1 @@\n+n\n"}), ctx) == []
+
+
+async def test_a_unified_diff_to_dev_null_deletes_the_file(ctx: ToolContext, root: Path) -> None:
+    (root / "gone.py").write_text("a = 1\nb = 2\n")
+    ctx.remember(root / "gone.py")
+    output = await run_tool(tool, ctx, patch="--- a/gone.py\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-a = 1\n-b = 2\n")
+    assert not (root / "gone.py").exists()
+    assert output.data == {"files": [{"path": "gone.py", "change": "deleted"}]}
+
+
+async def test_a_unified_delete_whose_lines_are_not_the_file_is_refused(ctx: ToolContext, root: Path) -> None:
+    (root / "gone.py").write_text("a = 1\nb = 2\n")
+    ctx.remember(root / "gone.py")
+    with pytest.raises(ToolError, match="cannot delete gone.py: the lines the patch removes are not the whole file"):
+        await run_tool(tool, ctx, patch="--- a/gone.py\n+++ /dev/null\n@@ -1 +0,0 @@\n-a = 1\n")
+    with pytest.raises(ToolError, match="no file was changed"):
+        await run_tool(tool, ctx, patch="--- a/gone.py\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-a = 1\n-b = 3\n")
+    assert (root / "gone.py").read_text() == "a = 1\nb = 2\n"
+
+
 async def test_a_binary_file_can_be_deleted_but_not_patched(ctx: ToolContext, root: Path) -> None:
     (root / "blob.bin").write_bytes(b"\x00\x01")
     with pytest.raises(ToolError, match="blob.bin looks like a binary file"):

@@ -206,6 +206,22 @@ async def test_auto_edit_verifies_and_a_failure_is_fixed_and_verified_again(
 
 
 
+async def test_a_turn_whose_verification_still_fails_after_its_retries_ends_as_a_failure(
+    tmp_path: Path, server_with: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    python_project(tmp_path, "def double(x):\n    return 0\n")
+    server = server_with(TurnScript(
+        *[step for _ in range(3) for step in (reply(tool_call("write", path="calc.py", content=BROKEN)), text("Done."))]
+    ))
+    orch, log, _ = make_orchestrator(tmp_path, server.base_url, mode=Mode.AUTO_EDIT)
+    outcome = await orch.run_input("make double() correct")
+    assert not outcome.ok and outcome.reason == "verify_failed"
+    assert outcome.error == "auto-verify: `pytest -q` still fails after 2 retries"
+    assert [f.outcome for f in log.of(events.VerificationFinished)] == ["fixable"] * 3
+    assert log.of(events.TurnFinished)[-1].reason == "verify_failed"
+
+
 async def test_default_mode_verifies_only_when_asked(
     tmp_path: Path, server_with: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -195,6 +195,8 @@ def package(folder: Path, test_script: str | None = "jest", **extra: object) -> 
         ({"conftest.py": ""}, "pytest -q"),
         ({"tests/test_app.py": "def test_x(): pass"}, "pytest -q"),
         ({"test/unit/app_test.py": ""}, "pytest -q"),
+        ({"calc.py": "", "test_calc.py": "def test_x(): pass"}, "pytest -q"),
+        ({"src/pkg/mod.py": "", "src/pkg/mod_test.py": ""}, "pytest -q"),
         ({"pom.xml": "<project/>"}, "mvn -q test"),
         ({"build.gradle": ""}, "gradle test"),
         ({"build.gradle.kts": ""}, "gradle test"),
@@ -315,3 +317,19 @@ async def test_a_real_pytest_run_fails_fixably_then_passes(tmp_path: Path, monke
     (tmp_path / "calc.py").write_text("def double(x):\n    return x + x\n")
     passed = await run_verification(choice.command, tmp_path, timeout=60, output_cap=20_000)
     assert classify_failure(passed).kind == "passed"
+
+
+@pytest.mark.parametrize(
+    "where",
+    [".venv/lib/test_x.py", "env/test_x.py", "node_modules/pkg/test_x.py", "build/test_x.py", ".git/test_x.py",
+     "dist/x_test.py", "thing.egg/test_x.py", "tests/helper.py", "conda/test_x.py"],
+)
+def test_files_pytest_would_not_collect_do_not_count_as_tests(tmp_path: Path, where: str) -> None:
+    (tmp_path / where).parent.mkdir(parents=True)
+    (tmp_path / where).write_text("def test_x(): pass\n")
+    (tmp_path / "env" / "pyvenv.cfg").parent.mkdir(exist_ok=True)
+    (tmp_path / "env" / "pyvenv.cfg").write_text("home = /usr\n")
+    (tmp_path / "conda" / "conda-meta").mkdir(parents=True, exist_ok=True)
+    choice = choose_verify_command("", [], tmp_path)
+    assert choice.command is None, choice.reason
+
