@@ -11,7 +11,7 @@ from typing import Literal
 
 from textual.binding import Binding
 
-Scope = Literal["app", "screen", "prompt", "approval", "question", "picker"]
+Scope = Literal["app", "screen", "prompt", "approval", "question", "picker", "rewind"]
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,8 @@ KEY_TABLE: tuple[KeySpec, ...] = (
             "previous input from the history (or move up in a list or a multi-line input)", show=False),
     KeySpec("down", "history_next", "History", "prompt", "next input from the history", show=False),
     KeySpec("escape", "escape", "Close", "prompt",
-            "close the suggestion list; twice clears the input; interrupts a running task", show=False),
+            "close the suggestion list; twice clears the input, or on an empty input opens /rewind; interrupts a "
+            "running task", show=False),
     KeySpec("ctrl+k", "delete_to_end_of_line", "Kill line", "prompt", "delete to the end of the line", show=False),
     KeySpec("alt+backspace", "delete_word_left", "Delete word", "prompt", "delete the word before the cursor",
             show=False),
@@ -69,6 +70,7 @@ KEY_TABLE: tuple[KeySpec, ...] = (
             show=False),
     KeySpec("escape", "cancel", "Cancel task", "question", "dismiss the question and cancel the task"),
     KeySpec("escape", "close", "Close", "picker", "close the list of sessions (/resume) without resuming"),
+    KeySpec("escape", "close", "Close", "rewind", "close the /rewind list without rewinding"),
 )
 
 
@@ -101,6 +103,6 @@ def help_rows() -> list[tuple[str, str, str]]:
     """(where, keys, what it does) for every binding, for ``/help``."""
     where = {
         "app": "anywhere", "screen": "session", "prompt": "input", "approval": "approval", "question": "question",
-        "picker": "/resume list",
+        "picker": "/resume list", "rewind": "/rewind list",
     }
     return [(where[spec.scope], display_keys(spec.keys), spec.help) for spec in KEY_TABLE]

@@ -21,6 +21,7 @@ from coder_tui.engine_link import EngineLink
 from coder_tui.formatting import format_tokens
 from coder_tui.gc_pacing import CollectionPacer
 from coder_tui.history import InputHistory
+from coder_tui.screens.rewind_picker import RewindPickerScreen
 from coder_tui.screens.session_picker import SessionPickerScreen
 from coder_tui.widgets.footer_bar import FooterBar
 from coder_tui.widgets.prompt import Prompt
@@ -148,6 +149,9 @@ class SessionScreen(Screen[None]):
     def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
         self.link.submit(event.text)
 
+    def on_prompt_input_rewind_requested(self) -> None:
+        self.link.submit("/rewind")
+
     # SessionView ----------------------------------------------------------------------------------------------
 
     def engine_ready(self, orchestrator: Orchestrator) -> None:
@@ -155,6 +159,8 @@ class SessionScreen(Screen[None]):
         self.status.context_window = orchestrator.context_window
         self.status.state = "working" if self.link.busy else "ready"
         self.prompt.slash_commands = orchestrator.slash_commands()
+        if orchestrator.theme:
+            self._apply_theme(orchestrator.theme)
         self._set_mode(orchestrator.mode.value)
         self.call_after_refresh(self._collector.quiet)
 
@@ -229,8 +235,25 @@ class SessionScreen(Screen[None]):
                 now = self.clock()
                 transcript.add_command_result(event, now=now)
                 self._pick_session(sessions, now)
-            case CommandResult(command="/new", ok=True):
+            case CommandResult(command="/new" | "/clear", ok=True):
                 transcript.clear()
+                transcript.add_command_result(event)
+            case CommandResult(command="/rewind", ok=True, data={"points": list(points)}) if points:
+                transcript.add_command_result(event)
+                self._pick_rewind(points)
+            case CommandResult(command="/rewind", ok=True, data={"prompt_text": str(request), "messages": list(kept)}):
+                from engine.messages import Message
+
+                transcript.show_history([Message.from_record(record) for record in kept])
+                transcript.add_command_result(event)
+                self.prompt.input.set_text(request)
+            case CommandResult(ok=True, data={"copy_text": str(copied)}):
+                self.app.copy_to_clipboard(copied)
+                transcript.add_command_result(event)
+            case CommandResult(ok=True, data={"exit": True}):
+                self.app.exit(0)
+            case CommandResult(command="/theme", ok=True, data={"theme": str(theme)}):
+                self._apply_theme(theme)
                 transcript.add_command_result(event)
             case CommandResult(command="/help", data=data):
                 commands = [(item["usage"], item["summary"]) for item in data.get("commands", [])]
@@ -276,6 +299,22 @@ class SessionScreen(Screen[None]):
                 self.link.submit(f"/resume {session_id}")
 
         self.app.push_screen(SessionPickerScreen(sessions, now), callback=chosen)
+
+    def _pick_rewind(self, points: list[dict[str, object]]) -> None:
+        """``/rewind`` with no number: a picker of the requests; choosing one rewinds to it."""
+
+        def chosen(number: int | None) -> None:
+            if number is not None:
+                self.link.submit(f"/rewind {number}")
+
+        self.app.push_screen(RewindPickerScreen(points), callback=chosen)
+
+    def _apply_theme(self, theme: str) -> None:
+        if theme in self.app.available_themes:
+            self.app.theme = theme
+        else:
+            self.transcript.add_notice(f"theme {theme!r} is not one of Textual's themes; keeping {self.app.theme}",
+                                       "warning")
 
     def _set_mode(self, mode: str) -> None:
         self.prompt.mode = mode

@@ -52,6 +52,9 @@ class PromptInput(TextArea):
     class Submitted(Message):
         text: str
 
+    class RewindRequested(Message):
+        """Esc twice on an empty input (Claude Code's gesture): open the ``/rewind`` picker."""
+
     def __init__(self, completer: Completer, history: InputHistory, *, id: str | None = None) -> None:
         super().__init__(
             id=id,
@@ -66,6 +69,7 @@ class PromptInput(TextArea):
         # Set by the session screen: while a task runs, Esc belongs to "interrupt".
         self.task_running = False
         self._escape_armed = False
+        self._rewind_armed = False
 
     async def _on_key(self, event: events.Key) -> None:
         # Enter is handled here, in the prompt's own queue, not as a priority binding: a priority binding runs
@@ -85,6 +89,7 @@ class PromptInput(TextArea):
 
     def on_text_area_changed(self) -> None:
         self._escape_armed = False
+        self._rewind_armed = False
 
     def action_submit(self) -> None:
         if self.completer.completion_open and self.completer.accept_completion():
@@ -135,6 +140,12 @@ class PromptInput(TextArea):
         elif self.text:
             self._escape_armed = True
             self.notify("Press Esc again to clear the input", timeout=2)
+        elif self._rewind_armed:
+            self._rewind_armed = False
+            self.post_message(self.RewindRequested())
+        else:
+            self._rewind_armed = True
+            self.notify("Press Esc again to rewind to an earlier request", timeout=2)
 
     def action_exit_if_empty(self) -> None:
         if self.text:

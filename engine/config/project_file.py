@@ -14,7 +14,11 @@ from engine.storage.atomic import write_atomic
 def update_project_config(workspace: Path, key_path: tuple[str, ...], value: Any) -> Path:
     """Sets ``key_path`` (e.g. ``("permissions", "bash", "git checkout *")``) to ``value``; raises ``ValueError``
     naming the file when it cannot be read as a JSON object, ``OSError`` when it cannot be written."""
-    path = project_config_path(workspace)
+    return update_config_file(project_config_path(workspace), key_path, value)
+
+
+def update_config_file(path: Path, key_path: tuple[str, ...], value: Any) -> Path:
+    """Sets ``key_path`` to ``value`` in the config file at ``path`` (the project's or the user's), keeping the rest."""
     data: dict[str, Any] = {}
     if path.exists():
         try:

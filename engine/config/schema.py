@@ -80,3 +80,5 @@ class Config(_Section):
     bash: BashConfig = Field(default_factory=BashConfig)
     subagent: SubagentConfig = Field(default_factory=SubagentConfig)
     fetch: FetchConfig = Field(default_factory=FetchConfig)
+    # The TUI's colour theme, one of Textual's built-in themes (``/theme`` saves it in the user's config).
+    theme: str | None = None

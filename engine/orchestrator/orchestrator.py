@@ -144,6 +144,11 @@ class Orchestrator:
     def interaction(self) -> InteractionHandler:
         return self._interaction
 
+    @property
+    def theme(self) -> str | None:
+        """The TUI colour theme the configuration names, if any (``/theme`` changes it)."""
+        return self.config.theme
+
     def slash_commands(self) -> list[tuple[str, str]]:
         return [(command.name, command.summary) for command in COMMANDS.values()]
 
@@ -171,6 +176,22 @@ class Orchestrator:
     def new_session(self) -> str:
         self.session = self._start_session(Session(self.workspace.root, **self._session_args(self.session.model)))
         return self.session.id
+
+    def fork_session(self) -> str:
+        """Continues in a new session that starts with a copy of this one's history and todos; the original stays
+        as it was, resumable by its id."""
+        source = self.session
+        title = self.store.load_session(source.id).info.title
+        session_id = self.store.create_session(model=source.model, mode=source.mode, title=title)
+        self.store.replace_messages(session_id, source.messages)
+        self.store.save_todos(session_id, self.tool_context.todos.items)
+        session = Session(
+            self.workspace.root, **self._session_args(source.model), session_id=session_id, messages=source.messages
+        )
+        session.system_prompt = source.system_prompt
+        self.session = self._start_session(session, restored=True)
+        self.session.save()
+        return session_id
 
     def cancel(self) -> bool:
         """Cancels the running input: the stream is aborted, a bash group killed, an open approval dismissed."""
@@ -258,6 +279,14 @@ class Orchestrator:
             lambda state, deps: resume_turn(state, deps, open_message, plan.open_calls),
         )
 
+    async def run_prompt(self, text: str, turn_id: str | None = None) -> TurnOutcome:
+        """A turn with ``text`` as the user's request: typed, or made by a command (``/init``, a custom command)."""
+        turn_id = turn_id or uuid.uuid4().hex[:12]
+        recorder = TaskRecorder(self.store, self.session.id, turn_id)
+        recorder.task("TaskCreated", text)
+        recorder.task("TaskStarted")
+        return await self._turn(TurnState(turn_id=turn_id, user_text=text), recorder, run_turn)
+
     def note_to_model(self, text: str) -> None:
         """Adds a user-role note to the conversation (an undo, say), so the model's picture of the files stays true."""
         self.session.append(Message.user(text))
@@ -331,10 +360,7 @@ class Orchestrator:
                     return result
                 self._bus.emit(result)
                 return TurnOutcome("completed" if result.ok else "error", None if result.ok else result.text)
-            recorder = TaskRecorder(self.store, self.session.id, turn_id)
-            recorder.task("TaskCreated", text)
-            recorder.task("TaskStarted")
-            return await self._turn(TurnState(turn_id=turn_id, user_text=text), recorder, run_turn)
+            return await self.run_prompt(text, turn_id)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a bug must end this input readably, never the app; the log has the traceback

@@ -64,7 +64,7 @@ async def resume_command(orch: Orchestrator, arg: str) -> CommandResult | TurnOu
 async def undo_command(orch: Orchestrator, arg: str) -> CommandResult:
     result = orch.undo.undo_last_turn()
     if not result.applied and result.conflicts:
-        if not await _confirm_overwrite(orch, result):
+        if not await confirm_overwrite(orch, result):
             return CommandResult.slash("/undo", result.summary(), ok=False, conflicts=list(result.conflicts))
         result = orch.undo.undo_last_turn(force=True)
     if not result.applied:
@@ -84,7 +84,7 @@ async def undo_command(orch: Orchestrator, arg: str) -> CommandResult:
     )
 
 
-async def _confirm_overwrite(orch: Orchestrator, result: UndoResult) -> bool:
+async def confirm_overwrite(orch: Orchestrator, result: UndoResult) -> bool:
     """Files changed outside the agent since the turn: the user decides; a headless run never overwrites them."""
     if not orch.interactive:
         return False

@@ -17,6 +17,12 @@ from engine.tools.base import ToolKind
 from engine.orchestrator.outcome import TurnOutcome
 from engine.orchestrator.steps.compact import maybe_compact
 from engine.orchestrator.session_commands import diff_command, new_command, resume_command, undo_command
+from engine.commands.conversation import clear_command, copy_command, fork_command, quit_command
+from engine.commands.export import export_command
+from engine.commands.init import init_command
+from engine.commands.rewind import rewind_command
+from engine.commands.status import status_command
+from engine.commands.theme import theme_command
 
 if TYPE_CHECKING:
     from engine.orchestrator.orchestrator import Orchestrator
@@ -198,6 +204,18 @@ COMMANDS: dict[str, SlashCommand] = {
                      resume_command),
         SlashCommand("/undo", "/undo", "roll back the file changes of the last turn", undo_command),
         SlashCommand("/diff", "/diff", "the workspace's changes (git diff, or this session's)", diff_command),
+        SlashCommand("/init", "/init", "survey the repository and write (or improve) AGENTS.md", init_command),
+        SlashCommand("/status", "/status", "model, provider, session, mode and context in use", status_command),
+        SlashCommand("/clear", "/clear", "start a new conversation (the old one stays resumable)", clear_command),
+        SlashCommand("/fork", "/fork", "continue in a new session with this one's history", fork_command),
+        SlashCommand("/rewind", "/rewind [n]", "go back to an earlier request: files and conversation",
+                     rewind_command),
+        SlashCommand("/copy", "/copy [n]", "copy the last answer (or the n-th latest) to the clipboard", copy_command),
+        SlashCommand("/export", "/export [file]", "write the whole conversation as Markdown", export_command),
+        SlashCommand("/theme", "/theme [name]", "show or switch the colour theme (saved in your config)",
+                     theme_command),
+        SlashCommand("/quit", "/quit", "exit coder-tui", quit_command),
+        SlashCommand("/exit", "/exit", "exit coder-tui", quit_command),
     ]
 }
 

@@ -123,6 +123,14 @@ class UndoJournal:
         """How many turns can be undone."""
         return len(self._turn_rows())
 
+    def turn_ids(self) -> list[str]:
+        """The task ids of the turns on the stack, newest first (``/rewind`` undoes those after a message)."""
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT turn_id FROM undo_turns WHERE session_id = ? ORDER BY id DESC", (self.session_id,)
+            )
+            return [row[0] for row in rows]
+
     # -- during a turn ------------------------------------------------------------------------------------------
     def begin_turn(self, turn_id: str, label: str = "") -> None:
         if self._turn is not None:

@@ -1,0 +1,62 @@
+"""Commands about the conversation as a whole (SPEC 23): ``/clear``, ``/fork``, ``/copy``, ``/quit`` and ``/exit``.
+
+They return data, never act on a screen: ``/copy`` hands the text to the front end, which puts it on the clipboard;
+``/quit`` asks the front end to exit.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engine.events import CommandResult
+
+if TYPE_CHECKING:
+    from engine.orchestrator.orchestrator import Orchestrator
+
+
+async def clear_command(orch: Orchestrator, arg: str) -> CommandResult:
+    """A new, empty conversation; the previous one stays in the database and ``/resume`` brings it back."""
+    previous = orch.session_id
+    session_id = orch.new_session()
+    text = f"new conversation {session_id} (the previous one, {previous}, stays resumable: /resume {previous})"
+    return CommandResult.slash("/clear", text, session_id=session_id, previous_session_id=previous)
+
+
+async def fork_command(orch: Orchestrator, arg: str) -> CommandResult:
+    """A new session carrying this one's history; the original stays as it was and can be resumed."""
+    original = orch.session_id
+    session_id = orch.fork_session()
+    count = len(orch.session.messages)
+    text = f"forked into session {session_id} with {count} messages (the original, {original}: /resume {original})"
+    return CommandResult.slash(
+        "/fork", text, session_id=session_id, forked_from=original, messages=[m.to_record() for m in orch.session.messages]
+    )
+
+
+def assistant_answers(orch: Orchestrator) -> list[str]:
+    """The text of every assistant answer of this conversation, oldest first (tool-call-only messages left out)."""
+    return [m.content for m in orch.session.messages if m.role == "assistant" and (m.content or "").strip()]
+
+
+async def copy_command(orch: Orchestrator, arg: str) -> CommandResult:
+    """``/copy``: the last answer; ``/copy N``: the N-th latest (``/copy 1`` is the last)."""
+    answers = assistant_answers(orch)
+    try:
+        nth = int(arg) if arg else 1
+    except ValueError:
+        return CommandResult.slash("/copy", f"/copy takes a number (1 is the last answer), not {arg!r}", ok=False)
+    if not answers:
+        return CommandResult.slash("/copy", "nothing to copy: the model has not answered in this conversation", ok=False)
+    if not 1 <= nth <= len(answers):
+        return CommandResult.slash(
+            "/copy", f"there is no answer {nth}: this conversation has {len(answers)} (1 is the last)", ok=False
+        )
+    text = answers[-nth]
+    lines = text.count("\n") + 1
+    which = "the last answer" if nth == 1 else f"answer {nth} (counting back from the last)"
+    return CommandResult.slash("/copy", f"copied {which} to the clipboard ({len(text)} characters, {lines} lines)",
+                               copy_text=text)
+
+
+async def quit_command(orch: Orchestrator, arg: str) -> CommandResult:
+    return CommandResult.slash("/quit", "goodbye", exit=True, session_id=orch.session_id)

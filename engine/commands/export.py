@@ -1,0 +1,45 @@
+"""``/export [file]`` (SPEC 23): the whole stored history of the session written as Markdown."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from engine.commands.export_markdown import default_export_name, render_markdown
+from engine.events import CommandResult
+from engine.storage.atomic import write_atomic
+
+if TYPE_CHECKING:
+    from engine.orchestrator.orchestrator import Orchestrator
+
+
+async def export_command(orch: Orchestrator, arg: str) -> CommandResult:
+    loaded = orch.store.load_session(orch.session_id)
+    if not loaded.messages:
+        return CommandResult.slash("/export", "nothing to export: this conversation is empty", ok=False)
+    title = loaded.info.title
+    target = _target(orch.workspace_root, arg, default_export_name(title, loaded.info.id))
+    markdown = render_markdown(title, loaded.info.id, loaded.messages)
+    try:
+        if target.is_dir():
+            raise IsADirectoryError(f"{target} is a folder")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(target, markdown.encode("utf-8"))
+    except OSError as exc:
+        return CommandResult.slash("/export", f"could not write {target}: {exc}", ok=False)
+    text = f"exported {len(loaded.messages)} messages to {target}"
+    return CommandResult.slash("/export", text, path=str(target), messages=len(loaded.messages))
+
+
+def _target(root: Path, arg: str, default_name: str) -> Path:
+    """The named file (relative to the workspace), or a new file named after the session's title that does not
+    overwrite an earlier export."""
+    if arg:
+        path = Path(arg).expanduser()
+        return path if path.is_absolute() else root / path
+    candidate = root / default_name
+    stem, number = candidate.stem, 2
+    while candidate.exists():
+        candidate = root / f"{stem}-{number}.md"
+        number += 1
+    return candidate

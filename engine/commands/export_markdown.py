@@ -1,0 +1,76 @@
+"""The transcript of a session as Markdown (``/export``): user requests, answers, reasoning, every tool call with
+its arguments and result, and the diff an edit made when the history holds it."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from engine.messages import Message
+
+# A tool result longer than this is cut in the export (the session file keeps all of it).
+MAX_RESULT_CHARS = 4000
+
+
+def render_markdown(
+    title: str, session_id: str, messages: Sequence[Message], diffs: Mapping[str, str] | None = None
+) -> str:
+    """``diffs``: the diff each tool call (by call id) showed, where the history holds one."""
+    diffs = diffs or {}
+    out = [f"# {title or 'Untitled session'}", "", f"Session `{session_id}`, exported from coder-tui.", ""]
+    calls: dict[str, str] = {}
+    for message in messages:
+        if message.role == "system":
+            continue
+        if message.role == "user":
+            out += ["## User", "", message.content or "", ""]
+        elif message.role == "assistant":
+            out += ["## Assistant", ""]
+            if message.reasoning:
+                out += ["<details><summary>Reasoning</summary>", "", message.reasoning.strip(), "", "</details>", ""]
+            if message.interrupted:
+                out += ["*(interrupted)*", ""]
+            if message.content:
+                out += [message.content, ""]
+            for call in message.tool_calls or ():
+                calls[call.id] = call.name
+                out += [f"**Tool call** `{call.name}`", "", fence(_pretty_arguments(call.function.arguments), "json"), ""]
+        else:
+            name = message.name or calls.get(message.tool_call_id or "", "tool")
+            out += [f"**Result** of `{name}`", "", fence(_cap(_pretty_json(message.content or "")), "json"), ""]
+            diff = diffs.get(message.tool_call_id or "")
+            if diff:
+                out += ["**Diff**", "", fence(diff, "diff"), ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def fence(text: str, language: str = "") -> str:
+    """A code fence longer than any run of backticks inside ``text``, so the block cannot end early."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    marks = "`" * max(3, longest + 1)
+    return f"{marks}{language}\n{text.rstrip()}\n{marks}"
+
+
+def default_export_name(title: str, session_id: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")[:50].strip("-")
+    return f"{slug or 'session-' + session_id}.md"
+
+
+def _pretty_arguments(arguments: str) -> str:
+    return _pretty_json(arguments or "{}")
+
+
+def _pretty_json(text: str) -> str:
+    try:
+        value: Any = json.loads(text)
+    except json.JSONDecodeError:
+        return text
+    return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def _cap(text: str) -> str:
+    if len(text) <= MAX_RESULT_CHARS:
+        return text
+    return text[:MAX_RESULT_CHARS] + f"\n... ({len(text) - MAX_RESULT_CHARS} more characters in the session file)"

@@ -1,0 +1,43 @@
+"""``/status`` (SPEC 23): what this session runs with, in one view — model, provider, base URL, session, mode,
+context used, and the folder's trust, sandbox and MCP servers."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from engine.events import CommandResult
+
+if TYPE_CHECKING:
+    from engine.orchestrator.orchestrator import Orchestrator
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1 (the SDK's default)"
+
+
+async def status_command(orch: Orchestrator, arg: str) -> CommandResult:
+    session = orch.session
+    used = await asyncio.to_thread(
+        orch.token_counter.total, session.messages, system=session.system_prompt, tools=session.tools
+    )
+    window = orch.context_window
+    rows: list[tuple[str, str]] = [
+        ("model", orch.model),
+        ("provider", f"key from ${orch.config.provider.api_key_env}"),
+        ("base URL", orch.config.provider.base_url or DEFAULT_BASE_URL),
+        ("session", f"{session.id} ({len(session.messages)} messages)"),
+        ("mode", f"{orch.mode.value} (permissions: {orch.policy.preset})"),
+        ("context", f"{used:,} of {window:,} tokens ({used * 100 // window}%)"),
+    ]
+    width = max(len(key) for key, _ in rows)
+    text = "\n".join(f"  {key.ljust(width)}  {value}" for key, value in rows)
+    data: dict[str, Any] = {
+        "model": orch.model,
+        "base_url": orch.config.provider.base_url,
+        "session_id": session.id,
+        "mode": orch.mode.value,
+        "preset": orch.policy.preset,
+        "context_tokens": used,
+        "context_window": window,
+        "rows": [list(row) for row in rows],
+    }
+    return CommandResult.slash("/status", "status:\n" + text, **data)

@@ -1,0 +1,42 @@
+"""``/theme [name]`` (SPEC 23): shows or switches the TUI's colour theme and saves the choice in the user's config.
+The engine only validates and saves; the front end applies the theme named in the result."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engine.config.loader import user_config_path
+from engine.config.project_file import update_config_file
+from engine.events import CommandResult
+
+if TYPE_CHECKING:
+    from engine.orchestrator.orchestrator import Orchestrator
+
+# Textual's built-in themes (``textual.theme.BUILTIN_THEMES`` of the pinned version; a test keeps them equal). Named
+# here because the engine never imports Textual.
+THEMES = (
+    "textual-dark", "textual-light", "nord", "gruvbox", "catppuccin-mocha", "dracula", "tokyo-night", "monokai",
+    "flexoki", "catppuccin-latte", "catppuccin-frappe", "catppuccin-macchiato", "solarized-light", "solarized-dark",
+    "rose-pine", "rose-pine-moon", "rose-pine-dawn", "atom-one-dark", "atom-one-light", "ansi-dark", "ansi-light",
+)
+DEFAULT_THEME = "textual-dark"
+
+
+async def theme_command(orch: Orchestrator, arg: str) -> CommandResult:
+    current = orch.config.theme or DEFAULT_THEME
+    if not arg:
+        listing = "\n".join(f"  {'*' if name == current else ' '} {name}" for name in THEMES)
+        return CommandResult.slash("/theme", f"theme: {current} (switch with /theme <name>):\n{listing}",
+                                   theme=current, themes=list(THEMES))
+    name = arg.strip().lower()
+    if name not in THEMES:
+        return CommandResult.slash(
+            "/theme", f"unknown theme {arg!r}: choose one of {', '.join(THEMES)}", ok=False, themes=list(THEMES)
+        )
+    orch.config = orch.config.model_copy(update={"theme": name})
+    try:
+        path = update_config_file(user_config_path(), ("theme",), name)
+    except (OSError, ValueError) as exc:
+        return CommandResult.slash("/theme", f"theme: {name} (for this session only: could not save it: {exc})",
+                                   theme=name)
+    return CommandResult.slash("/theme", f"theme: {name} (saved in {path})", theme=name)

@@ -1,0 +1,93 @@
+"""SPEC 23 /rewind: the files go back byte-exact to before the chosen request (created files removed, deleted files
+back), the conversation is cut there, and the request is handed back for the prompt."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from engine.events import CommandResult
+from engine.modes import Mode
+from tests.support.fakes import make_orchestrator
+from tests.support.scenario import reply, text, tool_call
+from tests.support.scripted_server import ScriptedServer
+
+ORIGINAL = b"keep\r\nthese bytes\x00\xff exactly\n"
+
+
+async def _three_turns(tmp_path: Path, server: ScriptedServer):
+    (tmp_path / "data.bin").write_bytes(ORIGINAL)
+    (tmp_path / "old.txt").write_text("to be deleted\n")
+    server.add(
+        reply(tool_call("write", path="made.txt", content="first\n")),
+        reply(text("Made it.")),
+        reply(tool_call("write", path="data.bin", content="replaced\n"),
+              tool_call("patch", patch="*** Begin Patch\n*** Delete File: old.txt\n*** End Patch\n")),
+        reply(text("Replaced and deleted.")),
+        reply(tool_call("write", path="made.txt", content="second\n")),
+        reply(text("Changed again.")),
+    )
+    orch, log, interaction = make_orchestrator(tmp_path, server.base_url, mode=Mode.YOLO)
+    for request in ("make the file", "replace data and delete old", "change made.txt"):
+        assert (await orch.run_input(request)).ok
+    return orch, log, interaction
+
+
+async def test_rewind_lists_the_requests_of_the_conversation(tmp_path: Path, scripted_server: ScriptedServer) -> None:
+    orch, log, _ = await _three_turns(tmp_path, scripted_server)
+    await orch.run_input("/rewind")
+    result = log.of(CommandResult)[-1]
+    assert [p["text"] for p in result.data["points"]] == [
+        "make the file", "replace data and delete old", "change made.txt"
+    ]
+    assert [p["number"] for p in result.data["points"]] == [1, 2, 3]
+
+
+async def test_rewind_restores_files_byte_exact_and_cuts_the_conversation(
+    tmp_path: Path, scripted_server: ScriptedServer
+) -> None:
+    orch, log, _ = await _three_turns(tmp_path, scripted_server)
+    await orch.run_input("/rewind 2")
+    result = log.of(CommandResult)[-1]
+    assert result.ok, result.text
+    assert (tmp_path / "data.bin").read_bytes() == ORIGINAL
+    assert (tmp_path / "old.txt").read_text() == "to be deleted\n"
+    assert (tmp_path / "made.txt").read_text() == "first\n"
+    assert result.data["prompt_text"] == "replace data and delete old"
+    assert set(result.data["restored"]) == {"data.bin", "made.txt"} and result.data["recreated"] == ["old.txt"]
+    assert [m.content for m in orch.session.messages if m.role == "user"] == ["make the file"]
+    assert len(orch.store.load_session(orch.session_id).messages) == len(orch.session.messages)
+    assert "data.bin" in result.text and "old.txt" in result.text
+
+
+async def test_rewind_to_the_first_request_removes_created_files(
+    tmp_path: Path, scripted_server: ScriptedServer
+) -> None:
+    orch, log, _ = await _three_turns(tmp_path, scripted_server)
+    await orch.run_input("/rewind 1")
+    result = log.of(CommandResult)[-1]
+    assert result.ok and result.data["deleted"] == ["made.txt"]
+    assert not (tmp_path / "made.txt").exists() and (tmp_path / "data.bin").read_bytes() == ORIGINAL
+    assert orch.session.messages == ()
+    await orch.run_input("/rewind")
+    assert log.of(CommandResult)[-1].data["points"] == []
+
+
+async def test_rewind_asks_before_overwriting_changes_made_outside(
+    tmp_path: Path, scripted_server: ScriptedServer
+) -> None:
+    orch, log, interaction = await _three_turns(tmp_path, scripted_server)
+    (tmp_path / "made.txt").write_text("edited by hand\n")
+    interaction.answers.append("Keep the files as they are")
+    await orch.run_input("/rewind 3")
+    result = log.of(CommandResult)[-1]
+    assert not result.ok and "made.txt" in result.text
+    assert (tmp_path / "made.txt").read_text() == "edited by hand\n"
+    assert len([m for m in orch.session.messages if m.role == "user"]) == 3
+
+
+async def test_rewind_rejects_a_number_not_in_the_list(tmp_path: Path, scripted_server: ScriptedServer) -> None:
+    orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url)
+    await orch.run_input("/rewind 4")
+    assert not log.of(CommandResult)[-1].ok and "no request 4" in log.of(CommandResult)[-1].text
+    await orch.run_input("/rewind x")
+    assert "request number" in log.of(CommandResult)[-1].text

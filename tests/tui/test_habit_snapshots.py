@@ -1,0 +1,53 @@
+"""Snapshots of the SPEC 23 views: the /rewind picker and /status (at 80x24, where space is tightest)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.pilot import Pilot
+
+from coder_tui.screens.rewind_picker import RewindPickerScreen
+from tests.support.scenario import reply, text, tool_call
+from tests.support.scripted_server import ScriptedServer
+from tests.tui.helpers import make_app, ready, settle, submit, wait_until
+
+
+class FixedAddress:
+    def __init__(self, base_url: str) -> None:
+        self.base_url = base_url
+
+
+def test_rewind_picker(snap_compare, workspace: Path, scripted_server: ScriptedServer) -> None:
+    scripted_server.add(
+        reply(tool_call("write", path="notes.md", content="notes\n")),
+        reply(text("Created.")),
+        reply(text("It greets the world.")),
+    )
+    app = make_app(workspace, scripted_server, start_mode="auto-edit")
+
+    async def run_before(pilot: Pilot[object]) -> None:
+        await ready(pilot)
+        await submit(pilot, "create the notes")
+        await settle(pilot)
+        await submit(pilot, "what does src/app.py do?")
+        await settle(pilot)
+        await submit(pilot, "/rewind")
+        await wait_until(pilot, lambda: isinstance(app.screen, RewindPickerScreen), "the rewind picker")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+def test_status(snap_compare, workspace: Path, monkeypatch) -> None:
+    import engine.orchestrator.session as session_module
+
+    monkeypatch.setattr(session_module, "new_session_id", lambda: "5e55101d0001")
+    # /status asks the server nothing: a fixed address keeps the snapshot the same on every run.
+    app = make_app(workspace, FixedAddress("http://127.0.0.1:8765/v1"))
+
+    async def run_before(pilot: Pilot[object]) -> None:
+        await ready(pilot)
+        await submit(pilot, "/status")
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
