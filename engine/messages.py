@@ -2,6 +2,10 @@
 
 They serialise (``to_wire``) to exactly the shape the Chat Completions API takes and returns, so a session file
 holding them can be replayed against any OpenAI-compatible server.
+
+Round trip (SPEC 18): what a server sends on an assistant message or a tool call beyond the standard fields
+(``reasoning_content``, ``reasoning_details``, Gemini's ``extra_content``, fields nobody knows yet) is kept in
+``extra``, written to the session file as the server named it, and sent back unchanged in later requests.
 """
 
 from __future__ import annotations
@@ -27,6 +31,19 @@ class ToolCall(BaseModel):
     id: str
     type: Literal["function"] = "function"
     function: FunctionCall
+    extra: dict[str, Any] | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        wire: dict[str, Any] = {"id": self.id, "type": "function", "function": self.function.model_dump()}
+        if self.extra:
+            wire.update((key, value) for key, value in self.extra.items() if key not in wire)
+        return wire
+
+    @classmethod
+    def from_wire(cls, wire: dict[str, Any]) -> ToolCall:
+        extra = {key: value for key, value in wire.items() if key not in _CALL_FIELDS}
+        known = {key: value for key, value in wire.items() if key in _CALL_FIELDS}
+        return cls.model_validate({**known, "extra": extra or None})
 
     @property
     def name(self) -> str:
@@ -53,6 +70,8 @@ class Message(BaseModel):
     tool_calls: list[ToolCall] | None = None
     tool_call_id: str | None = None
     reasoning: str | None = None
+    refusal: str | None = None  # the answer was a refusal (OpenAI's ``refusal``); ``content`` holds it too
+    extra: dict[str, Any] | None = None
     interrupted: bool = False
 
     @classmethod
@@ -80,7 +99,11 @@ class Message(BaseModel):
             # An assistant message with tool calls may have null content; the API accepts it.
             wire["content"] = self.content if self.content is not None else (None if self.tool_calls else "")
             if self.tool_calls:
-                wire["tool_calls"] = [call.model_dump() for call in self.tool_calls]
+                wire["tool_calls"] = [call.to_wire() for call in self.tool_calls]
+            if self.refusal:
+                wire["refusal"] = self.refusal
+            if self.extra:
+                wire.update((key, value) for key, value in self.extra.items() if key not in wire)
         else:
             wire["content"] = self.content or ""
         if self.role == "tool":
@@ -100,7 +123,20 @@ class Message(BaseModel):
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> Message:
-        return cls.model_validate(record)
+        """The inverse of ``to_record``: fields it does not know are an assistant message's ``extra``."""
+        known = {key: value for key, value in record.items() if key in _MESSAGE_FIELDS}
+        if known.get("tool_calls"):
+            known["tool_calls"] = [ToolCall.from_wire(call) for call in known["tool_calls"]]
+        if record.get("role") == "assistant":
+            extra = {key: value for key, value in record.items() if key not in _MESSAGE_FIELDS}
+            known["extra"] = extra or None
+        return cls.model_validate(known)
+
+
+_CALL_FIELDS = frozenset({"id", "type", "function"})
+_MESSAGE_FIELDS = frozenset(
+    {"role", "content", "name", "tool_calls", "tool_call_id", "reasoning", "refusal", "interrupted"}
+)
 
 
 class ToolDef(BaseModel):

@@ -2,16 +2,22 @@
 
 Servers differ in how they cut tool calls into deltas: OpenAI sends id and name once, then argument pieces; others
 repeat the id and name on every delta, send the name late, or never send an id. Joining by ``index`` and taking id
-and name from the first delta that carries them handles all of these.
+and name from the first delta that carries them handles all of these. Ollama sends parallel calls whole, each with
+``index`` 0 and its own id: a delta whose id differs from the call at its index starts a new call, and so does a
+named delta (with no ids at all) once the call at its index holds complete JSON arguments.
+A call that never got a name is kept with an empty one, so the tool step tells the model instead of dropping it.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from itertools import count
+from typing import Any
 
 from engine.messages import FunctionCall, Message, ToolCall, Usage
 from engine.provider.base import (
+    ExtraChunk,
     FinishChunk,
     ReasoningChunk,
     RetryNotice,
@@ -20,6 +26,8 @@ from engine.provider.base import (
     ToolCallChunk,
     UsageChunk,
 )
+from engine.provider.delta_merge import merge_fields
+from engine.provider.think_tags import split_prefilled
 
 # Numbers the assemblers of this process, so ids generated for id-less calls never repeat across messages.
 _assembler_serials = count(1)
@@ -27,9 +35,21 @@ _assembler_serials = count(1)
 
 @dataclass
 class _PartialCall:
+    index: int
     id: str | None = None
     name: str | None = None
     arguments: list[str] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def arguments_complete(self) -> bool:
+        text = "".join(self.arguments).strip()
+        if not text:
+            return False
+        try:
+            json.loads(text)
+        except ValueError:
+            return False
+        return True
 
 
 class StreamAssembler:
@@ -39,27 +59,49 @@ class StreamAssembler:
         self._serial = next(_assembler_serials)
         self._text: list[str] = []
         self._reasoning: list[str] = []
-        self._calls: dict[int, _PartialCall] = {}
+        self._refusal: list[str] = []
+        self._extra: dict[str, Any] = {}
+        self._calls: list[_PartialCall] = []
+        self._current: dict[int, _PartialCall] = {}  # the call each index adds to now
         self._usage: Usage | None = None
         self._finish_reason: str | None = None
 
     def feed(self, chunk: StreamChunk) -> None:
         match chunk:
-            case TextChunk(text=text):
+            case TextChunk(text=text, refusal=refusal):
                 self._text.append(text)
+                if refusal:
+                    self._refusal.append(text)
             case ReasoningChunk(text=text):
                 self._reasoning.append(text)
-            case ToolCallChunk(index=index, id=call_id, name=name, arguments=arguments):
-                call = self._calls.setdefault(index, _PartialCall())
+            case ToolCallChunk(index=index, id=call_id, name=name, arguments=arguments, extra=extra):
+                call = self._call_for(index, call_id, name)
                 call.id = call.id or call_id or None
                 call.name = call.name or name or None
                 call.arguments.append(arguments)
+                if extra:
+                    merge_fields(call.extra, extra)
+            case ExtraChunk(fields=fields):
+                merge_fields(self._extra, fields)
             case UsageChunk(usage=usage):
                 self._usage = usage
             case FinishChunk(reason=reason):
                 self._finish_reason = reason
             case RetryNotice():
                 pass  # retries happen before the first content chunk, so there is nothing to reset
+
+    def _call_for(self, index: int, call_id: str | None, name: str | None) -> _PartialCall:
+        call = self._current.get(index)
+        starts_new = call is None or (
+            (call_id is not None and call.id is not None and call_id != call.id)
+            or (call_id is None and call.id is None and name and call.name and call.arguments_complete())
+        )
+        if starts_new:
+            call = _PartialCall(index)
+            self._calls.append(call)
+            self._current[index] = call
+        assert call is not None
+        return call
 
     @property
     def text(self) -> str:
@@ -79,26 +121,44 @@ class StreamAssembler:
 
     @property
     def problems(self) -> list[str]:
-        """Why some tool-call deltas did not become a tool call (a call that never got a name is dropped)."""
+        """What the model is told about through its tool results, shown to the user as well."""
         return [
-            f"dropped the tool call at index {index}: the server never sent its function name "
-            f"(arguments: {''.join(call.arguments)[:200]!r})"
-            for index, call in sorted(self._calls.items())
+            f"the server sent a tool call without a function name (arguments: {''.join(call.arguments)[:200]!r})"
+            for call in self._calls
             if not call.name
         ]
 
     def tool_calls(self) -> list[ToolCall]:
-        """The complete tool calls in index order; an id-less call gets ``call_<index>_<n>``, the same each time."""
-        return [
-            ToolCall(
-                id=call.id or f"call_{index}_{self._serial}",
-                function=FunctionCall(name=call.name, arguments="".join(call.arguments)),
+        """The tool calls in index order (calls sharing an index in arrival order); an id-less call gets
+        ``call_<index>_<n>``, the same each time it is asked for."""
+        ordered = sorted(enumerate(self._calls), key=lambda item: (item[1].index, item[0]))
+        calls: list[ToolCall] = []
+        for position, call in ordered:
+            generated = f"call_{max(call.index, 0)}_{self._serial}"
+            if any(made.id == generated for made in calls):
+                generated += f"_{position}"
+            calls.append(
+                ToolCall(
+                    id=call.id or generated,
+                    function=FunctionCall(name=call.name or "", arguments="".join(call.arguments)),
+                    extra=call.extra or None,
+                )
             )
-            for index, call in sorted(self._calls.items())
-            if call.name
-        ]
+        return calls
 
     def message(self, interrupted: bool = False) -> Message:
-        """The assistant message; ``interrupted`` marks a stream cut short (its text is kept as it is)."""
-        message = Message.assistant(self.text or None, self.tool_calls(), self.reasoning or None)
-        return message.model_copy(update={"interrupted": True}) if interrupted else message
+        """The assistant message; ``interrupted`` marks a stream cut short (its text is kept, its tool calls are
+        dropped: without results they would make the history invalid)."""
+        text, reasoning = self.text, self.reasoning
+        if not reasoning and "</think>" in text and (split := split_prefilled(text)) is not None:
+            text, reasoning = split
+        refusal = "".join(self._refusal)
+        return Message(
+            role="assistant",
+            content=text or None,
+            tool_calls=None if interrupted else (self.tool_calls() or None),
+            reasoning=reasoning or None,
+            refusal=refusal or None,
+            extra=self._extra or None,
+            interrupted=interrupted,
+        )

@@ -11,7 +11,10 @@ from engine.messages import Usage
 
 @dataclass(frozen=True)
 class TextChunk:
+    """Answer text; ``refusal`` marks the text of ``delta.refusal``, which is the answer too, shown as a refusal."""
+
     text: str
+    refusal: bool = False
 
 
 @dataclass(frozen=True)
@@ -27,6 +30,16 @@ class ToolCallChunk:
     id: str | None = None
     name: str | None = None
     arguments: str = ""
+    # Fields beyond the standard ones (Gemini's ``extra_content``...), sent back with the call in later requests.
+    extra: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class ExtraChunk:
+    """Fields of the assistant message beyond the standard ones (``reasoning_content``, ``reasoning_details``...),
+    as the server sent them in one delta: kept on the message and sent back unchanged in later requests."""
+
+    fields: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -49,7 +62,7 @@ class RetryNotice:
     reason: str
 
 
-StreamChunk = TextChunk | ReasoningChunk | ToolCallChunk | UsageChunk | FinishChunk | RetryNotice
+StreamChunk = TextChunk | ReasoningChunk | ToolCallChunk | ExtraChunk | UsageChunk | FinishChunk | RetryNotice
 
 
 @dataclass(frozen=True)

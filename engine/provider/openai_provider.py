@@ -7,31 +7,24 @@ The SDK's own retries are switched off because ours yield a ``RetryNotice`` the 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
+import logging
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from engine.errors import ProviderError
-from engine.messages import Usage
-from engine.provider.base import (
-    ChatRequest,
-    FinishChunk,
-    ReasoningChunk,
-    RetryNotice,
-    StreamChunk,
-    TextChunk,
-    ToolCallChunk,
-    UsageChunk,
-)
+from engine.provider.base import ChatRequest, RetryNotice, StreamChunk
+from engine.provider.rejected_fields import fields_named_in, without_fields
 from engine.provider.retry import backoff_delay, is_retryable_status, parse_retry_after
+from engine.provider.server_errors import one_line, server_message
+from engine.provider.stream_reader import read_stream
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
 
+log = logging.getLogger(__name__)
+
 # Keyless local servers (Ollama, vLLM, LM Studio) ignore the key, but the SDK refuses to start without one.
 NO_API_KEY_PLACEHOLDER = "no-api-key"
-# DeepSeek, vLLM and Qwen stream reasoning as ``reasoning_content``; OpenRouter and others as ``reasoning``.
-_REASONING_FIELDS = ("reasoning_content", "reasoning")
-_MAX_DETAIL_CHARS = 300
 
 
 class OpenAIProvider:
@@ -46,9 +39,12 @@ class OpenAIProvider:
         max_retries: int = 3,
         retry_base_delay: float = 0.5,
         retry_max_delay: float = 30.0,
+        reasoning_effort: str | None = None,
+        headers: dict[str, str] | None = None,
     ) -> None:
         """``base_url=None`` uses the SDK default (``OPENAI_BASE_URL`` or api.openai.com); ``api_key=None`` sends a
-        placeholder. ``timeout`` bounds the connection and each wait for the next chunk."""
+        placeholder. ``timeout`` bounds the connection and each wait for the next chunk. ``reasoning_effort`` is sent
+        to servers that take it (OpenAI, DeepSeek, OpenRouter, Groq...); ``headers`` go with every request."""
         if max_retries < 0:
             raise ValueError(f"max_retries must be 0 or more, got {max_retries}")
         if timeout <= 0:
@@ -59,6 +55,9 @@ class OpenAIProvider:
         self.max_retries = max_retries
         self.retry_base_delay = retry_base_delay
         self.retry_max_delay = retry_max_delay
+        self.reasoning_effort = reasoning_effort
+        self._headers = dict(headers or {})
+        self._rejected_fields: set[str] = set()
         self._sdk_client: AsyncOpenAI | None = None
 
     @property
@@ -73,7 +72,11 @@ class OpenAIProvider:
             from openai import AsyncOpenAI
 
             self._sdk_client = AsyncOpenAI(
-                base_url=self._base_url, api_key=self._api_key, timeout=self.timeout, max_retries=0
+                base_url=self._base_url,
+                api_key=self._api_key,
+                timeout=self.timeout,
+                max_retries=0,
+                default_headers=self._headers or None,
             )
         return self._sdk_client
 
@@ -99,59 +102,84 @@ class OpenAIProvider:
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamChunk]:
         """Yields the completion's chunks; see ``ChatProvider.stream`` for the failure and cancellation contract.
 
-        ``RetryNotice.attempt`` counts retries (1 for the first) and ``max_attempts`` is ``max_retries``.
+        ``RetryNotice.attempt`` counts retries (1 for the first) and ``max_attempts`` is ``max_retries``. The body is
+        read raw (``with_streaming_response``) and parsed by ``stream_reader``: one ``json.loads`` per event instead
+        of an SDK object per chunk, and error events, non-SSE bodies and early ends are seen as what they are.
         """
         import openai
 
         client = self._client()
-        # The SDK walks every message through its TypedDict transform before sending (about 0.2 ms a message, on
-        # the event loop: 80 ms for a 400-message history, stalling the UI on every request). Our messages and tools
-        # are plain JSON already, so they travel in ``extra_body``, which the SDK sends as it is.
-        raw_body: dict[str, Any] = {"messages": request.messages}
+        retry = 0
+        while True:
+            yielded = False
+            try:
+                async with client.chat.completions.with_streaming_response.create(**self._arguments(request)) as raw:
+                    response = raw.http_response
+                    async for chunk in read_stream(response.aiter_lines(), response.headers.get("content-type", "")):
+                        yielded = True
+                        yield chunk
+                return
+            except asyncio.CancelledError:
+                raise
+            except ProviderError as exc:
+                if yielded or not exc.retryable or retry >= self.max_retries:
+                    raise
+                error: ProviderError = exc
+                retry_after = None
+            except Exception as exc:  # noqa: BLE001 - every failure leaves this adapter as a ProviderError
+                error = self._describe(exc, request.model, openai)
+                if yielded:
+                    # The server was reached, so a dropped link is named by its cause, not as "cannot reach".
+                    dropped = (
+                        isinstance(exc, openai.APIConnectionError) or _is_transport_error(exc, "TransportError")
+                    ) and not (isinstance(exc, openai.APITimeoutError) or _is_transport_error(exc, "TimeoutException"))
+                    detail = _root_cause(exc) if dropped else str(error)
+                    raise ProviderError(f"the stream ended early: {detail}", status=error.status) from exc
+                if self._drop_rejected_fields(error, request):
+                    continue
+                if not error.retryable or retry >= self.max_retries:
+                    raise error from exc
+                retry_after = _retry_after(exc, openai)
+            retry += 1
+            delay = backoff_delay(
+                retry, base_delay=self.retry_base_delay, max_delay=self.retry_max_delay, retry_after=retry_after
+            )
+            notice = RetryNotice(attempt=retry, max_attempts=self.max_retries, delay_s=delay, reason=str(error))
+            yield notice
+            await asyncio.sleep(notice.delay_s)
+
+    def _arguments(self, request: ChatRequest) -> dict[str, Any]:
+        """The SDK walks every message through its TypedDict transform before sending (about 0.2 ms a message, on
+        the event loop). Our messages and tools are plain JSON already, so they travel in ``extra_body``, which the
+        SDK sends as it is."""
+        messages = request.messages
+        if self._rejected_fields:
+            messages = without_fields(messages, self._rejected_fields)
+        raw_body: dict[str, Any] = {"messages": messages}
         if request.tools:
             raw_body["tools"] = request.tools
-        arguments: dict[str, Any] = {
+        if self.reasoning_effort:
+            raw_body["reasoning_effort"] = self.reasoning_effort
+        return {
             "model": request.model,
             "messages": [],
             "stream": True,
             "stream_options": {"include_usage": True},
             "extra_body": raw_body,
         }
-        retry = 0
-        while True:
-            yielded = False
-            try:
-                sdk_stream = await client.chat.completions.create(**arguments)
-                try:
-                    async for sdk_chunk in sdk_stream:
-                        for chunk in _chunks_from(sdk_chunk):
-                            yielded = True
-                            yield chunk
-                finally:
-                    # Also on cancellation or an abandoned generator: the server must see the connection close.
-                    await sdk_stream.close()
-                return
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - every failure leaves this adapter as a ProviderError
-                error = self._describe(exc, request.model, openai)
-                if yielded:
-                    # The server was reached, so a dropped link is named by its cause, not as "cannot reach".
-                    dropped = isinstance(exc, openai.APIConnectionError) and not isinstance(exc, openai.APITimeoutError)
-                    detail = _root_cause(exc) if dropped else str(error)
-                    raise ProviderError(f"the stream broke off: {detail}", status=error.status) from exc
-                if not error.retryable or retry >= self.max_retries:
-                    raise error from exc
-                retry += 1
-                delay = backoff_delay(
-                    retry,
-                    base_delay=self.retry_base_delay,
-                    max_delay=self.retry_max_delay,
-                    retry_after=_retry_after(exc, openai),
-                )
-                notice = RetryNotice(attempt=retry, max_attempts=self.max_retries, delay_s=delay, reason=str(error))
-            yield notice
-            await asyncio.sleep(notice.delay_s)
+
+    def _drop_rejected_fields(self, error: ProviderError, request: ChatRequest) -> bool:
+        """A strict server (Groq) refuses a field another server asked us to send back (``reasoning_content``,
+        after a switch of model): leave the fields its error names out of this and later requests. True when
+        there was one to leave out, so the request is worth sending again at once."""
+        if error.status not in (400, 422):
+            return False
+        named = fields_named_in(str(error), request.messages) - self._rejected_fields
+        if not named:
+            return False
+        log.warning("the server refuses the message fields %s: sending the history without them", sorted(named))
+        self._rejected_fields |= named
+        return True
 
     def _describe(self, exc: Exception, model: str, openai: Any) -> ProviderError:
         """One readable line for the user, with the status and whether a retry could help."""
@@ -169,52 +197,22 @@ class OpenAIProvider:
             else:
                 message = f"request rejected ({status}): {detail}"
             return ProviderError(message, status=status, retryable=is_retryable_status(status))
-        if isinstance(exc, openai.APITimeoutError):
+        if isinstance(exc, openai.APITimeoutError) or _is_transport_error(exc, "TimeoutException"):
             return ProviderError(f"the model server did not answer within {self.timeout:g}s", retryable=True)
         if isinstance(exc, openai.APIConnectionError):
             return ProviderError(f"cannot reach the model server at {self.base_url}: {_root_cause(exc)}",
                                  retryable=True)
-        if isinstance(exc, openai.APIError):  # an error event inside the stream
-            return ProviderError(f"the model server reported an error: {_one_line(exc.message)}")
-        return ProviderError(f"unexpected answer from the model server: {type(exc).__name__}: {_one_line(str(exc))}")
+        if _is_transport_error(exc, "TransportError"):  # the body broke off while it was being read
+            return ProviderError(f"the connection to the model server broke: {_root_cause(exc)}", retryable=True)
+        if isinstance(exc, openai.APIError):
+            return ProviderError(f"the model server reported an error: {one_line(exc.message)}")
+        return ProviderError(f"unexpected answer from the model server: {type(exc).__name__}: {one_line(str(exc))}")
 
 
-def _chunks_from(sdk_chunk: Any) -> Iterator[StreamChunk]:
-    """Our chunks for one SDK ``ChatCompletionChunk``. Fields are read defensively: the SDK builds stream chunks
-    without validation, and servers omit fields OpenAI always sends."""
-    for choice in getattr(sdk_chunk, "choices", None) or []:
-        delta = getattr(choice, "delta", None)
-        if delta is not None:
-            for field in _REASONING_FIELDS:
-                reasoning = getattr(delta, field, None)
-                if isinstance(reasoning, str) and reasoning:
-                    yield ReasoningChunk(reasoning)
-                    break
-            content = getattr(delta, "content", None)
-            if isinstance(content, str) and content:
-                yield TextChunk(content)
-            for position, call in enumerate(getattr(delta, "tool_calls", None) or []):
-                function = getattr(call, "function", None)
-                index = getattr(call, "index", None)
-                yield ToolCallChunk(
-                    # Some servers leave out the index and send each call whole: its place in the list stands in.
-                    index=index if isinstance(index, int) else position,
-                    id=getattr(call, "id", None) or None,
-                    name=getattr(function, "name", None) or None,
-                    arguments=getattr(function, "arguments", None) or "",
-                )
-        finish_reason = getattr(choice, "finish_reason", None)
-        if finish_reason:
-            yield FinishChunk(finish_reason)
-    usage = getattr(sdk_chunk, "usage", None)
-    if usage is not None:
-        yield UsageChunk(
-            Usage(
-                prompt_tokens=getattr(usage, "prompt_tokens", None) or 0,
-                completion_tokens=getattr(usage, "completion_tokens", None) or 0,
-                total_tokens=getattr(usage, "total_tokens", None) or 0,
-            )
-        )
+def _is_transport_error(exc: Exception, kind: str) -> bool:
+    """Whether ``exc`` is the HTTP library's ``TransportError`` or ``TimeoutException``, raised while the body is
+    read. Matched by class name: the SDK's HTTP library is ``httpx`` in some versions and ``httpx2`` in others."""
+    return any(cls.__name__ == kind for cls in type(exc).__mro__)
 
 
 def _retry_after(exc: Exception, openai: Any) -> float | None:
@@ -231,20 +229,9 @@ def _root_cause(exc: BaseException) -> str:
         exc = inner
     if isinstance(exc, ConnectionRefusedError):
         return "connection refused"
-    return _one_line(str(exc) or type(exc).__name__)
+    return one_line(str(exc) or type(exc).__name__)
 
 
 def _server_message(exc: Any) -> str:
-    """The ``error.message`` of an OpenAI-style error body, else the SDK's own message."""
-    body = exc.body
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        message = inner.get("message") if isinstance(inner, dict) else inner
-        if isinstance(message, str) and message:
-            return _one_line(message)
-    return _one_line(exc.message)
-
-
-def _one_line(text: str) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= _MAX_DETAIL_CHARS else line[: _MAX_DETAIL_CHARS - 3] + "..."
+    """What the server said in its error body (any shape, see ``server_errors``), else the SDK's own message."""
+    return server_message(exc.body) or one_line(exc.message)

@@ -83,7 +83,7 @@ def replace_messages(
 
 def load_messages(conn: sqlite3.Connection, session_id: str) -> list[Message]:
     rows = conn.execute("SELECT record FROM messages WHERE session_id = ? ORDER BY seq", (session_id,))
-    return [Message.model_validate_json(record) for (record,) in rows]
+    return [Message.from_record(json.loads(record)) for (record,) in rows]
 
 
 def summaries(conn: sqlite3.Connection, limit: int) -> list[SessionSummary]:

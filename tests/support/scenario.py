@@ -8,6 +8,8 @@ A test writes its conversation as data, for example::
         text("done"),
     )
 
+Recorded streams replay exactly as they were captured: ``raw_sse('data: {"choices": [...]}\\n\\n')``.
+
 Each reply renders itself into the exact wire form OpenAI uses (``chat.completion.chunk`` deltas for a stream, a
 ``chat.completion`` object otherwise); ``scripted_server`` only moves those bytes over HTTP.
 """
@@ -15,6 +17,7 @@ Each reply renders itself into the exact wire form OpenAI uses (``chat.completio
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import cycle
@@ -168,7 +171,28 @@ class Slow:
     delay: float
 
 
-ScriptedReply = Reply | ErrorReply | Stall | Broken | Slow
+@dataclass(frozen=True)
+class RawReply:
+    """Bytes sent exactly as given: a recorded SSE stream (``event:`` fields, comments, no ``[DONE]``...), an HTML
+    page, a JSON error list. An event stream goes out one event per write; ``drop`` closes the connection after the
+    body without ending the chunked transfer, as a dropped link does."""
+
+    body: bytes
+    status: int = 200
+    content_type: str = "text/event-stream"
+    drop: bool = False
+
+    @property
+    def is_event_stream(self) -> bool:
+        return self.content_type.startswith("text/event-stream")
+
+    def events(self) -> list[bytes]:
+        """The body cut after each blank line (the end of an SSE event), whatever the line endings."""
+        pieces = re.split(rb"(?<=\n\n)|(?<=\r\n\r\n)|(?<=\r\r)", self.body)
+        return [piece for piece in pieces if piece]
+
+
+ScriptedReply = Reply | ErrorReply | Stall | Broken | Slow | RawReply
 ReplyLike = ScriptedReply | Part
 
 _ERROR_KINDS: dict[int, tuple[str, str | None]] = {
@@ -218,6 +242,19 @@ def error(status: int, message: str | None = None, *, retry_after: float | str |
     return ErrorReply(status, message or f"scripted error {status}", retry_after, retry_after_ms)
 
 
+def raw_sse(stream: str | bytes, *, drop: bool = False) -> RawReply:
+    """A stream replayed byte for byte; write it as the server sent it (``data: {...}`` lines, blank lines)."""
+    return RawReply(stream.encode() if isinstance(stream, str) else stream, drop=drop)
+
+
+def raw_body(status: int, body: str | bytes | list[Any] | dict[str, Any], content_type: str | None = None) -> RawReply:
+    """A whole non-streamed answer: text as given, or a JSON value (content type ``application/json``)."""
+    if isinstance(body, list | dict):
+        return RawReply(json.dumps(body).encode(), status, content_type or "application/json")
+    data = body.encode() if isinstance(body, str) else body
+    return RawReply(data, status, content_type or "text/plain; charset=utf-8")
+
+
 def stall(after: Reply | Part | None = None, seconds: float = 30.0) -> Stall:
     return Stall(_as_turn(after) if after is not None else None, seconds)
 
@@ -232,7 +269,7 @@ def slow(turn: Reply | Part, delay: float = 0.05) -> Slow:
 
 def as_reply(item: ReplyLike) -> ScriptedReply:
     """Accepts a bare part where a reply is expected: ``text("hi")`` is ``reply(text("hi"))``."""
-    if isinstance(item, Reply | ErrorReply | Stall | Broken | Slow):
+    if isinstance(item, Reply | ErrorReply | Stall | Broken | Slow | RawReply):
         return item
     return _as_turn(item)
 

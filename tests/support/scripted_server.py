@@ -34,6 +34,7 @@ from typing import Any
 from tests.support.scenario import (
     Broken,
     ErrorReply,
+    RawReply,
     Reply,
     ReplyLike,
     ScriptedReply,
@@ -254,6 +255,8 @@ class _ScriptedHandler(BaseHTTPRequestHandler):
         streaming = bool(body.get("stream"))
         model = str(body.get("model") or self.scripted.models[0])
         match scripted_reply:
+            case RawReply():
+                self._send_raw(scripted_reply)
             case ErrorReply():
                 self._send_json(scripted_reply.status, scripted_reply.body(), scripted_reply.headers())
             case Reply() | Slow() if not streaming:
@@ -281,6 +284,24 @@ class _ScriptedHandler(BaseHTTPRequestHandler):
             self._send_event(json.dumps(chunk))
         self._send_event("[DONE]")
         self.wfile.write(b"0\r\n\r\n")
+
+    def _send_raw(self, raw: RawReply) -> None:
+        self.send_response(raw.status)
+        self.send_header("Content-Type", raw.content_type)
+        if not raw.is_event_stream:
+            self.send_header("Content-Length", str(len(raw.body)))
+            self.end_headers()
+            self.wfile.write(raw.body)
+            return
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        for event in raw.events():
+            self.wfile.write(f"{len(event):X}\r\n".encode() + event + b"\r\n")
+        if raw.drop:
+            self.close_connection = True
+        else:
+            self.wfile.write(b"0\r\n\r\n")
 
     def _send_partial(self, after: Reply | None, model: str, streaming: bool) -> None:
         """Headers and the content chunks of ``after`` (no finish chunk, no ``[DONE]``); nothing when not streaming."""

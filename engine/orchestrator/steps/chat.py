@@ -44,6 +44,8 @@ async def chat_step(state: TurnState, deps: TurnDeps) -> Message:
         deps.emit(Notice(problem, level="warning"))
     message = assembler.message()
     session.append(message)
+    if message.refusal:
+        deps.emit(Notice("the model refused this request", level="warning"))
     if message.content:
         state.final_text = message.content
     return message
@@ -82,11 +84,6 @@ def _keep_partial(assembler: StreamAssembler, deps: TurnDeps) -> Message | None:
     results they would make the history invalid."""
     if not (assembler.text or assembler.reasoning):
         return None
-    partial = Message(
-        role="assistant",
-        content=assembler.text or None,
-        reasoning=assembler.reasoning or None,
-        interrupted=True,
-    )
+    partial = assembler.message(interrupted=True)
     deps.session.append(partial)
     return partial

@@ -5,9 +5,17 @@ from __future__ import annotations
 import json
 import re
 
-from engine.messages import Usage
+from engine.messages import Message, Usage
 from engine.provider.assembler import StreamAssembler
-from engine.provider.base import FinishChunk, ReasoningChunk, RetryNotice, TextChunk, ToolCallChunk, UsageChunk
+from engine.provider.base import (
+    ExtraChunk,
+    FinishChunk,
+    ReasoningChunk,
+    RetryNotice,
+    TextChunk,
+    ToolCallChunk,
+    UsageChunk,
+)
 
 
 def assemble(*chunks) -> StreamAssembler:
@@ -92,7 +100,7 @@ def test_missing_ids_get_stable_generated_ids_unique_per_message() -> None:
     assert second.message().tool_calls[0].id not in ids
 
 
-def test_a_call_that_never_gets_a_name_is_dropped_with_a_problem_note() -> None:
+def test_a_call_that_never_gets_a_name_is_kept_with_an_empty_name_and_a_problem_note() -> None:
     assembler = assemble(
         ToolCallChunk(0, id="c0", name="read", arguments="{}"),
         ToolCallChunk(1, id="c1", arguments='{"x": 1}'),
@@ -100,9 +108,9 @@ def test_a_call_that_never_gets_a_name_is_dropped_with_a_problem_note() -> None:
 
     calls = assembler.message().tool_calls
 
-    assert [call.id for call in calls] == ["c0"]
+    assert [(call.id, call.name) for call in calls] == [("c0", "read"), ("c1", "")]
     assert len(assembler.problems) == 1
-    assert "index 1" in assembler.problems[0] and '{"x": 1}' in assembler.problems[0]
+    assert "without a function name" in assembler.problems[0] and '{"x": 1}' in assembler.problems[0]
 
 
 def test_usage_and_finish_reason_are_kept() -> None:
@@ -132,3 +140,19 @@ def test_tool_calls_only_message_has_no_content() -> None:
 
     assert message.content is None
     assert message.to_wire()["tool_calls"][0]["function"] == {"name": "todoread", "arguments": ""}
+
+
+def test_provider_fields_round_trip_through_the_session_record() -> None:
+    assembler = assemble(
+        ExtraChunk({"reasoning_content": "think"}),
+        ExtraChunk({"reasoning_content": "ing"}),
+        ToolCallChunk(0, id="c0", name="read", arguments="{}", extra={"extra_content": {"google": {"sig": "s"}}}),
+    )
+    message = assembler.message()
+
+    record = json.loads(json.dumps(message.to_record()))
+
+    assert record["reasoning_content"] == "thinking"
+    assert record["tool_calls"][0]["extra_content"] == {"google": {"sig": "s"}}
+    assert Message.from_record(record) == message
+    assert message.to_wire()["reasoning_content"] == "thinking"

@@ -241,7 +241,7 @@ async def test_broken_stream_raises_after_the_partial_chunks(scripted_server: Sc
     scripted_server.add(broken(after=text("half of the ans", chunk=5)))
     received: list[StreamChunk] = []
 
-    with pytest.raises(ProviderError, match=r"^the stream broke off: \w") as caught:
+    with pytest.raises(ProviderError, match=r"^the stream ended early: \w") as caught:
         async for chunk in provider_for(scripted_server).stream(REQUEST):
             received.append(chunk)
 
@@ -297,3 +297,35 @@ def test_importing_the_provider_does_not_import_openai() -> None:
         [sys.executable, "-c", "import json\n" + probe], cwd=REPO_ROOT, capture_output=True, text=True, check=True
     )
     assert json.loads(result.stdout) == []
+
+
+async def test_a_field_the_server_refuses_is_left_out_and_the_request_sent_again(
+    scripted_server: ScriptedServer,
+) -> None:
+    scripted_server.add(error(400, "'messages.1' : property 'reasoning_content' is unsupported"), text("ok"), text("ok"))
+    provider = provider_for(scripted_server)
+    history = [
+        Message.user("hi").to_wire(),
+        Message(role="assistant", content="hello", extra={"reasoning_content": "r"}).to_wire(),
+        Message.user("again").to_wire(),
+    ]
+    request = ChatRequest(model="test-model", messages=history, tools=[])
+
+    assert streamed_text(await collect(provider, request)) == "ok"
+    assert streamed_text(await collect(provider, request)) == "ok"
+
+    sent = [recorded.body["messages"][1] for recorded in scripted_server.requests]
+    assert [("reasoning_content" in message) for message in sent] == [True, False, False]
+    assert history[1]["reasoning_content"] == "r"
+
+
+async def test_reasoning_effort_and_profile_headers_are_sent(scripted_server: ScriptedServer) -> None:
+    scripted_server.add(text("ok"))
+    provider = OpenAIProvider(base_url=scripted_server.base_url, api_key="k", reasoning_effort="high",
+                              headers={"HTTP-Referer": "https://example.org", "X-Title": "coder-tui"})
+
+    await collect(provider)
+
+    recorded = scripted_server.requests[0]
+    assert recorded.body["reasoning_effort"] == "high"
+    assert recorded.headers["x-title"] == "coder-tui" and recorded.headers["http-referer"] == "https://example.org"

@@ -19,6 +19,8 @@ from tests.support.scenario import (
     Slow,
     broken,
     error,
+    raw_body,
+    raw_sse,
     raw_tool_call,
     reasoning,
     reply,
@@ -330,3 +332,27 @@ def test_command_line_server_runs_the_demo_until_interrupted() -> None:
     assert "hello demo" in answer
     assert process.returncode == 0, stderr
     assert "POST /v1/chat/completions" in stdout
+
+
+def test_raw_sse_is_replayed_byte_for_byte(scripted_server: ScriptedServer) -> None:
+    stream = ': comment\r\n\r\nevent: x\r\ndata:{"choices":[]}\r\n\r\n'
+    scripted_server.add(raw_sse(stream))
+
+    with client_for(scripted_server).chat.completions.with_streaming_response.create(
+        model="m", messages=USER_HI, stream=True
+    ) as response:
+        body = response.http_response.read()
+
+    assert body == stream.encode()
+
+
+def test_raw_body_sends_any_status_and_content_type(scripted_server: ScriptedServer) -> None:
+    scripted_server.add(raw_body(400, [{"error": {"message": "listed"}}]), raw_body(200, "<html></html>", "text/html"))
+    client = client_for(scripted_server)
+
+    with pytest.raises(openai.BadRequestError) as caught:
+        client.chat.completions.create(model="m", messages=USER_HI)
+    page = client.chat.completions.with_raw_response.create(model="m", messages=USER_HI)
+
+    assert caught.value.body == [{"error": {"message": "listed"}}]
+    assert page.http_response.headers["content-type"] == "text/html" and page.http_response.text == "<html></html>"
