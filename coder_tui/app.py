@@ -13,18 +13,19 @@ from typing import TYPE_CHECKING
 from textual.app import App
 
 from coder_tui.bindings import bindings_for
-from coder_tui.engine_link import EngineLink
+from coder_tui.engine_link import EngineLink, EngineStarter
 from coder_tui.formatting import display_path
 from coder_tui.history import InputHistory
 from coder_tui.screens.session import SessionScreen
 
 if TYPE_CHECKING:
-    from engine.config import Config, LoadedConfig
+    from coder_tui.engine_process import EngineProcesses
 
 
 class CoderApp(App[int]):
-    """The full-screen session. ``workspace_label`` replaces the shown path and ``clock`` the local time (snapshots
-    show fixed ones)."""
+    """The full-screen session. ``engine`` starts the engine connection (``EngineProcesses`` in use, an in-memory
+    engine in tests). ``workspace_label`` replaces the shown path and ``clock`` the local time (snapshots show fixed
+    ones)."""
 
     CSS_PATH = Path(__file__).parent / "app.tcss"
     TITLE = "coder-tui"
@@ -35,12 +36,10 @@ class CoderApp(App[int]):
         self,
         *,
         workspace: Path,
-        config: Config | None,
-        config_issues: list[str] | None = None,
+        engine: EngineStarter,
         first_inputs: tuple[str, ...] = (),
         start_mode: str | None = None,
         model: str | None = None,
-        env: dict[str, str] | None = None,
         workspace_label: str | None = None,
         history: InputHistory | None = None,
         clock: Callable[[], datetime] | None = None,
@@ -48,11 +47,7 @@ class CoderApp(App[int]):
         super().__init__()
         self.theme = "textual-dark"
         self.workspace = workspace
-        self.config_issues = list(config_issues or [])
-        self.link = EngineLink(
-            self, workspace=workspace, config=config, env=env, first_inputs=first_inputs, start_mode=start_mode,
-            model=model,
-        )
+        self.link = EngineLink(self, engine=engine, first_inputs=first_inputs, start_mode=start_mode, model=model)
         self._session = SessionScreen(
             self.link,
             workspace=workspace,
@@ -69,10 +64,6 @@ class CoderApp(App[int]):
     def get_default_screen(self) -> SessionScreen:
         # The session is the default screen (not pushed later), so keys typed ahead of start-up reach the prompt.
         return self._session
-
-    def on_mount(self) -> None:
-        for issue in self.config_issues:
-            self._session.transcript.add_notice(f"config: {issue}", "warning")
 
     async def on_unmount(self) -> None:
         await self.link.aclose()
@@ -108,31 +99,26 @@ class CoderApp(App[int]):
 def run_tui(
     *,
     workspace: Path,
-    loaded_config: LoadedConfig | None = None,
     mode: str | None = None,
     model: str | None = None,
     resume: str | None = None,
     cont: bool = False,
+    engine: EngineProcesses | None = None,
 ) -> int:
     """Runs the full-screen session until the user exits; returns the exit code.
 
-    Without ``loaded_config`` the configuration is loaded after the first frame. ``mode`` and ``model`` override
-    it (the command line's ``--mode`` / ``--model``).
+    The engine process starts first (pass ``engine`` spawned even before this module was imported), so it loads
+    on the other core while the app draws its first frame; it reads the configuration itself. ``mode`` and
+    ``model`` override it (the command line's ``--mode`` / ``--model``).
     """
+    if engine is None:
+        from coder_tui.engine_process import EngineProcesses
+
+        engine = EngineProcesses(workspace=workspace, mode=mode, model=model)
     first_inputs: tuple[str, ...] = ()
     if resume:
         first_inputs = (f"/resume {resume}",)
     elif cont:
         first_inputs = ("/resume --last",)
-    config = None
-    if loaded_config is not None:
-        config = loaded_config.config.model_copy(update={"model": model}) if model else loaded_config.config
-    app = CoderApp(
-        workspace=workspace,
-        config=config,
-        config_issues=[str(issue) for issue in loaded_config.issues] if loaded_config is not None else [],
-        first_inputs=first_inputs,
-        start_mode=mode,
-        model=model,
-    )
+    app = CoderApp(workspace=workspace, engine=engine, first_inputs=first_inputs, start_mode=mode, model=model)
     return app.run() or 0

@@ -61,9 +61,15 @@ def main(argv: list[str] | None = None) -> int:
         )
     if args.output_format != "text":
         parser.error("--output-format applies to headless runs only (-p or piped stdin)")
+    # The engine process starts before the app is even imported: it loads on the other core meanwhile.
+    from coder_tui.engine_process import EngineProcesses
+
+    engine = EngineProcesses(workspace=workspace, mode=args.mode, model=args.model)
     from coder_tui.app import run_tui
 
-    return run_tui(workspace=workspace, mode=args.mode, model=args.model, resume=args.resume, cont=args.cont)
+    return run_tui(
+        workspace=workspace, mode=args.mode, model=args.model, resume=args.resume, cont=args.cont, engine=engine
+    )
 
 
 if __name__ == "__main__":

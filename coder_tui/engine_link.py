@@ -1,38 +1,65 @@
-"""The TUI's link to the engine: loads the orchestrator after the first frame, runs inputs one at a time from a
-visible queue, forwards events, cancels.
+"""The TUI's link to the engine: a client of the engine protocol (``engine.protocol``).
 
-Loading waits for the first frame and imports the engine in a thread, so the prompt takes keys at once; anything
-submitted meanwhile simply waits in the queue (SPEC 15: input submitted while busy is queued and runs next).
+The engine runs in its own process (``coder_tui.engine_process``), or in memory for tests; either way only protocol
+messages cross. The link keeps the visible queue (SPEC 15: input submitted while busy is queued and runs next; the
+engine runs them in order), forwards events to the screen, opens the dialogs the engine asks for, and restarts a
+crashed engine on the same session.
 """
 
 from __future__ import annotations
 
-import asyncio
-import importlib
-import sys
+import itertools
 from collections import deque
-from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
 from textual.app import App
+from textual.worker import Worker
 
 from coder_tui.interaction import TuiInteraction
-from engine.events import Event
+from engine.events import Event, ModeChanged, ModelChanged, Notice
+from engine.interaction import ApprovalRequest
 from engine.modes import Mode, next_mode
+from engine.protocol import (
+    CODEC,
+    PROTOCOL_VERSION,
+    AnswerRequest,
+    Cancel,
+    EngineEvent,
+    EngineFailed,
+    EngineReady,
+    EngineState,
+    InputFinished,
+    InputStarted,
+    InteractionRequested,
+    InteractionWithdrawn,
+    ProtocolError,
+    RunInput,
+    SetMode,
+    Shutdown,
+)
 
-if TYPE_CHECKING:
-    from engine.config import Config
-    from engine.orchestrator import Orchestrator, TurnOutcome
+# A crashed engine is restarted on its session this many times; then the screen says so and stays without one.
+MAX_RESTARTS = 3
 
 
-# The SDK import waits this long after the last input, so it does not compete with that input's last frames.
-SDK_LOAD_DELAY_S = 0.5
+class EngineConnection(Protocol):
+    """A pipe to an engine: lines of the protocol each way. ``on_exit`` says why the engine stopped unasked."""
+
+    def open(self, on_line: Callable[[str], None], on_exit: Callable[[str], None]) -> None: ...
+
+    def send_line(self, line: str) -> None: ...
+
+    async def aclose(self) -> None: ...
+
+
+EngineStarter = Callable[[], EngineConnection]
 
 
 class SessionView(Protocol):
     """What the link tells the screen; the screen renders, the link never touches a widget."""
 
-    def engine_ready(self, orchestrator: Orchestrator) -> None: ...
+    def engine_ready(self, state: EngineState) -> None: ...
 
     def engine_failed(self, message: str) -> None: ...
 
@@ -40,7 +67,7 @@ class SessionView(Protocol):
 
     def input_started(self, text: str) -> None: ...
 
-    def input_finished(self, outcome: TurnOutcome) -> None: ...
+    def input_finished(self, outcome: InputFinished) -> None: ...
 
     def queue_changed(self, queued: list[str]) -> None: ...
 
@@ -48,166 +75,192 @@ class SessionView(Protocol):
 
 
 class EngineLink:
-    """Owns the orchestrator and the input queue for one app. With ``config=None`` the configuration is loaded
-    in the background too (it needs pydantic, which the first frame can do without)."""
+    """One engine per app. ``engine`` starts a connection (called again to restart after a crash)."""
 
     def __init__(
         self,
         app: App[object],
         *,
-        workspace: Path,
-        config: Config | None,
-        env: dict[str, str] | None = None,
+        engine: EngineStarter,
         first_inputs: tuple[str, ...] = (),
         start_mode: str | None = None,
         model: str | None = None,
     ) -> None:
         self._app = app
-        self._workspace = workspace
-        self._config = config
-        self._env = env
-        self._model_override = model
+        self._start_engine = engine
+        self._connection: EngineConnection | None = None
         self._view: SessionView | None = None
-        self._queue: deque[str] = deque(first_inputs)
-        self._running = False
-        self.orchestrator: Orchestrator | None = None
+        self._ids = (f"i{number}" for number in itertools.count(1))
+        self._queue: deque[tuple[str, str]] = deque((next(self._ids), text) for text in first_inputs)
+        self._running: str | None = None
+        self._dialogs: dict[str, Worker[None]] = {}
+        self._closing = False
+        self._restarts = 0
+        self.state: EngineState | None = None
         self.interaction = TuiInteraction(app)
-        # Shift+Tab before the engine is loaded still works: the choice is applied once it is.
-        self._chosen_mode: Mode | None = Mode.parse(start_mode) if start_mode else None
+        self._mode = Mode.parse(start_mode) if start_mode else Mode.DEFAULT
+        self._model = model or ""
 
     @property
     def busy(self) -> bool:
         """An input is running (the queue may hold more)."""
-        return self._running
+        return self._running is not None
 
     @property
     def mode(self) -> Mode:
-        if self.orchestrator is not None:
-            return self.orchestrator.mode
-        if self._chosen_mode is not None or self._config is None:
-            return self._chosen_mode or Mode.DEFAULT
-        return configured_mode(self._config)
+        return self._mode
 
     @property
     def model(self) -> str:
-        if self.orchestrator is not None:
-            return self.orchestrator.model
-        return self._config.model if self._config is not None else ""
+        return self._model
 
     @property
     def queued(self) -> list[str]:
-        return list(self._queue)
+        return [text for _, text in self._queue]
 
     def attach(self, view: SessionView) -> None:
         self._view = view
 
     def start(self) -> None:
-        """Loads the engine in the background; call after the first frame."""
-        self._app.run_worker(self._load(), name="load-engine", group="engine", exit_on_error=False)
+        """Connects to the engine and sends the inputs given at launch; call once the app runs."""
+        self._connect()
 
     def submit(self, text: str) -> None:
-        self._queue.append(text)
+        input_id = next(self._ids)
+        self._queue.append((input_id, text))
         self._notify_queue()
-        self._drain()
+        self._send(RunInput(input_id, text))
 
     def cancel(self) -> bool:
         """Cancels the running input (the queue stays and runs next); True if something was running."""
-        return self.orchestrator.cancel() if self.orchestrator is not None else False
+        if self._running is None:
+            return False
+        self._send(Cancel())
+        return True
 
     async def aclose(self) -> None:
-        """On exit: cancels what runs and releases the engine's connections and database."""
-        if self.orchestrator is not None:
-            await self.orchestrator.aclose()
+        """On exit: the engine cancels what runs, closes its store and exits."""
+        self._closing = True
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            connection.send_line(CODEC.dumps(Shutdown()))
+            await connection.aclose()
 
     def cycle_mode(self) -> None:
-        """Shift+Tab: default → auto-edit → plan → default."""
-        mode = next_mode(self.mode)
-        if self.orchestrator is not None:
-            self.orchestrator.set_mode(mode)  # emits ModeChanged, which updates the view
-        else:
-            self._chosen_mode = mode
-            if self._view is not None:
-                self._view.mode_changed(mode.value)
+        """Shift+Tab: default → auto-edit → plan → default. The engine confirms with ``ModeChanged``."""
+        mode = next_mode(self._mode)
+        self._send(SetMode(mode.value))
+        if self.state is None:  # not loaded yet: it starts in this mode
+            self._set_mode(mode)
 
-    async def _load(self) -> None:
+    # -- the connection ---------------------------------------------------------------------------------------------
+    def _connect(self) -> None:
+        self._connection = connection = self._start_engine()
+        connection.open(self._receive, lambda why: self._stopped(connection, why))
+        for input_id, text in self._queue:
+            self._send(RunInput(input_id, text))
+
+    def _send(self, message: object) -> None:
+        if self._connection is not None:
+            self._connection.send_line(CODEC.dumps(message))
+
+    def _receive(self, line: str) -> None:
         try:
-            if self._config is None:
-                self._config = await asyncio.to_thread(self._load_config)
-            module = await asyncio.to_thread(importlib.import_module, "engine.orchestrator")
-            orchestrator: Orchestrator = module.Orchestrator(
-                workspace=self._workspace,
-                config=self._config,
-                interaction=self.interaction,
-                mode=self._chosen_mode,
-                env=self._env,
-            )
-            # The first turn would import the model SDK and the token encoding on the event loop and freeze the
-            # screen for a moment: load them now, in threads, before any input runs.
-            await orchestrator.preload()
-        except Exception as exc:  # the screen must say why the engine is missing instead of dying
-            if self._view is not None:
-                self._view.engine_failed(f"the engine could not start: {type(exc).__name__}: {exc}")
+            message = CODEC.loads(line)
+        except ProtocolError as exc:
+            self._show_failure(f"the engine sent something unreadable: {exc}")
             return
-        orchestrator.subscribe(self._forward)
-        self.orchestrator = orchestrator
-        if self._view is not None:
-            self._view.engine_ready(orchestrator)
-        if self._queue:
-            self._drain()  # the SDK loads once these inputs are done (it would slow a --resume down)
+        view = self._view
+        match message:
+            case EngineEvent(event=event):
+                if isinstance(event, ModeChanged):
+                    self._mode = Mode.parse(event.mode)
+                elif isinstance(event, ModelChanged):
+                    self._model = event.model
+                if view is not None:
+                    view.show_event(event)
+            case InputStarted(input_id=input_id):
+                text = self._pop_queued(input_id)
+                self._running = input_id
+                self._notify_queue()
+                if view is not None:
+                    view.input_started(text)
+            case InputFinished():
+                self._running = None
+                self._adopt(message.state)
+                if view is not None:
+                    view.input_finished(message)
+            case InteractionRequested(request_id=request_id, request=request):
+                self._dialogs[request_id] = self._app.run_worker(
+                    self._answer(request_id, request), name=f"dialog-{request_id}", group="dialogs"
+                )
+            case InteractionWithdrawn(request_id=request_id):
+                if (dialog := self._dialogs.pop(request_id, None)) is not None:
+                    dialog.cancel()
+            case EngineReady(state=state):
+                if state.protocol_version != PROTOCOL_VERSION:
+                    self._show_failure(f"the engine speaks protocol {state.protocol_version}, not {PROTOCOL_VERSION}")
+                    return
+                self._adopt(state)
+                if view is not None:
+                    view.engine_ready(state)
+            case EngineFailed(message=text):
+                self._show_failure(text)
+
+    async def _answer(self, request_id: str, request: object) -> None:
+        if isinstance(request, ApprovalRequest):
+            answer: object = await self.interaction.request_approval(request)
         else:
-            self._start_sdk_import()
+            answer = await self.interaction.ask_question(request)  # type: ignore[arg-type]
+        self._dialogs.pop(request_id, None)
+        self._send(AnswerRequest(request_id, answer))  # type: ignore[arg-type]
 
-    def _start_sdk_import(self) -> None:
-        """preload() makes the provider, but its SDK is imported at the first request: about 0.3 s and 50,000
-        objects on the event loop, just as the answer starts. Import it in a thread while nothing runs (harmless once
-        preload does it)."""
-        if "openai" not in sys.modules and not self._running:
-            self._app.run_worker(asyncio.to_thread(importlib.import_module, "openai"), name="load-sdk", group="engine",
-                                 exit_on_error=False)
-
-    def _load_config(self) -> Config:
-        from engine.config import load_config
-        from engine.events import Notice
-
-        loaded = load_config(self._workspace)
-        for issue in loaded.issues:
-            self._app.call_from_thread(self._forward, Notice(f"config: {issue} (ignored)", "warning"))
-        if self._model_override:
-            return loaded.config.model_copy(update={"model": self._model_override})
-        return loaded.config
-
-    def _forward(self, event: Event) -> None:
+    def _stopped(self, connection: EngineConnection, why: str) -> None:
+        """The engine process died: say so, and start a new one on the same session."""
+        if self._closing or connection is not self._connection:
+            return
+        self._connection = None
+        for dialog in self._dialogs.values():
+            dialog.cancel()
+        self._dialogs.clear()
+        running, self._running = self._running, None
+        state = self.state
+        self._show_failure(f"the engine stopped{' during a task' if running else ''}: {why}")
+        if self._view is not None and running is not None and state is not None:
+            self._view.input_finished(InputFinished(running, "error", why, "", state))
+        if state is None or self._restarts >= MAX_RESTARTS:
+            return
+        self._restarts += 1
+        self.state = None
+        session = state.session_id
         if self._view is not None:
-            self._view.show_event(event)
+            self._view.show_event(Notice(f"restarting the engine on session {session}"))
+        self._queue.appendleft((next(self._ids), f"/resume {session}"))
+        self._notify_queue()
+        self._connect()
+
+    # -- inside -----------------------------------------------------------------------------------------------------
+    def _adopt(self, state: EngineState) -> None:
+        self.state = state
+        self._model = state.model
+        self._set_mode(Mode.parse(state.mode))
+
+    def _set_mode(self, mode: Mode) -> None:
+        self._mode = mode
+        if self._view is not None:
+            self._view.mode_changed(mode.value)
+
+    def _pop_queued(self, input_id: str) -> str:
+        for index, (queued_id, text) in enumerate(self._queue):
+            if queued_id == input_id:
+                del self._queue[index]
+                return text
+        return ""
+
+    def _show_failure(self, message: str) -> None:
+        if self._view is not None:
+            self._view.engine_failed(message)
 
     def _notify_queue(self) -> None:
         if self._view is not None:
-            self._view.queue_changed(list(self._queue))
-
-    def _drain(self) -> None:
-        if self.orchestrator is not None and not self._running and self._queue:
-            self._running = True
-            self._app.run_worker(self._run_queue(self.orchestrator), name="run-inputs", group="engine")
-
-    async def _run_queue(self, orchestrator: Orchestrator) -> None:
-        try:
-            while self._queue:
-                text = self._queue.popleft()
-                self._notify_queue()
-                if self._view is not None:
-                    self._view.input_started(text)
-                outcome = await orchestrator.run_input(text)
-                if self._view is not None:
-                    self._view.input_finished(outcome)
-        finally:
-            self._running = False
-        if "openai" not in sys.modules:
-            self._app.set_timer(SDK_LOAD_DELAY_S, self._start_sdk_import)
-
-
-def configured_mode(config: Config) -> Mode:
-    """The mode the engine will start in: ``mode`` if set, else the one the permission preset implies."""
-    if config.mode:
-        return Mode.parse(config.mode)
-    preset = config.permissions.preset
-    return Mode.DEFAULT if preset in ("strict", "balanced") else Mode.parse(preset)
+            self._view.queue_changed(self.queued)

@@ -58,7 +58,7 @@ from engine.events import (
 )
 
 if TYPE_CHECKING:
-    from engine.orchestrator import Orchestrator, TurnOutcome
+    from engine.protocol import EngineState, InputFinished
 
 # How long after an input ends the garbage collector gets its quiet moment.
 QUIET_AFTER_S = 0.3
@@ -154,14 +154,14 @@ class SessionScreen(Screen[None]):
 
     # SessionView ----------------------------------------------------------------------------------------------
 
-    def engine_ready(self, orchestrator: Orchestrator) -> None:
-        self.status.model = orchestrator.model
-        self.status.context_window = orchestrator.context_window
+    def engine_ready(self, state: EngineState) -> None:
+        self.status.model = state.model
+        self.status.context_window = state.context_window
         self.status.state = "working" if self.link.busy else "ready"
-        self.prompt.slash_commands = orchestrator.slash_commands()
-        if orchestrator.theme:
-            self._apply_theme(orchestrator.theme)
-        self._set_mode(orchestrator.mode.value)
+        self.prompt.slash_commands = list(state.slash_commands)
+        if state.theme:
+            self._apply_theme(state.theme)
+        self._set_mode(state.mode)
         self.call_after_refresh(self._collector.quiet)
 
     def engine_failed(self, message: str) -> None:
@@ -175,7 +175,7 @@ class SessionScreen(Screen[None]):
         self.prompt.input.task_running = True
         self.app.refresh_bindings()
 
-    def input_finished(self, outcome: TurnOutcome) -> None:
+    def input_finished(self, outcome: InputFinished) -> None:
         self._collector.idle()
         # Once the input's last frames are drawn (a resumed conversation takes a few), not before them.
         self.set_timer(QUIET_AFTER_S, self._collector.quiet)
@@ -227,9 +227,9 @@ class SessionScreen(Screen[None]):
                     transcript.add_todos(todos)
             case CommandResult(command="/resume", ok=True, data={"messages": list(records)}):
                 # The conversation was replaced: show the resumed one, then the command's own result.
-                from engine.messages import Message
+                from engine.protocol import MessageRecord
 
-                transcript.show_history([Message.from_record(record) for record in records])
+                transcript.show_history([MessageRecord.from_record(record) for record in records])
                 transcript.add_command_result(event)
             case CommandResult(command="/resume", ok=True, data={"sessions": list(sessions)}) if sessions:
                 now = self.clock()
@@ -242,9 +242,9 @@ class SessionScreen(Screen[None]):
                 transcript.add_command_result(event)
                 self._pick_rewind(points)
             case CommandResult(command="/rewind", ok=True, data={"prompt_text": str(request), "messages": list(kept)}):
-                from engine.messages import Message
+                from engine.protocol import MessageRecord
 
-                transcript.show_history([Message.from_record(record) for record in kept])
+                transcript.show_history([MessageRecord.from_record(record) for record in kept])
                 transcript.add_command_result(event)
                 self.prompt.input.set_text(request)
             case CommandResult(ok=True, data={"copy_text": str(copied)}):

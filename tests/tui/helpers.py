@@ -11,6 +11,8 @@ from textual.pilot import Pilot
 from coder_tui.app import CoderApp
 from coder_tui.history import InputHistory
 from coder_tui.widgets.prompt_input import PromptInput
+from engine.server.host import EngineOptions
+from engine.server.memory import InMemoryEngine
 from tests.support.fakes import make_config
 from tests.support.scripted_server import ScriptedServer
 
@@ -28,10 +30,12 @@ def make_app(
     history: InputHistory | None = None,
     clock: Callable[[], datetime] | None = None,
 ) -> CoderApp:
+    """The app with its engine in memory (same protocol, same codec as the engine process), so tests can patch
+    engine modules and stay deterministic."""
+    options = EngineOptions(workspace=workspace, mode=start_mode, env={"OPENAI_API_KEY": "sk-test-key"})
     return CoderApp(
         workspace=workspace,
-        config=make_config(server.base_url),
-        env={"OPENAI_API_KEY": "sk-test-key"},
+        engine=lambda: InMemoryEngine(options, config=make_config(server.base_url)),
         workspace_label=WORKSPACE_LABEL,
         start_mode=start_mode,
         history=history if history is not None else InputHistory(None),
@@ -77,7 +81,7 @@ async def ready(pilot: Pilot[object]) -> CoderApp:
     app = pilot.app
     assert isinstance(app, CoderApp)
     prompt_of(app).cursor_blink = False
-    await wait_until(pilot, lambda: app.link.orchestrator is not None, "the engine to load")
+    await wait_until(pilot, lambda: app.link.state is not None, "the engine to load")
     await pilot.pause()
     return app
 

@@ -88,7 +88,7 @@ async def test_ctrl_c_cancels_a_running_task_and_twice_on_idle_exits(
     async with app.run_test() as pilot:
         await ready(pilot)
         await submit(pilot, "long task")
-        await wait_until(pilot, lambda: app.link.busy and app.link.orchestrator.busy, "the task to run")
+        await wait_until(pilot, lambda: app.link.busy, "the task to run")
         await pilot.press("ctrl+c")
         await settle(pilot)
         assert app.session.query_one(StatusLine).state == "interrupted"
@@ -129,7 +129,7 @@ async def test_help_lists_commands_and_every_binding_of_the_footer_table(
         await submit(pilot, "/help")
         await settle(pilot)
         help_text = app.session.transcript.query_one(HelpView).visual.plain  # type: ignore[union-attr]
-        for name, _ in app.link.orchestrator.slash_commands():
+        for name, _ in app.link.state.slash_commands:
             assert name in help_text
         for spec in KEY_TABLE:
             assert display_keys(spec.keys) in help_text and spec.help in help_text
@@ -316,13 +316,13 @@ async def test_esc_closes_the_resume_picker_and_nothing_changes(
         await ready(pilot)
         await submit(pilot, "first session")
         await settle(pilot)
-        session_id = app.link.orchestrator.session_id
+        session_id = app.link.state.session_id
         await submit(pilot, "/resume")
         await settle(pilot)
         await wait_until(pilot, lambda: isinstance(app.screen, SessionPickerScreen), "the session picker")
         await pilot.press("escape")
         await settle(pilot)
-        assert app.screen is app.session and app.link.orchestrator.session_id == session_id
+        assert app.screen is app.session and app.link.state.session_id == session_id
 
 
 async def test_compaction_loops_and_auto_verify_are_shown(workspace: Path, scripted_server: ScriptedServer) -> None:

@@ -1,7 +1,9 @@
-"""Start-up (SPEC 15, issue 3 item 9): the prompt is on screen and takes keys before the engine's heavy imports.
+"""Start-up (SPEC 15, issue 3 item 9; issue 14): the prompt is on screen and takes keys at once, and the UI process
+never imports the engine's heavy libraries: they load in the engine process.
 
 Runs in a fresh interpreter (the test process has long imported everything) with an import hook that records any
-import of openai, tiktoken or tree-sitter made before the first frame reaches the terminal.
+import of openai, tiktoken, tree-sitter or pydantic made before the first frame reaches the terminal, and checks
+that none is imported at all after the engine process has loaded and answered an input.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ PROBE = r"""
 import importlib.abc, json, sys
 from pathlib import Path
 
-HEAVY = ("openai", "tiktoken", "tree_sitter")
+HEAVY = ("openai", "tiktoken", "tree_sitter", "pydantic", "httpx")
 state = {"frames": 0, "heavy_before_first_frame": [], "heavy_at_first_frame": []}
 
 
@@ -31,6 +33,7 @@ class Guard(importlib.abc.MetaPathFinder):
 sys.meta_path.insert(0, Guard())
 
 from coder_tui.app import CoderApp
+from coder_tui.engine_process import EngineProcesses
 from coder_tui.widgets.prompt_input import PromptInput
 
 
@@ -46,15 +49,23 @@ class Probe(CoderApp):
 async def pilot(pilot):
     await pilot.press("h", "i")
     state["prompt_text"] = app.query_one(PromptInput).text
-    for _ in range(500):
-        if app.link.orchestrator is not None:
+    for _ in range(3000):
+        if app.link.state is not None:
             break
         await pilot.pause(0.01)
-    state["engine_loaded"] = app.link.orchestrator is not None
+    state["engine_loaded"] = app.link.state is not None
+    app.link.submit("/help")
+    for _ in range(3000):
+        if not app.link.busy and not app.link.queued:
+            break
+        await pilot.pause(0.01)
+    state["input_ran"] = not app.link.busy and not app.link.queued
+    state["heavy_in_ui_process"] = sorted(m for m in sys.modules if m.split(".")[0] in HEAVY)
     app.exit()
 
 
-app = Probe(workspace=Path(sys.argv[1]), config=None, env={"OPENAI_API_KEY": "sk-test"})
+workspace = Path(sys.argv[1])
+app = Probe(workspace=workspace, engine=EngineProcesses(workspace=workspace))
 app.run(headless=True, size=(80, 24), auto_pilot=pilot)
 print("PROBE" + json.dumps(state))
 """
@@ -66,7 +77,7 @@ def test_prompt_takes_keys_before_heavy_engine_imports(tmp_path: Path) -> None:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=120,
         env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(ROOT)},
     )
     line = next((line for line in completed.stdout.splitlines() if line.startswith("PROBE")), None)
@@ -76,4 +87,5 @@ def test_prompt_takes_keys_before_heavy_engine_imports(tmp_path: Path) -> None:
     assert state["heavy_before_first_frame"] == []
     assert state["heavy_at_first_frame"] == []
     assert state["prompt_text"] == "hi"
-    assert state["engine_loaded"]
+    assert state["engine_loaded"] and state["input_ran"]
+    assert state["heavy_in_ui_process"] == []

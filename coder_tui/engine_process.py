@@ -1,0 +1,148 @@
+"""The engine in its own process (``python -m engine.server``), spoken to over its stdin/stdout.
+
+``EngineProcess.spawn`` runs before the Textual app starts, so the engine loads (configuration, database, model SDK,
+token encoding) on the other core while the first frame is drawn, and none of its work ever holds this
+interpreter's lock. Its stderr goes to a temporary file whose tail is shown if it dies.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO
+
+# How much of the engine's stderr a crash report shows.
+STDERR_TAIL_BYTES = 1500
+# How long a clean shutdown may take before the process is killed.
+SHUTDOWN_TIMEOUT_S = 3.0
+
+
+class EngineProcess:
+    """A client connection (``open`` / ``send_line`` / ``aclose``) to one engine process."""
+
+    def __init__(self, process: subprocess.Popen[bytes], stderr: IO[bytes]) -> None:
+        self.process = process
+        self._stderr = stderr
+        self._closing = False
+        self._transport: asyncio.ReadTransport | None = None
+
+    @classmethod
+    def spawn(
+        cls,
+        *,
+        workspace: Path,
+        mode: str | None = None,
+        model: str | None = None,
+        env: dict[str, str] | None = None,
+    ) -> EngineProcess:
+        command = [sys.executable, "-m", "engine.server", "--cwd", str(workspace)]
+        if mode:
+            command += ["--mode", mode]
+        if model:
+            command += ["--model", model]
+        stderr = tempfile.TemporaryFile(prefix="coder-engine-")
+        process = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            env=env,
+            # Its own session: the terminal's signals are the UI's to handle (Ctrl+C is a key, not SIGINT).
+            start_new_session=True,
+        )
+        return cls(process, stderr)
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def open(self, on_line: Callable[[str], None], on_exit: Callable[[str], None]) -> None:
+        loop = asyncio.get_running_loop()
+        stdout = self.process.stdout
+        assert stdout is not None
+
+        def ended() -> None:
+            if not self._closing:
+                loop.create_task(self._report_exit(on_exit))
+
+        protocol = _LineProtocol(on_line, ended)
+        task = loop.create_task(loop.connect_read_pipe(lambda: protocol, stdout))
+        task.add_done_callback(lambda done: setattr(self, "_transport", done.result()[0]))
+
+    def send_line(self, line: str) -> None:
+        stdin = self.process.stdin
+        if stdin is None or self._closing:
+            return
+        try:
+            stdin.write(line.encode() + b"\n")
+            stdin.flush()
+        except (BrokenPipeError, ValueError, OSError):
+            pass  # the process is gone; the end of its stdout reports it
+
+    async def aclose(self) -> None:
+        """Closes its stdin (the engine shuts down), waits a moment, then kills it."""
+        self._closing = True
+        with contextlib.suppress(OSError):
+            if self.process.stdin is not None:
+                self.process.stdin.close()
+        try:
+            await asyncio.wait_for(asyncio.to_thread(self.process.wait), SHUTDOWN_TIMEOUT_S)
+        except TimeoutError:
+            self.process.kill()
+            await asyncio.to_thread(self.process.wait)
+        if self._transport is not None:
+            self._transport.close()
+        self._stderr.close()
+
+    async def _report_exit(self, on_exit: Callable[[str], None]) -> None:
+        code = await asyncio.to_thread(self.process.wait)
+        how = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
+        tail = self.stderr_tail()
+        on_exit(f"{how}{': ' + tail if tail else ''}")
+
+    def stderr_tail(self) -> str:
+        try:
+            size = os.fstat(self._stderr.fileno()).st_size
+            self._stderr.seek(max(0, size - STDERR_TAIL_BYTES))
+            return self._stderr.read().decode(errors="replace").strip()
+        except (OSError, ValueError):
+            return ""
+
+
+class _LineProtocol(asyncio.Protocol):
+    def __init__(self, on_line: Callable[[str], None], on_end: Callable[[], None]) -> None:
+        self._on_line = on_line
+        self._on_end = on_end
+        self._partial = b""
+
+    def data_received(self, data: bytes) -> None:
+        *lines, self._partial = (self._partial + data).split(b"\n")
+        for line in lines:
+            if line:
+                self._on_line(line.decode())
+
+    def eof_received(self) -> bool:
+        return False
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._on_end()
+
+
+class EngineProcesses:
+    """Starts engine processes for one app: the first at once (before the app runs), more on restart."""
+
+    def __init__(self, *, workspace: Path, mode: str | None = None, model: str | None = None) -> None:
+        self._arguments = {"workspace": workspace, "mode": mode, "model": model}
+        self._next: EngineProcess | None = EngineProcess.spawn(workspace=workspace, mode=mode, model=model)
+        self.current: EngineProcess | None = None
+
+    def __call__(self) -> EngineProcess:
+        process, self._next = self._next, None
+        self.current = process or EngineProcess.spawn(**self._arguments)  # type: ignore[arg-type]
+        return self.current

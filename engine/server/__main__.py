@@ -1,0 +1,28 @@
+"""``python -m engine.server --cwd DIR [--mode M] [--model NAME]``: the engine process the TUI starts.
+
+Speaks ``engine.protocol`` on stdin/stdout; logs and errors go to stderr. Exits when stdin ends or on ``Shutdown``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+from engine.server.host import EngineOptions
+from engine.server.stdio import serve_stdio
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m engine.server", description=__doc__)
+    parser.add_argument("--cwd", required=True, help="the workspace root")
+    parser.add_argument("--mode", help="the permission mode to start in")
+    parser.add_argument("--model", help="the model (overrides the configuration)")
+    args = parser.parse_args(argv)
+    asyncio.run(serve_stdio(EngineOptions(workspace=Path(args.cwd), mode=args.mode, model=args.model)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,195 @@
+"""The serving loop: ``EngineHost`` drives one ``Orchestrator`` for one front end.
+
+It loads the configuration and the engine, runs inputs one at a time from its queue, applies cancel and mode
+changes, and hands every event and every interaction request to its ``Frontend``. A protocol adapter is a
+``Frontend`` plus something that reads commands and calls the host:
+
+- ``engine.server.lines.LineSession``: the JSON-lines protocol of ``engine.protocol`` (the TUI's engine process,
+  over stdio, or in memory for tests);
+- an ACP server would be another ``Frontend`` (events → ``session/update``, approvals →
+  ``session/request_permission``) calling ``start`` / ``run_input`` / ``cancel`` / ``set_mode``. It awaits
+  ``run_input`` for a prompt's stop reason instead of using the queue, and resumes a session with
+  ``run_input("/resume <id>")``.
+
+Nothing here knows how the front end looks or how messages are framed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from engine.events import Event, Notice
+from engine.interaction import ApprovalDecision, ApprovalRequest, QuestionAnswer, QuestionRequest
+from engine.modes import Mode
+from engine.protocol.schema import PROTOCOL_VERSION, EngineState
+
+if TYPE_CHECKING:
+    from engine.config import Config
+    from engine.orchestrator import Orchestrator, TurnOutcome
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class EngineOptions:
+    """How to start the engine: the command line's ``--cwd`` / ``--mode`` / ``--model`` and the environment."""
+
+    workspace: Path
+    mode: str | None = None
+    model: str | None = None
+    # The environment the engine reads (API keys, base URL); None = this process's.
+    env: dict[str, str] | None = None
+
+
+class Frontend(Protocol):
+    """What the host needs from the front end it serves. The interaction methods are the engine's
+    ``InteractionHandler``: they are awaited while the input waits, and cancelled when it is cancelled."""
+
+    def event(self, event: Event) -> None: ...
+
+    def input_started(self, input_id: str) -> None: ...
+
+    def input_finished(self, input_id: str, outcome: TurnOutcome) -> None: ...
+
+    async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision: ...
+
+    async def ask_question(self, request: QuestionRequest) -> QuestionAnswer: ...
+
+
+class EngineHost:
+    def __init__(self, options: EngineOptions, frontend: Frontend, *, config: Config | None = None) -> None:
+        """``config``: use this configuration instead of loading the workspace's (tests)."""
+        self.options = options
+        self._frontend = frontend
+        self._config = config
+        self._mode: Mode | None = Mode.parse(options.mode) if options.mode else None
+        self._pending: deque[tuple[str, str]] = deque()
+        self._runner: asyncio.Task[None] | None = None
+        self._preload: asyncio.Task[None] | None = None
+        # An input is waiting for the preload (its turn has not started): a cancel now stops it before it does.
+        self._starting = False
+        self._cancelled_early = False
+        self.orchestrator: Orchestrator | None = None
+
+    async def start(self) -> EngineState:
+        """Loads the configuration and builds the orchestrator (raises on a damaged database or config); the model
+        SDK and token encoding then load in the background. Queued inputs start once they have."""
+        from engine.orchestrator import Orchestrator
+
+        config = self._config
+        if config is None:
+            config, issues = await asyncio.to_thread(self._load_config)
+            for issue in issues:
+                self._frontend.event(Notice(f"config: {issue} (ignored)", "warning"))
+        if self.options.model:
+            config = config.model_copy(update={"model": self.options.model})
+        orchestrator = Orchestrator(
+            workspace=self.options.workspace,
+            config=config,
+            interaction=self._frontend,
+            mode=self._mode,
+            env=self.options.env,
+        )
+        orchestrator.subscribe(self._frontend.event)
+        self.orchestrator = orchestrator
+        self._preload = asyncio.create_task(orchestrator.preload())
+        self._drain()
+        return self.state()
+
+    def state(self) -> EngineState:
+        orchestrator = self._require()
+        return EngineState(
+            protocol_version=PROTOCOL_VERSION,
+            workspace=str(orchestrator.workspace_root),
+            session_id=orchestrator.session_id,
+            model=orchestrator.model,
+            mode=orchestrator.mode.value,
+            context_window=orchestrator.context_window,
+            slash_commands=tuple(orchestrator.slash_commands()),
+            theme=orchestrator.theme,
+        )
+
+    @property
+    def busy(self) -> bool:
+        return self._runner is not None
+
+    def submit(self, input_id: str, text: str) -> None:
+        """Queues an input (also before ``start``); the front end hears ``input_started`` / ``input_finished``."""
+        self._pending.append((input_id, text))
+        self._drain()
+
+    async def run_input(self, text: str) -> TurnOutcome:
+        """Runs one input now and returns its outcome (for a front end that awaits each prompt itself)."""
+        from engine.orchestrator import TurnOutcome
+
+        orchestrator = self._require()
+        if self._preload is not None and not self._preload.done():
+            self._starting, self._cancelled_early = True, False
+            try:
+                # Not cancelled with this input: the next one needs the SDK just as much.
+                with contextlib.suppress(Exception):
+                    await asyncio.shield(self._preload)
+            finally:
+                self._starting = False
+            if self._cancelled_early:
+                return TurnOutcome("cancelled", "cancelled by the user")
+        return await orchestrator.run_input(text)
+
+    def cancel(self) -> bool:
+        """Stops the running input: the stream, a bash group, an open approval. Queued inputs still run."""
+        if self.orchestrator is not None and self.orchestrator.cancel():
+            return True
+        if self._starting:
+            self._cancelled_early = True
+            return True
+        return False
+
+    def set_mode(self, mode: str) -> None:
+        chosen = Mode.parse(mode)
+        if self.orchestrator is None:
+            self._mode = chosen
+        else:
+            self.orchestrator.set_mode(chosen)  # emits ModeChanged
+
+    async def aclose(self) -> None:
+        """Drops queued inputs, cancels the running one, releases connections and the database."""
+        self._pending.clear()
+        for task in (self._runner, self._preload):
+            if task is not None and not task.done():
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+        if self.orchestrator is not None:
+            await self.orchestrator.aclose()
+
+    # -- inside -----------------------------------------------------------------------------------------------------
+    def _require(self) -> Orchestrator:
+        if self.orchestrator is None:
+            raise RuntimeError("the engine has not started")
+        return self.orchestrator
+
+    def _load_config(self) -> tuple[Config, list[str]]:
+        from engine.config import load_config
+
+        loaded = load_config(self.options.workspace, self.options.env)
+        return loaded.config, [str(issue) for issue in loaded.issues]
+
+    def _drain(self) -> None:
+        if self.orchestrator is not None and self._runner is None and self._pending:
+            self._runner = asyncio.create_task(self._run_pending())
+
+    async def _run_pending(self) -> None:
+        try:
+            while self._pending:
+                input_id, text = self._pending.popleft()
+                self._frontend.input_started(input_id)
+                outcome = await self.run_input(text)
+                self._frontend.input_finished(input_id, outcome)
+        finally:
+            self._runner = None

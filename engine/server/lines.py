@@ -1,0 +1,136 @@
+"""``LineSession``: the JSON-lines protocol of ``engine.protocol`` on top of the serving loop (``EngineHost``).
+
+It reads commands as lines from any async source and writes replies as lines to any sink; the transports
+(``stdio`` for the engine process, ``memory`` for tests) only move lines.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any
+
+from engine.events import ErrorEvent, Event
+from engine.interaction import ApprovalDecision, ApprovalRequest, QuestionAnswer, QuestionRequest
+from engine.protocol import (
+    CODEC,
+    AnswerRequest,
+    Cancel,
+    Codec,
+    EngineEvent,
+    EngineFailed,
+    EngineReady,
+    InputFinished,
+    InputStarted,
+    InteractionRequested,
+    InteractionWithdrawn,
+    ProtocolError,
+    RunInput,
+    SetMode,
+    Shutdown,
+)
+from engine.server.host import EngineHost, EngineOptions
+
+if TYPE_CHECKING:
+    from engine.config import Config
+    from engine.orchestrator import TurnOutcome
+
+log = logging.getLogger(__name__)
+
+
+class LineSession:
+    """Serves one client: ``serve(lines)`` runs until ``Shutdown`` or the end of the input, then closes the engine."""
+
+    def __init__(
+        self,
+        options: EngineOptions,
+        write_line: Callable[[str], None],
+        *,
+        config: Config | None = None,
+        codec: Codec = CODEC,
+    ) -> None:
+        self._write_line = write_line
+        self._codec = codec
+        self.host = EngineHost(options, self, config=config)
+        self._answers: dict[str, asyncio.Future[Any]] = {}
+        self._request_ids = (f"r{number}" for number in itertools.count(1))
+
+    async def serve(self, lines: AsyncIterator[str]) -> None:
+        try:
+            try:
+                state = await self.host.start()
+            except Exception as exc:  # the client shows why; the traceback goes to the log
+                log.exception("the engine could not start")
+                self._send(EngineFailed(f"the engine could not start: {type(exc).__name__}: {exc}"))
+                return
+            self._send(EngineReady(state))
+            async for line in lines:
+                if line.strip() and not self._handle(line):
+                    break
+        finally:
+            for answer in self._answers.values():
+                answer.cancel()
+            await self.host.aclose()
+
+    def _handle(self, line: str) -> bool:
+        """Applies one command; False on ``Shutdown``."""
+        try:
+            command = self._codec.loads(line)
+        except ProtocolError as exc:
+            self._send(EngineEvent(ErrorEvent(f"engine protocol: {exc}")))
+            return True
+        match command:
+            case RunInput(input_id=input_id, text=text):
+                self.host.submit(input_id, text)
+            case Cancel():
+                self.host.cancel()
+            case SetMode(mode=mode):
+                try:
+                    self.host.set_mode(mode)
+                except ValueError as exc:
+                    self._send(EngineEvent(ErrorEvent(str(exc))))
+            case AnswerRequest(request_id=request_id, answer=answer):
+                future = self._answers.get(request_id)
+                if future is not None and not future.done():
+                    future.set_result(answer)
+            case Shutdown():
+                return False
+            case _:
+                self._send(EngineEvent(ErrorEvent(f"engine protocol: {type(command).__name__} is not a command")))
+        return True
+
+    def _send(self, message: object) -> None:
+        self._write_line(self._codec.dumps(message))
+
+    # Frontend ---------------------------------------------------------------------------------------------------
+    def event(self, event: Event) -> None:
+        self._send(EngineEvent(event))
+
+    def input_started(self, input_id: str) -> None:
+        self._send(InputStarted(input_id))
+
+    def input_finished(self, input_id: str, outcome: TurnOutcome) -> None:
+        self._send(InputFinished(input_id, outcome.reason, outcome.error, outcome.text, self.host.state()))
+
+    async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision:
+        answer = await self._ask(request)
+        return answer if isinstance(answer, ApprovalDecision) else ApprovalDecision.CANCEL
+
+    async def ask_question(self, request: QuestionRequest) -> QuestionAnswer:
+        answer = await self._ask(request)
+        return answer if isinstance(answer, QuestionAnswer) else QuestionAnswer(None, cancelled=True)
+
+    async def _ask(self, request: ApprovalRequest | QuestionRequest) -> object:
+        request_id = next(self._request_ids)
+        future: asyncio.Future[object] = asyncio.get_running_loop().create_future()
+        self._answers[request_id] = future
+        self._send(InteractionRequested(request_id, request))
+        try:
+            return await future
+        except asyncio.CancelledError:
+            self._send(InteractionWithdrawn(request_id))
+            raise
+        finally:
+            del self._answers[request_id]

@@ -1,0 +1,65 @@
+"""The stdio transport: the engine process reads commands from stdin and writes replies to stdout, one JSON object
+per line. Stdout carries nothing else: the real stdout is kept for the protocol and fd 1 is pointed at stderr, so a
+stray print from a library cannot corrupt the stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import AsyncIterator
+
+from engine.server.host import EngineOptions
+from engine.server.lines import LineSession
+
+
+class LineWriter:
+    """Writes lines to a file descriptor, the lines of one loop iteration in one write (a streamed answer emits
+    many small events at once)."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._buffer: list[str] = []
+        self._closed = False
+
+    def __call__(self, line: str) -> None:
+        if self._closed:
+            return
+        if not self._buffer:
+            asyncio.get_running_loop().call_soon(self.flush)
+        self._buffer.append(line)
+
+    def flush(self) -> None:
+        data = ("\n".join(self._buffer) + "\n").encode() if self._buffer else b""
+        self._buffer.clear()
+        try:
+            while data:
+                data = data[os.write(self._fd, data):]
+        except OSError:  # the client is gone; the end of stdin stops the session
+            self._closed = True
+
+
+def protocol_stdout() -> int:
+    """A private copy of stdout for the protocol; fd 1 and ``sys.stdout`` then write to stderr."""
+    sys.stdout.flush()
+    fd = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return fd
+
+
+async def read_lines(stream: object = None) -> AsyncIterator[str]:
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=2**24)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stream or sys.stdin)
+    while line := await reader.readline():
+        yield line.decode()
+
+
+async def serve_stdio(options: EngineOptions) -> None:
+    writer = LineWriter(protocol_stdout())
+    try:
+        await LineSession(options, writer).serve(read_lines())
+    finally:
+        writer.flush()

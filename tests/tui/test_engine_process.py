@@ -1,0 +1,81 @@
+"""The TUI with its engine in its own process (issue 14): a crash of the engine process is shown with its error, the
+engine restarts on the same session, and the session stays resumable with ``--continue``."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from coder_tui.app import CoderApp
+from coder_tui.engine_process import EngineProcesses
+from coder_tui.history import InputHistory
+from coder_tui.widgets.notice_line import NoticeLine
+from coder_tui.widgets.user_message import UserMessage
+from tests.support.scenario import reply, stall, text
+from tests.support.scripted_server import ScriptedServer
+from tests.tui.helpers import ready, settle, submit, wait_until
+
+
+@pytest.fixture(autouse=True)
+def model_environment(monkeypatch: pytest.MonkeyPatch, scripted_server: ScriptedServer) -> None:
+    """The engine process reads its model from the environment, as a user's would."""
+    monkeypatch.setenv("OPENAI_BASE_URL", scripted_server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("CODER_MODEL", "scripted-model")
+
+
+def process_app(workspace: Path, first_inputs: tuple[str, ...] = ()) -> tuple[CoderApp, EngineProcesses]:
+    engine = EngineProcesses(workspace=workspace)
+    app = CoderApp(workspace=workspace, engine=engine, first_inputs=first_inputs, history=InputHistory(None))
+    return app, engine
+
+
+def notices(app: CoderApp) -> list[str]:
+    return [entry.text for entry in app.session.transcript.entries if isinstance(entry, NoticeLine)]
+
+
+async def test_a_killed_engine_is_shown_restarted_on_its_session_and_resumable(
+    workspace: Path, scripted_server: ScriptedServer
+) -> None:
+    scripted_server.add(reply(text("the first answer")), stall(after=reply(text("Working on it")), seconds=30))
+    app, engine = process_app(workspace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "remember this")
+        await settle(pilot)
+        session_id = app.link.state.session_id  # type: ignore[union-attr]
+        first_pid = engine.current.pid  # type: ignore[union-attr]
+        await submit(pilot, "a long task")
+        await wait_until(pilot, lambda: len(scripted_server.requests) == 2, "the long task to reach the model")
+        os.kill(first_pid, signal.SIGKILL)
+        await wait_until(pilot, lambda: any("the engine stopped during a task" in n for n in notices(app)),
+                         "the crash to be shown")
+        assert any("killed by signal 9" in n for n in notices(app))
+        await wait_until(pilot, lambda: app.link.state is not None and not app.link.busy and not app.link.queued,
+                         "the engine to restart")
+        assert engine.current.pid != first_pid  # type: ignore[union-attr]
+        assert app.link.state.session_id == session_id  # type: ignore[union-attr]
+        assert app.session.status.state != "working"
+        texts = [getattr(entry, "text", "") for entry in app.session.transcript.entries]
+        assert "remember this" in texts and "the first answer" in texts
+
+    app, engine = process_app(workspace, first_inputs=("/resume --last",))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await settle(pilot)
+        assert app.link.state.session_id == session_id  # type: ignore[union-attr]
+        users = [entry.text for entry in app.session.transcript.entries if isinstance(entry, UserMessage)]
+        assert "remember this" in users and "a long task" in users
+    assert engine.current.process.poll() is not None  # type: ignore[union-attr]
+
+
+async def test_an_engine_that_cannot_start_says_why(workspace: Path, scripted_server: ScriptedServer) -> None:
+    (workspace / ".coder").mkdir()
+    (workspace / ".coder" / "coder.db").write_text("this is not a database")
+    app, _ = process_app(workspace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: any("could not start" in n for n in notices(app)), "the failure")
+        assert app.session.status.state == "unavailable"
