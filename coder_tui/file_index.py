@@ -7,9 +7,10 @@ mention can name a folder too.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
+
+from engine.tools.ripgrep import SKIPPED_FOLDERS, find_ripgrep
 
 MAX_FILES = 20_000
 _SKIPPED_DIRS = {".git", ".coder", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".pytest_cache"}
@@ -25,12 +26,15 @@ def list_workspace_paths(root: Path, limit: int = MAX_FILES) -> list[str]:
 
 
 def _rg_files(root: Path, limit: int) -> list[str] | None:
-    rg = shutil.which("rg")
+    # The same ``rg`` the grep and glob tools use: beside this interpreter first, so an environment whose bin/ is
+    # not on PATH (not activated, pipx, uv tool) still honours .gitignore.
+    rg = find_ripgrep()
     if rg is None:
         return None
+    skipped = [arg for name in SKIPPED_FOLDERS for arg in ("--glob", f"!{name}")]
     try:
         completed = subprocess.run(
-            [rg, "--files", "--hidden", "--glob", "!.git", "--glob", "!.coder"],
+            [rg, "--files", "--hidden", "--null", *skipped],
             cwd=root,
             capture_output=True,
             text=True,
@@ -41,7 +45,8 @@ def _rg_files(root: Path, limit: int) -> list[str] | None:
         return None
     if completed.returncode not in (0, 1):
         return None
-    return [line.removeprefix("./") for line in completed.stdout.splitlines()[:limit] if line]
+    # NUL-separated: a file name may hold a newline.
+    return [name.removeprefix("./") for name in completed.stdout.split("\0")[:limit] if name]
 
 
 def _walk_files(root: Path, limit: int) -> list[str]:

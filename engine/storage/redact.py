@@ -34,7 +34,7 @@ _PATTERNS = re.compile(
             r"(?<=authorization)(?P<auth_sep>\\?\"?\s*[:=]\s*\\?\"?)(?P<auth_scheme>(?:bearer|basic|token)\s+)?"
             r"(?P<auth_value>[^\s\"',;\\]+)",
             r"(?<=api-key)(?P<key_sep>\\?\"?\s*[:=]\s*\\?\"?)(?P<key_value>[^\s\"',;\\]+)",
-            r"\bbearer\s+(?P<bearer_value>[A-Za-z0-9._~+/=\-]{8,})",
+            rf"\bbearer\s+(?P<bearer_value>[A-Za-z0-9._~+/=\-]{{{MIN_SECRET_LENGTH},}})",
         ]
     ),
     re.IGNORECASE,

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import sysconfig
 from pathlib import Path
+
+import pytest
 
 from coder_tui.completion import (
     Completion,
@@ -53,7 +57,15 @@ def test_applying_a_completion_adds_a_space_except_after_a_folder() -> None:
     assert apply_completion("read @sr now", token, Completion("@src/app.py")) == ("@src/app.py", 17)
 
 
-def test_workspace_paths_honour_gitignore_and_include_folders(tmp_path: Path) -> None:
+@pytest.mark.parametrize("path_env", ["inherited", "without the environment's bin/"])
+def test_workspace_paths_honour_gitignore_and_include_folders(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, path_env: str
+) -> None:
+    """A virtualenv not activated, pipx or `uv tool`: `rg` is beside the interpreter, not on PATH."""
+    if path_env != "inherited":
+        scripts = sysconfig.get_path("scripts")
+        kept = [p for p in os.environ.get("PATH", "").split(os.pathsep) if p and Path(p) != Path(scripts)]
+        monkeypatch.setenv("PATH", os.pathsep.join(p for p in kept if not (Path(p) / "rg").exists()))
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "app.py").write_text("")
     (tmp_path / "build").mkdir()

@@ -226,26 +226,33 @@ def test_stall_sends_first_chunks_and_notices_the_client_leaving(scripted_server
 
 
 def test_stop_ends_a_stalled_reply() -> None:
-    server = ScriptedServer([stall(seconds=600)]).start()
+    """The reply is really stalled (its first words arrived, then nothing) when the server stops: the client sees
+    the connection end, instead of a connection error from a reply that never began."""
+    server = ScriptedServer([stall(after=text("thinking"), seconds=600)]).start()
+    received: list[str] = []
+    first_words = threading.Event()
     outcome: list[BaseException] = []
 
     def consume() -> None:
         try:
-            list(client_for(server).chat.completions.create(model="m", messages=USER_HI, stream=True))
+            for chunk in client_for(server).chat.completions.create(model="m", messages=USER_HI, stream=True):
+                received.append(chunk.choices[0].delta.content or "")
+                if "".join(received) == "thinking":
+                    first_words.set()
         except openai.APIError as exc:
             outcome.append(exc)
 
     reader = threading.Thread(target=consume, daemon=True)
     reader.start()
-    for _ in range(500):
-        if server.requests:
-            break
-        time.sleep(0.01)
+    assert first_words.wait(timeout=30), "the stalled reply never began"
+    assert reader.is_alive() and outcome == []  # stalled, not failed
     server.stop()
     reader.join(timeout=10)
 
     assert not reader.is_alive()
+    assert len(server.requests) == 1
     assert isinstance(outcome[0], openai.APIConnectionError)
+    assert "".join(received) == "thinking"
 
 
 def test_slow_reply_streams_the_same_chunks(scripted_server: ScriptedServer) -> None:

@@ -67,6 +67,16 @@ def test_short_secret_values_are_not_used_to_shred_text() -> None:
     assert Redactor({"DEBUG_TOKEN": "1"}).redact("version 1.1") == "version 1.1"
 
 
+def test_a_secret_of_exactly_the_minimum_length_is_redacted_and_one_shorter_is_not() -> None:
+    """The documented boundary, as a literal: a value of 8 characters is a secret, one of 7 is not."""
+    at_minimum = "k" * 8
+    shorter = "s" * 7
+    redactor = Redactor({"APP_TOKEN": at_minimum, "OTHER_TOKEN": shorter})
+    assert redactor.redact(f"a {at_minimum} b {shorter}") == f"a [REDACTED:APP_TOKEN] b {shorter}"
+    assert Redactor({}).redact(f"bearer {at_minimum}") == f"bearer {REDACTED}"
+    assert Redactor({}).redact(f"bearer {shorter}") == f"bearer {shorter}"
+
+
 def test_redaction_inside_json_arguments_keeps_them_valid_json() -> None:
     arguments = json.dumps({"command": f'curl -H "Authorization: Bearer {OPENAI_KEY}" https://api'})
     redacted = Redactor({}).redact(arguments)

@@ -104,3 +104,10 @@ def test_unchanged_check_ignores_files_the_session_never_saw(ctx: ToolContext, r
     path = root / "a.txt"
     path.write_text("one\n")
     ensure_unchanged_since_known(ctx, path, "a.txt")
+    path.write_text("changed by someone else, longer\n")
+    assert ensure_unchanged_since_known(ctx, path, "a.txt") is None  # not refused: the session never read it
+    assert path not in ctx.known_files  # and checking does not start tracking it
+    ctx.remember(path)
+    path.write_text("changed once more\n")
+    with pytest.raises(ToolError, match="changed on disk"):
+        ensure_unchanged_since_known(ctx, path, "a.txt")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import random
 from collections.abc import Mapping, Sequence
@@ -93,6 +95,15 @@ def test_chanting_text_in_one_stream_is_a_loop() -> None:
     assert found is not None and found.kind == "repeated_text"
     assert f"repeated {CHUNK_REPEATS} times" in found.what
     assert "fix the failing test" in found.what
+
+
+@pytest.mark.parametrize(("times", "fires"), [(9, False), (10, True)])
+def test_chanting_fires_at_its_documented_repeat_count_and_not_one_below(times: int, fires: bool) -> None:
+    """The documented boundary, as a literal: the same 50-character chunk 10 times in one stream is a loop."""
+    sentence = "I will now fix the failing test in the parser module. "
+    assert len(sentence) >= 50  # every chunk of the first copy recurs once in each later copy
+    found = stream(LoopDetector(), sentence * times)
+    assert (found is not None) is fires
 
 
 def test_repeated_lines_inside_a_code_block_are_no_loop() -> None:
