@@ -1,8 +1,12 @@
 """The session snapshot ``.coder/sessions/<id>.json`` (SPEC 12): OpenAI-form messages, the tools offered and the
-model, rewritten atomically after every message, so another program can replay any request.
+model, saved after every message, so another program can replay any request.
 
-Rewriting the whole file after every message must stay cheap in long sessions: each message is encoded to JSON
-once, when it is added, and a save only joins the cached texts.
+Saving must stay cheap however long the session grows, so a new message is appended in place: the file is written
+with the messages before a short tail (``], "model": ..., "updated_at": ...}``), and a save writes the new messages
+plus a new tail over the old tail, in one ``pwrite``. A process killed at any moment leaves the file as it was
+before or after that write: valid JSON either way. What changes the part before the messages (the system prompt,
+which is rebuilt once a turn; the tools; a compaction that rewrites the history) rewrites the whole file
+atomically (temp file + rename), as the first save does.
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ class SnapshotHeader:
 
 
 class SessionFile:
-    """Writes one session's snapshot. Every write replaces the whole file atomically (temp + rename)."""
+    """Writes one session's snapshot: the whole file atomically when its head changes, else appends in place."""
 
     def __init__(self, workspace: Path, session_id: str) -> None:
         self.path = sessions_dir(workspace) / f"{session_id}.json"
@@ -50,6 +54,13 @@ class SessionFile:
         self._folder_ready = False
         self._tools_json = "[]"
         self._tools_source: object = None
+        # What the file holds now: its head (everything before the first message), the messages' texts, where the
+        # tail starts and the file's size. ``None`` until the first save, and after a failed write.
+        self._head: str | None = None
+        self._written: list[str] = []
+        self._tail_at = 0
+        self._size = 0
+        self._tail = b""
 
     def save(self, header: SnapshotHeader, tools: list[dict[str, Any]], encoded_messages: list[str]) -> None:
         """``encoded_messages`` are the messages' JSON texts (``encode_message``), the system prompt first."""
@@ -57,22 +68,62 @@ class SessionFile:
             self._tools_json = json.dumps(tools, ensure_ascii=False)
             self._tools_source = tools
         head = json.dumps(
-            {
-                "version": SNAPSHOT_VERSION,
-                "id": header.session_id,
-                "created_at": header.created_at,
-                "updated_at": header.updated_at,
-                "model": header.model,
-                "mode": header.mode,
-            },
+            {"version": SNAPSHOT_VERSION, "id": header.session_id, "created_at": header.created_at},
             ensure_ascii=False,
         )
-        text = f'{head[:-1]}, "tools": {self._tools_json}, "messages": [\n' + ",\n".join(encoded_messages) + "\n]}\n"
-        self._replace(text.encode("utf-8"))
+        head = f'{head[:-1]}, "tools": {self._tools_json}, "messages": [\n'
+        tail = "\n" + json.dumps(
+            {"model": header.model, "mode": header.mode, "updated_at": header.updated_at}, ensure_ascii=False
+        ).replace("{", "], ", 1) + "\n"
+        if self._appends_to_file(head, encoded_messages):
+            try:
+                self._append(encoded_messages[len(self._written):], tail)
+                return
+            except FileNotFoundError:
+                pass  # removed behind our back: written anew below
+        self._rewrite(head, encoded_messages, tail)
+
+    def _appends_to_file(self, head: str, encoded: list[str]) -> bool:
+        """Whether the file holds exactly the first messages of ``encoded`` under the same head. The texts are the
+        session's own cached objects, so comparing the first and the last written ones by identity is enough."""
+        written = self._written
+        if head != self._head or len(encoded) < len(written):
+            return False
+        if not written:
+            return True
+        return encoded[0] is written[0] and encoded[len(written) - 1] is written[-1]
+
+    def _append(self, new: list[str], tail: str) -> None:
+        messages = (",\n" if self._written and new else "") + ",\n".join(new)
+        added = messages.encode("utf-8")
+        data = added + tail.encode("utf-8")
+        # A shorter tail (another mode's name) leaves old bytes past it: spaces keep the file valid JSON.
+        data += b" " * max(0, self._size - self._tail_at - len(data))
+        try:
+            with open(self.path, "r+b") as handle:
+                written = os.pwrite(handle.fileno(), data, self._tail_at)
+                if written != len(data):
+                    os.pwrite(handle.fileno(), self._tail, self._tail_at)  # a full disk: put the old tail back
+                    raise OSError(f"{self.path}: the disk is full ({written} of {len(data)} bytes written)")
+        except OSError:
+            self._head = None  # the next save rewrites the whole file
+            raise
+        self._size = self._tail_at + len(data)
+        self._tail_at += len(added)
+        self._tail = data[len(added):]
+        self._written.extend(new)
+
+    def _rewrite(self, head: str, encoded: list[str], tail: str) -> None:
+        body = (head + ",\n".join(encoded)).encode("utf-8")
+        self._tail = tail.encode("utf-8")
+        self._head = None
+        self._replace(body + self._tail)
+        self._head, self._written = head, list(encoded)
+        self._tail_at, self._size = len(body), len(body) + len(self._tail)
 
     def _replace(self, data: bytes) -> None:
-        """Temp file + rename, as ``write_atomic`` does, trimmed for a file rewritten after every message: one
-        writer per session, so the temp name is fixed and the folder is made once."""
+        """Temp file + rename, as ``write_atomic`` does, trimmed for a file rewritten once a turn: one writer per
+        session, so the temp name is fixed and the folder is made once."""
         if not self._folder_ready:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._folder_ready = True

@@ -3,7 +3,10 @@
 Real HTTP on 127.0.0.1 (standard library only, served from a daemon thread, so sync and async callers alike can use
 it). ``POST /v1/chat/completions`` consumes one scripted reply per request, in order, and answers exactly as OpenAI
 does: SSE ``data: {chunk}`` events ending in ``data: [DONE]`` when ``stream`` is true, a JSON completion otherwise.
-``GET /v1/models`` lists the model names. Every request is recorded so a test can assert what the client sent.
+``GET /v1/models`` lists the model names. Every request is recorded so a test can assert what the client sent, and
+timed from its request line to the end of the answer: ``GET /v1/_scripted/stats`` returns those spans
+(``{"served": [[start, end], ...]}``, seconds on the server's clock) so a benchmark can tell server time from
+client time.
 
 Manual tries (for example in tmux)::
 
@@ -22,6 +25,7 @@ import select
 import socket
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -46,6 +50,7 @@ from tests.support.scenario import (
 NO_REPLY_LEFT = "scripted server: no reply left for this request"
 CHAT_PATH = "/v1/chat/completions"
 MODELS_PATH = "/v1/models"
+STATS_PATH = "/v1/_scripted/stats"
 # How often a stalled reply checks whether the client left or the server is stopping.
 _STALL_POLL_S = 0.02
 
@@ -83,6 +88,7 @@ class ScriptedServer:
         self._lock = threading.Lock()
         self._requests: list[RecordedRequest] = []
         self._call_ids = count(1)
+        self.served: list[tuple[float, float]] = []  # each chat request's (start, end), time.perf_counter()
         # Set by stop(); slow and stalled replies wait on it, so none outlives the server.
         self.stopping = threading.Event()
         self._httpd: _ScriptedHTTPServer | None = None
@@ -141,6 +147,10 @@ class ScriptedServer:
     def remaining(self) -> int:
         with self._lock:
             return len(self._script)
+
+    def served_in(self, start: float) -> None:
+        with self._lock:
+            self.served.append((start, time.perf_counter()))
 
     def record(self, request: RecordedRequest) -> None:
         with self._lock:
@@ -216,7 +226,16 @@ class _ScriptedHandler(BaseHTTPRequestHandler):
     def route(self) -> str:
         return self.path.split("?", 1)[0].rstrip("/")
 
+    def parse_request(self) -> bool:
+        self.started = time.perf_counter()  # the request line has just arrived
+        return super().parse_request()
+
     def do_GET(self) -> None:
+        if self.route == STATS_PATH:
+            with self.scripted._lock:
+                served = list(self.scripted.served)
+            self._send_json(200, {"served": served})
+            return
         self.scripted.record(RecordedRequest("GET", self.path, self._headers(), None))
         if self.route == MODELS_PATH:
             models = [{"id": name, "object": "model", "created": 0, "owned_by": "scripted"}
@@ -250,6 +269,7 @@ class _ScriptedHandler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             request.client_closed.set()
             self.close_connection = True
+        self.scripted.served_in(self.started)
 
     def _serve(self, scripted_reply: ScriptedReply, body: dict[str, Any], request: RecordedRequest) -> None:
         streaming = bool(body.get("stream"))
