@@ -35,6 +35,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["acp"]:
+        return run_acp(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     workspace = Path(args.cwd).expanduser() if args.cwd else Path.cwd()
@@ -70,6 +73,19 @@ def main(argv: list[str] | None = None) -> int:
     return run_tui(
         workspace=workspace, mode=args.mode, model=args.model, resume=args.resume, cont=args.cont, engine=engine
     )
+
+
+def run_acp(argv: list[str]) -> int:
+    """``coder-tui acp``: an Agent Client Protocol agent on stdin/stdout, for Zed, JetBrains IDEs and Toad."""
+    parser = argparse.ArgumentParser(
+        prog="coder-tui acp",
+        description="Speak the Agent Client Protocol on stdin/stdout (for an editor to start). Each session's "
+        "workspace is the cwd the client gives; the log goes to .coder/logs/acp.log.",
+    )
+    parser.parse_args(argv)
+    from engine.server.acp import serve
+
+    return serve()
 
 
 if __name__ == "__main__":

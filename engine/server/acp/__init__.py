@@ -1,0 +1,59 @@
+"""The ACP server (SPEC 24): a second protocol adapter on the engine's serving loop (``engine.server.host``)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+from pathlib import Path
+
+from engine.server.stdio import protocol_stdout
+
+LOG_FOLDER = Path(".coder") / "logs"
+# A prompt with embedded files can be large; the SDK's default stdio buffer is 64 KiB.
+MESSAGE_LIMIT_BYTES = 50 * 1024 * 1024
+
+
+def serve() -> int:
+    """Runs the agent on stdin/stdout until the client closes stdin. Stdout carries only protocol messages (fd 1
+    and ``sys.stdout`` point at stderr meanwhile); the log goes to ``.coder/logs/acp.log`` of the folder it was
+    started in when that folder is a project (has ``.coder/``), else to stderr, which editors keep as the agent's
+    log."""
+    protocol_fd = protocol_stdout()
+    _log_to_file()
+    return asyncio.run(_serve(protocol_fd))
+
+
+async def _serve(protocol_fd: int) -> int:
+    from acp import run_agent
+
+    from engine.server.acp.agent import CoderAgent
+
+    from acp import stdio_streams
+
+    # The SDK takes its write pipe from ``sys.stdout``: hand it the private copy of the real stdout, just for that.
+    stray_output = sys.stdout
+    sys.stdout = os.fdopen(protocol_fd, "wb", buffering=0)
+    try:
+        reader, writer = await stdio_streams(limit=MESSAGE_LIMIT_BYTES)
+    finally:
+        sys.stdout = stray_output
+    agent = CoderAgent()
+    try:
+        await run_agent(agent, writer, reader)
+    finally:
+        await agent.aclose()
+    return 0
+
+
+def _log_to_file() -> None:
+    handler: logging.Handler
+    if (Path.cwd() / ".coder").is_dir():
+        folder = Path.cwd() / LOG_FOLDER
+        folder.mkdir(parents=True, exist_ok=True)
+        handler = logging.FileHandler(folder / "acp.log", encoding="utf-8")
+    else:
+        handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=logging.INFO, handlers=[handler])
