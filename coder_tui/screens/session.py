@@ -89,6 +89,8 @@ class SessionScreen(Screen[None]):
         self.location = location
         self.history = history
         self._wide: bool | None = None
+        # The last key reached the prompt through on_key: it was typed before the app was up.
+        self._typed_ahead = False
         # Held, not queried: every streamed delta reaches ``show_event``, and a query walks the whole DOM.
         self.transcript = Transcript(id="transcript")
         self.todo_pane = TodoList(id="todo-pane")
@@ -127,8 +129,17 @@ class SessionScreen(Screen[None]):
         # Keys typed while the app starts are handled before the prompt has focus and land on the screen;
         # hand them to the prompt (later, the prompt consumes every printable key itself).
         prompt = self.prompt.input
-        if event.is_printable and event.character and self.focused is prompt:
+        if self.focused is not prompt:
+            return
+        typed_ahead, self._typed_ahead = self._typed_ahead, False
+        if event.is_printable and event.character:
             prompt.insert(event.character)
+            self._typed_ahead = True
+            event.stop()
+        elif event.key == "ctrl+j" and typed_ahead:
+            # Enter typed ahead, before the app set the terminal to raw mode: the terminal made it a line feed.
+            prompt.action_submit()
+            event.prevent_default()
             event.stop()
 
     def on_resize(self, event: events.Resize) -> None:

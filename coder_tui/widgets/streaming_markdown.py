@@ -9,7 +9,7 @@ mounting and nothing that holds the screen's repaints, and its cost does not gro
 is a container and one widget.
 
 Why not Textual's ``Markdown`` widget with ``Markdown.get_stream()``, as Toad streams: measured on this app
-(``benchmarks/typing_latency.py``), its appends and re-mounts hold ``App.batch_update`` while new block widgets
+(the old in-process ``typing_latency`` benchmark), its appends and re-mounts hold ``App.batch_update`` while new block widgets
 mount, which stops every repaint, typed keys included, and keeping only the last block in it costs two or three
 layouts a round; with a 20k-token answer streaming, keystroke p95 stayed at 48-55 ms against 35-44 ms here.
 """

@@ -1,0 +1,283 @@
+"""What users feel, measured on the real ``coder-tui`` command in a 120x40 pty with real keystrokes (issue 14).
+
+Each round runs a bare Textual app (Static + Input + Footer) for scale, then coder-tui three times against the
+scripted server running in its own process (``bench_scenario.py``):
+
+1. launch: keys typed at once; the first echo; then a key every 40 ms for 3 s, each timed until the screen shows it;
+2. session: a request typed at launch with Enter (until it reaches the server); a 20k-token Markdown answer
+   streamed while a key is typed every 40 ms (latency while it streams, and the stall as it finishes); the peak
+   memory of every process the app started (the engine process included); Esc during a stalled answer until the
+   screen says "interrupted";
+3. resume: ``--resume`` of a 5,000-message session until its last message is drawn, then 3 s of keys.
+
+Prints the median of the rounds for every figure with its target. No asserts: it measures.
+
+    python benchmarks/pty_latency.py --runs 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.bench_scenario import END_MARKER, GREETING, THINKING  # noqa: E402
+from benchmarks.pty_driver import (  # noqa: E402
+    ANCHOR,
+    ENTER,
+    ESCAPE,
+    HOME,
+    KILL_LINE,
+    ROOT,
+    Expectation,
+    Terminal,
+    bench_env,
+    letters_for,
+    now,
+    percentile,
+    python_argv,
+    typing_run,
+)
+from benchmarks.long_session import LAST_ANSWER, write_session  # noqa: E402
+
+KEY_INTERVAL_S = 0.04
+WINDOW_S = 3.0
+# Keys typed per line while an answer streams, before the line is cleared (so it never scrolls sideways).
+LINE_KEYS = 40
+# After the end of the answer is on screen, keys typed this long count towards the "finish" stall.
+FINISH_WINDOW_S = 1.5
+RESUMED_MESSAGES = 5000
+
+BARE_APP = """
+from textual.app import App
+from textual.widgets import Footer, Input, Static
+class Bare(App):
+    def compose(self):
+        yield Static("A bare Textual app, for scale")
+        yield Input()
+        yield Footer()
+Bare().run()
+"""
+
+
+@dataclass(frozen=True)
+class Figure:
+    key: str
+    label: str
+    unit: str
+    target: str
+    meets: Callable[[float, dict[str, float]], bool] | None = None
+
+
+FIGURES = (
+    Figure("first_echo", "first typed key echoed after launch", "s", "<= 1.25x bare",
+           lambda value, bare: value <= 1.25 * bare.get("first_echo", math.nan)),
+    Figure("request_to_server", "a request typed at launch + Enter: until it reaches the server", "s", "<= 0.8 s",
+           lambda value, _: value <= 0.8),
+    Figure("first3_p95", "key latency, first 3 s after the first echo: p95", "ms", "< 16 ms", lambda v, _: v < 16),
+    Figure("first3_max", "key latency, first 3 s after the first echo: max", "ms", "< 50 ms", lambda v, _: v < 50),
+    Figure("stream_p95", "key latency while a 20k-token answer streams: p95", "ms", "< 25 ms", lambda v, _: v < 25),
+    Figure("stream_max", "key latency while a 20k-token answer streams: max", "ms", "< 60 ms", lambda v, _: v < 60),
+    Figure("finish_stall", "stall when the long answer finishes (worst key)", "ms", "< 60 ms", lambda v, _: v < 60),
+    Figure("resume_drawn", f"--resume of {RESUMED_MESSAGES:,} messages: last message drawn", "s", "<= 0.6 s",
+           lambda v, _: v <= 0.6),
+    Figure("resume_p95", "key latency, first 3 s after that resume: p95", "ms", "< 25 ms", lambda v, _: v < 25),
+    Figure("resume_max", "key latency, first 3 s after that resume: max", "ms", "(none)"),
+    Figure("esc_stopped", "Esc to stopped (the screen says interrupted)", "ms", "< 100 ms", lambda v, _: v < 100),
+    Figure("peak_rss", "peak memory (sum over every process) while streaming 20k tokens", "MB", "<= 100 MB",
+           lambda v, _: v <= 100),
+)
+
+
+class ScriptedServerProcess:
+    """``python -m tests.support.scripted_server`` in its own process, so it never shares an interpreter lock."""
+
+    def __init__(self, log: Path) -> None:
+        self.log = log
+        self.process = subprocess.Popen(
+            python_argv("-m", "tests.support.scripted_server", "--port", "0",
+                        "--scenario", str(ROOT / "benchmarks" / "bench_scenario.py")),
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=ROOT,
+            env=bench_env(CODER_BENCH_LOG=str(log)),
+        )
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline().decode()
+        self.base_url = line.split(" on ", 1)[1].split()[0]
+
+    def arrivals(self) -> list[float]:
+        if not self.log.exists():
+            return []
+        return [float(line.split(" ", 1)[0]) for line in self.log.read_text().splitlines() if line]
+
+    def close(self) -> None:
+        self.process.kill()
+        self.process.wait()
+
+
+def coder_argv(workspace: Path, *extra: str) -> list[str]:
+    return python_argv("-m", "coder_tui", "--cwd", str(workspace), *extra)
+
+
+def latencies(expectations: list[Expectation]) -> list[float]:
+    """Milliseconds per key; a key never shown counts as the whole wait (it is a freeze, not a missing sample)."""
+    return [e.latency_ms if e.latency_ms is not None else (now() - e.since) * 1000 for e in expectations]
+
+
+def type_window(term: Terminal, seed: int, start: float | None = None) -> list[float]:
+    """A key every 40 ms for 3 s after the anchor already on screen; each key's latency."""
+    letters = letters_for(round(WINDOW_S / KEY_INTERVAL_S), seed)
+    keys = list(letters)
+    expected = [ANCHOR + letters[: index + 1] for index in range(len(letters))]
+    measured = term.type_schedule(keys, expected, interval=KEY_INTERVAL_S, start=start)
+    term.settle(measured)
+    return latencies(measured)
+
+
+def run_launch(argv: list[str], workspace: Path, env: dict[str, str], seed: int) -> dict[str, float]:
+    term = Terminal(argv, workspace, env)
+    try:
+        started = term.start()
+        term.type(ANCHOR)
+        echoed = term.wait_shown(ANCHOR)
+        keys = type_window(term, seed)
+        return {
+            "first_echo": echoed - started,
+            "first3_p95": percentile(keys, 0.95),
+            "first3_max": max(keys),
+            "peak_rss": term.peak_rss_mb(),
+        }
+    finally:
+        term.close()
+
+
+def run_session(workspace: Path, env: dict[str, str], server: ScriptedServerProcess, seed: int) -> dict[str, float]:
+    term = Terminal(coder_argv(workspace), workspace, env)
+    try:
+        before = len(server.arrivals())
+        started = term.start()
+        term.type("say hello" + ENTER)
+        term.wait_shown(GREETING)
+        request_to_server = server.arrivals()[before] - started
+
+        term.type("STREAM a long answer please" + ENTER)
+        term.wait_shown("handle_1")
+        end = term.expect(END_MARKER, now())
+        measured: list[Expectation] = []
+        line = 0
+        deadline = now() + 120
+        while now() < deadline and (end.seen_at is None or now() < end.seen_at + FINISH_WINDOW_S):
+            letters = letters_for(LINE_KEYS, seed * 1000 + line)
+            keys, expected = typing_run(letters, line + 1)
+            measured += term.type_schedule([HOME, KILL_LINE, *keys], [None, None, *expected],
+                                           interval=KEY_INTERVAL_S)
+            line += 1
+        term.settle(measured)
+        ended = end.seen_at if end.seen_at is not None else math.inf
+        streaming = latencies([e for e in measured if e.since < ended - 0.1])
+        finishing = latencies([e for e in measured if ended - 0.1 <= e.since <= ended + FINISH_WINDOW_S])
+        peak = term.peak_rss_mb()
+
+        term.type(HOME + KILL_LINE + "STALL for a while" + ENTER)
+        term.wait_shown(THINKING)
+        time.sleep(0.3)
+        pressed = term.type(ESCAPE)
+        stopped = term.wait_shown("interrupted")
+        return {
+            "request_to_server": request_to_server,
+            "stream_p95": percentile(streaming, 0.95),
+            "stream_max": max(streaming, default=math.nan),
+            "finish_stall": max(finishing, default=math.nan),
+            "peak_rss": peak,
+            "esc_stopped": (stopped - pressed) * 1000,
+        }
+    finally:
+        term.close()
+
+
+def run_resume(workspace: Path, env: dict[str, str], session_id: str, seed: int) -> dict[str, float]:
+    term = Terminal(coder_argv(workspace, "--resume", session_id), workspace, env)
+    try:
+        started = term.start()
+        drawn = term.wait_shown(LAST_ANSWER)
+        term.type(ANCHOR)
+        term.wait_shown(ANCHOR)
+        keys = type_window(term, seed)
+        return {"resume_drawn": drawn - started, "resume_p95": percentile(keys, 0.95), "resume_max": max(keys)}
+    finally:
+        term.close()
+
+
+def fmt(value: float, unit: str) -> str:
+    if math.isnan(value):
+        return "—"
+    return f"{value:.2f} s" if unit == "s" else f"{value:.0f} {unit}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    bare_runs: list[dict[str, float]] = []
+    coder_runs: list[dict[str, float]] = []
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        server = ScriptedServerProcess(root / "arrivals.log")
+        home = root / "home"
+        home.mkdir()
+        env = bench_env(
+            OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="sk-bench", CODER_MODEL="scripted-model",
+            HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"),
+        )
+        resumed = root / "resumed"
+        resumed.mkdir()
+        session_id = write_session(resumed, RESUMED_MESSAGES)
+        try:
+            for run in range(args.runs + 1):  # the first round warms the file cache and .pyc files
+                fresh = root / f"run{run}"
+                fresh.mkdir()
+                (fresh / "README.md").write_text("# demo\n")
+                bare = run_launch(python_argv("-c", BARE_APP), fresh, env, seed=run)
+                coder = run_launch(coder_argv(fresh), fresh, env, seed=run)
+                coder |= run_session(fresh, env, server, seed=run)
+                coder |= run_resume(resumed, env, session_id, seed=run)
+                if run:
+                    bare_runs.append(bare)
+                    coder_runs.append(coder)
+                    print(f"round {run}: " + ", ".join(f"{k} {v:.3g}" for k, v in coder.items()), flush=True)
+        finally:
+            server.close()
+    print_table(bare_runs, coder_runs)
+
+
+def median_of(runs: list[dict[str, float]], key: str) -> float:
+    values = [run[key] for run in runs if key in run and not math.isnan(run[key])]
+    return statistics.median(values) if values else math.nan
+
+
+def print_table(bare_runs: list[dict[str, float]], coder_runs: list[dict[str, float]]) -> None:
+    bare = {key: median_of(bare_runs, key) for key in ("first_echo", "first3_p95", "first3_max", "peak_rss")}
+    print(f"\nmedian of {len(coder_runs)} runs, 120x40 pty, a key every {KEY_INTERVAL_S * 1000:.0f} ms, "
+          f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
+    print(f"| figure | bare Textual | coder-tui | target | met |\n| --- | --- | --- | --- | --- |")
+    for figure in FIGURES:
+        value = median_of(coder_runs, figure.key)
+        scale = bare.get(figure.key, math.nan) if figure.key != "peak_rss" else bare["peak_rss"]
+        shown = fmt(value, figure.unit)
+        if figure.key == "first_echo" and not math.isnan(scale):
+            shown += f" ({value / scale:.2f}x)"
+        met = "—" if figure.meets is None or math.isnan(value) else ("yes" if figure.meets(value, bare) else "no")
+        print(f"| {figure.label} | {fmt(scale, figure.unit)} | {shown} | {figure.target} | {met} |")
+
+
+if __name__ == "__main__":
+    main()
