@@ -188,14 +188,17 @@ async def compact_if_needed(
 
 def model_summariser(provider: ChatProvider, model: str) -> Summarise:
     """A ``summarise`` backed by one streamed call of ``model``, with no tools: the answer's text."""
+    from contextlib import aclosing
+
     from engine.provider.base import ChatRequest, TextChunk
 
     async def summarise(request: list[Message]) -> str:
         parts: list[str] = []
         chat = ChatRequest(model=model, messages=[message.to_wire() for message in request], tools=[])
-        async for chunk in provider.stream(chat):
-            if isinstance(chunk, TextChunk):
-                parts.append(chunk.text)
+        async with aclosing(provider.stream(chat)) as chunks:  # closed in this task, even when cancelled
+            async for chunk in chunks:
+                if isinstance(chunk, TextChunk):
+                    parts.append(chunk.text)
         return "".join(parts)
 
     return summarise

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
 from engine.errors import ProviderError
@@ -113,9 +114,15 @@ class OpenAIProvider:
         while True:
             yielded = False
             try:
-                async with client.chat.completions.with_streaming_response.create(**self._arguments(request)) as raw:
-                    response = raw.http_response
-                    async for chunk in read_stream(response.aiter_lines(), response.headers.get("content-type", "")):
+                async with (
+                    client.chat.completions.with_streaming_response.create(**self._arguments(request)) as raw,
+                    # Closed here, in this task, when this stream is closed or abandoned: left to the garbage
+                    # collector, a suspended generator is finalized later in a task of its own, racing whatever runs
+                    # then ("async generator already executing").
+                    aclosing(raw.http_response.aiter_lines()) as lines,
+                    aclosing(read_stream(lines, raw.http_response.headers.get("content-type", ""))) as chunks,
+                ):
+                    async for chunk in chunks:
                         yielded = True
                         yield chunk
                 return

@@ -14,6 +14,7 @@ import json
 import re
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import aclosing
 from typing import Any
 
 from engine.messages import ToolDef
@@ -271,17 +272,19 @@ class XmlToolCallingProvider:
             messages = with_tools_prompt(messages, render_tools_for_prompt([_tool_def(t) for t in request.tools]))
         parser = XmlToolCallParser(self._new_id)
         finished = False
-        async for chunk in self._inner.stream(ChatRequest(model=request.model, messages=messages, tools=[])):
-            if isinstance(chunk, TextChunk):
-                for parsed in parser.feed(chunk.text):
-                    yield parsed
-            elif isinstance(chunk, FinishChunk):
-                for parsed in parser.finish():
-                    yield parsed
-                finished = True
-                yield FinishChunk("tool_calls" if parser.calls else chunk.reason)
-            else:
-                yield chunk
+        inner = self._inner.stream(ChatRequest(model=request.model, messages=messages, tools=[]))
+        async with aclosing(inner) as chunks:  # closed with this stream, in this task (see openai_provider)
+            async for chunk in chunks:
+                if isinstance(chunk, TextChunk):
+                    for parsed in parser.feed(chunk.text):
+                        yield parsed
+                elif isinstance(chunk, FinishChunk):
+                    for parsed in parser.finish():
+                        yield parsed
+                    finished = True
+                    yield FinishChunk("tool_calls" if parser.calls else chunk.reason)
+                else:
+                    yield chunk
         if not finished:
             for parsed in parser.finish():
                 yield parsed
