@@ -64,6 +64,11 @@ class FetchConfig(_Section):
     max_bytes: int = Field(default=5 * 1024 * 1024, ge=1024)
 
 
+class SandboxConfig(_Section):
+    # Extra folders approved bash commands may write to (SPEC 20), e.g. "~/.cache/pip".
+    writable: list[str] = Field(default_factory=list)
+
+
 class Config(_Section):
     model: str = "gpt-4o-mini"
     provider: ProviderConfig = Field(default_factory=ProviderConfig)
@@ -82,3 +87,4 @@ class Config(_Section):
     fetch: FetchConfig = Field(default_factory=FetchConfig)
     # The TUI's colour theme, one of Textual's built-in themes (``/theme`` saves it in the user's config).
     theme: str | None = None
+    sandbox: SandboxConfig = Field(default_factory=SandboxConfig)

@@ -95,7 +95,12 @@ class Orchestrator:
                 TaskTool(NestedTurnRunner(self)),
             ]
         )
-        self.policy = PermissionPolicy.from_config(config.permissions, config.mode, workspace=self.workspace.root)
+        self.policy = PermissionPolicy.from_config(
+            config.permissions,
+            config.mode,
+            workspace=self.workspace.root,
+            sandbox_writable=tuple(config.sandbox.writable),
+        )
         if mode is not None:
             self.policy.set_mode(mode)
         self.tool_context = ToolContext(

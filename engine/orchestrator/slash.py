@@ -86,11 +86,19 @@ async def _permissions(orch: Orchestrator, arg: str) -> CommandResult:
             return CommandResult.slash("/permissions", str(exc), ok=False)
     rows = orch.policy.matrix()
     width = max((len(row) for row, _ in rows), default=0)
+    sandbox = orch.policy.sandbox_description()
     text = "\n".join(
-        [f"preset: {orch.policy.preset}   mode: {orch.mode.value}"] + [f"  {r.ljust(width)}  {d}" for r, d in rows]
+        [f"preset: {orch.policy.preset}   mode: {orch.mode.value}"]
+        + [f"  {r.ljust(width)}  {d}" for r, d in rows]
+        + [f"sandbox: {sandbox}"]
     )
     return CommandResult.slash(
-        "/permissions", text, preset=orch.policy.preset, mode=orch.mode.value, matrix=[list(r) for r in rows]
+        "/permissions",
+        text,
+        preset=orch.policy.preset,
+        mode=orch.mode.value,
+        matrix=[list(r) for r in rows],
+        sandbox=sandbox,
     )
 
 

@@ -63,7 +63,12 @@ class NestedTurnRunner:
             provider=orch.provider(),
             registry=registry,
             tool_context=ToolContext(workspace=orch.workspace, limits=orch.tool_context.limits),
-            policy=PermissionPolicy.from_config(config.permissions, Mode.PLAN.value, workspace=orch.workspace_root),
+            policy=PermissionPolicy.from_config(
+                config.permissions,
+                Mode.PLAN.value,
+                workspace=orch.workspace_root,
+                sandbox_writable=tuple(config.sandbox.writable),
+            ),
             interaction=orch.interaction,
             approvals=ApprovalSettings(interactive=False, auto_approve_ask=False, refusal_hint=REFUSAL_HINT),
             config=config,

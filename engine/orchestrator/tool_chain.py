@@ -23,9 +23,9 @@ from engine.messages import Message, ToolCall
 from engine.modes import Mode
 from engine.orchestrator.deps import TurnDeps
 from engine.config.project_file import update_project_config
-from engine.policy import Action, Allowance
+from engine.policy import Action, Allowance, PolicyDecision
 from engine.storage.records import DecidedBy
-from engine.tools.base import Tool, ToolOutput
+from engine.tools.base import Tool, ToolKind, ToolOutput
 
 
 class ApprovalCancelled(asyncio.CancelledError):
@@ -82,9 +82,12 @@ async def run_tool_call(call: ToolCall, deps: TurnDeps) -> ToolCallOutcome:
 
     key_argument = tool.key_argument(params)
     schedule(arguments)
-    context = replace(deps.tool_context, call_id=call.id)
+    decision = deps.policy.decide(call.name, tool.kind, arguments)
+    context = replace(deps.tool_context, call_id=call.id, sandbox=decision.sandbox)
+    if tool.kind is ToolKind.EXECUTE and (notice := deps.policy.take_sandbox_notice()) is not None:
+        deps.emit(Notice(notice, level="warning"))
     try:
-        refusal = await _authorize(call, tool, params, arguments, key_argument, deps)
+        refusal = await _authorize(call, tool, params, arguments, key_argument, decision, deps)
         if refusal is not None:
             return finish(ToolStatus.DENIED, error_result(refusal))
         deps.emit(ToolCallExecuting(call.id, call.name))
@@ -100,10 +103,16 @@ async def run_tool_call(call: ToolCall, deps: TurnDeps) -> ToolCallOutcome:
 
 
 async def _authorize(
-    call: ToolCall, tool: Tool[Any], params: Any, arguments: dict[str, Any], key_argument: str, deps: TurnDeps
+    call: ToolCall,
+    tool: Tool[Any],
+    params: Any,
+    arguments: dict[str, Any],
+    key_argument: str,
+    decision: PolicyDecision,
+    deps: TurnDeps,
 ) -> str | None:
-    """Steps 1-4 of SPEC 5. Returns why the call is refused, or None when it may run. Every decision is logged."""
-    decision = deps.policy.decide(call.name, tool.kind, arguments)
+    """Steps 1-4 of SPEC 5 on the policy's ``decision``. Returns why the call is refused, or None when it may run.
+    Every decision is logged."""
 
     def log(decision_text: str, decided_by: DecidedBy, reasons: list[str] | tuple[str, ...] = ()) -> None:
         deps.recorder.permission(

@@ -10,11 +10,14 @@ down to ``MAX_DEPTH`` levels. The policy turns this into allow / ask / deny; not
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from engine.policy.argv import has_option
 from engine.policy.arity import CommandPrefix, arity_prefix
+from engine.policy.bash_env import prefix_problem, variable_write_problem
 from engine.policy.bash_parse import SimpleCommand, Word, parse_script
+from engine.policy.bash_paths import cd_target, outside_read
 from engine.policy.bash_readonly import Access, classify
 from engine.policy.bash_risk import (
     Risk,
@@ -23,6 +26,7 @@ from engine.policy.bash_risk import (
     downloads,
     interprets_code,
     pipe_to_shell_risk,
+    protected_write_risks,
     redirect_risks,
     runs_code_from_stdin,
     script_risks,
@@ -61,8 +65,9 @@ class BashAnalysis:
 
 
 def analyse(command: str, cwd: Path) -> BashAnalysis:
-    """Analyses a command line; ``cwd`` resolves `> file` targets to tell an overwrite from a new file."""
-    walk = _Walk(cwd)
+    """Analyses a command line. ``cwd`` is the workspace root: it resolves `> file` targets to tell an overwrite from
+    a new file, and bounds where a read-only command may read (SPEC 13)."""
+    walk = _Walk(cwd, [cwd])
     walk.script(command, _Outer())
     risks = tuple({(r.code, r.text): r for r in walk.risks}.values())
     return BashAnalysis(command, tuple(walk.verdicts), risks)
@@ -81,12 +86,15 @@ class _Outer:
 @dataclass
 class _Walk:
     cwd: Path
+    # Where relative paths may be resolved from: the root and every folder a `cd` of the line entered.
+    dirs: list[Path]
     verdicts: list[CommandVerdict] = field(default_factory=list)
     risks: list[Risk] = field(default_factory=list)
 
     def script(self, source: str, outer: _Outer) -> None:
         parsed = parse_script(source)
         self.risks.extend(script_risks(parsed))
+        first_verdict = len(self.verdicts)
         stages: dict[int, list[tuple[int, tuple[Word, ...]]]] = {}
         substituted_download = False
         interpreter_line: str | None = None
@@ -106,6 +114,15 @@ class _Walk:
                 self.risks.append(pipe_to_shell_risk(shown(source)))
         if substituted_download and interpreter_line is not None:
             self.risks.append(pipe_to_shell_risk(shown(source)))
+        bare = [name for command in parsed.commands if not command.words for name, _ in command.assignments]
+        written = variable_write_problem([*parsed.variable_writes, *bare])
+        if written is not None:
+            # The variable reaches every later command of the line, so none of them is read-only any more.
+            for index in range(first_verdict, len(self.verdicts)):
+                verdict = self.verdicts[index]
+                if verdict.access is Access.READ_ONLY:
+                    problem = f"`{verdict.shown}` runs after a line that {written}"
+                    self.verdicts[index] = replace(verdict, access=Access.OTHER, problem=problem)
 
     def command(self, command: SimpleCommand, outer: _Outer) -> tuple[Word, ...]:
         """Judges one simple command; returns the words of what it finally runs (after its wrappers)."""
@@ -124,6 +141,9 @@ class _Walk:
                 floor, floor_problem = Access.OTHER, f"`{line}` runs through `{command.words[0].shown}`"
             if written is not None:
                 floor, floor_problem = Access.OTHER, f"`{line}` writes to `{written}`"
+            environment = self._environment(command, chain) or _startup_files(inline, chain.innermost)
+            if environment is not None:
+                floor, floor_problem = Access.OTHER, f"`{line}` {environment}"
             self.script(inline.script, _Outer(outer.depth + 1, floor, floor_problem, forms))
             return chain.innermost
         if inline is not None:
@@ -137,17 +157,45 @@ class _Walk:
             access, problem = Access.OTHER, f"`{line}` runs through `{command.words[0].shown}`"
         if access is Access.READ_ONLY and written is not None:
             access, problem = Access.OTHER, f"`{line}` writes to `{written}`"
+        if access is Access.READ_ONLY:
+            predicate = self._environment(command, chain) or self._reads(command, chain)
+            if predicate is not None:
+                access, problem = Access.OTHER, f"`{line}` {predicate}"
+        self._enter(chain)
         if _ORDER[outer.floor] > _ORDER[access]:
             access, problem = outer.floor, outer.floor_problem
         words = tuple(word.value for word in command.words)
         self.verdicts.append(CommandVerdict(line, access, problem, forms, words, chain.prefix()))
         return chain.innermost
 
+    def _environment(self, command: SimpleCommand, chain: _Chain) -> str | None:
+        """A read-only command run with a changed environment is no longer read-only (SPEC 13)."""
+        if chain.env_options:
+            return f"changes its environment or folder through `env {' '.join(chain.env_options)}`"
+        if command.words:
+            prefix = prefix_problem([name for name, _ in command.assignments], via_env=False)
+            if prefix is not None:
+                return prefix
+        return prefix_problem([name for name, _ in chain.assignments], via_env=True)
+
+    def _reads(self, command: SimpleCommand, chain: _Chain) -> str | None:
+        """Outside reads of a read-only command (SPEC 13)."""
+        name = program_name(chain.innermost[0]) if chain.innermost else None
+        return outside_read(name or "", chain.innermost[1:], command.redirects, self.dirs, self.cwd, chain.appended)
+
+    def _enter(self, chain: _Chain) -> None:
+        """A `cd` inside the workspace moves where the line's later relative paths start."""
+        if chain.innermost and program_name(chain.innermost[0]) == "cd":
+            target = cd_target(chain.innermost[1:], self.dirs, self.cwd)
+            if target is not None and target not in self.dirs:
+                self.dirs.append(target)
+
     def _risks(self, command: SimpleCommand, chain: _Chain, line: str) -> None:
         """Every layer is checked: `sudo timeout 5 rm -rf x` is both `sudo` and `rm -rf`."""
         self.risks.extend(assignment_risks(command.assignments, line))
         self.risks.extend(assignment_risks(chain.assignments, line))
         self.risks.extend(redirect_risks(command.redirects, line, self.cwd))
+        self.risks.extend(protected_write_risks(chain.innermost, command.redirects, line, self.dirs, self.cwd))
         for layer in chain.layers:
             self.risks.extend(command_risks(layer, line))
             for embedded in _find_exec_commands(layer):
@@ -162,18 +210,21 @@ class _Chain:
     transparent: bool
     appended: bool
     assignments: tuple[tuple[str, Word], ...]
+    env_options: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, words: tuple[Word, ...]) -> _Chain:
         layers = [words]
         transparent, appended = True, False
         assignments: list[tuple[str, Word]] = []
+        env_options: list[str] = []
         while (wrapped := unwrap(layers[-1])) is not None:
             layers.append(wrapped.inner)
             transparent = transparent and wrapped.transparent
             appended = appended or wrapped.appends_args
             assignments.extend(wrapped.assignments)
-        return cls(tuple(layers), transparent, appended, tuple(assignments))
+            env_options.extend(wrapped.env_options)
+        return cls(tuple(layers), transparent, appended, tuple(assignments), tuple(env_options))
 
     @property
     def innermost(self) -> tuple[Word, ...]:
@@ -186,6 +237,18 @@ class _Chain:
         if inner is None or any(value is None for value in wrapper):
             return None
         return CommandPrefix(tuple(value for value in wrapper if value is not None) + inner.words, inner.exact)
+
+
+def _startup_files(inline: InlineScript, words: Sequence[Word]) -> str | None:
+    """`env -S` may carry its own options; `bash -i`, `--rcfile`, `--init-file` run start-up files first."""
+    if inline.via == "env -S":
+        return "runs through `env -S`, which may change the environment"
+    if not inline.via.endswith(" -c"):
+        return None
+    args = [word.shown for word in words[1:]]
+    if has_option(args, long=("--rcfile", "--init-file")):
+        return "starts a shell that runs a start-up file of its own before the script"
+    return None
 
 
 def _form(words: Sequence[Word]) -> str:

@@ -24,10 +24,12 @@ READ_ONLY_SUBCOMMANDS = frozenset(
     {
         "status", "diff", "log", "show", "rev-parse", "ls-files", "blame", "annotate", "describe", "shortlog",
         "grep", "show-ref", "show-branch", "cat-file", "ls-tree", "count-objects", "merge-base", "name-rev",
-        "rev-list", "whatchanged", "help", "version", "check-ignore", "check-attr", "diff-tree", "diff-files",
-        "diff-index", "for-each-ref", "ls-remote", "cherry", "var", "range-diff", "verify-commit", "verify-tag",
+        "rev-list", "whatchanged", "version", "check-ignore", "check-attr", "diff-tree", "diff-files",
+        "diff-index", "for-each-ref", "cherry", "var", "range-diff", "verify-commit", "verify-tag",
     }
 )  # fmt: skip
+# Not read-only, though they change nothing: `ls-remote` talks to a remote (and runs the ssh command or the
+# `uploadpack` program the repository's config names); `help` starts the man or web viewer the config names.
 MUTATING_SUBCOMMANDS = frozenset(
     {
         "add", "am", "apply", "bisect", "checkout", "cherry-pick", "clean", "clone", "commit", "commit-tree",

@@ -20,7 +20,9 @@ if TYPE_CHECKING:
 
 # Redirection targets that swallow or show output but are no file anyone keeps.
 HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
-WRITE_OPERATORS = frozenset({">", ">>", "&>", "&>>", ">|", ">&"})
+# `<>` opens read-write and creates the file: it writes as much as `>>` does.
+WRITE_OPERATORS = frozenset({">", ">>", "&>", "&>>", ">|", ">&", "<>"})
+_ARITHMETIC_ASSIGNMENTS = frozenset({"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "^=", "|=", "++", "--"})
 TRUNCATE_OPERATORS = frozenset({">", "&>", ">|", ">&"})
 _DOUBLE_QUOTE_ESCAPES = frozenset('"\\$`')
 
@@ -95,6 +97,8 @@ class ParsedScript:
     substitutions: tuple[str, ...]
     process_substitutions: tuple[str, ...]
     functions: tuple[FunctionDef, ...]
+    # Variables set other than by an `x=1` statement or prefix: `for x in`, `$((x=1))`, `${x:=1}`, `(( x++ ))`.
+    variable_writes: tuple[str, ...] = ()
 
 
 @functools.cache
@@ -121,6 +125,7 @@ def parse_script(source: str) -> ParsedScript:
         substitutions=tuple(walker.substitutions),
         process_substitutions=tuple(walker.process_substitutions),
         functions=tuple(walker.functions),
+        variable_writes=tuple(walker.variable_writes),
     )
 
 
@@ -235,6 +240,8 @@ class _Context:
     substituted: bool = False
     # The text of the enclosing redirected statement, when the command is its whole body.
     statement: str | None = None
+    # Inside `$((...))` or `((...))`, where `=` assigns instead of comparing.
+    arithmetic: bool = False
 
 
 @dataclass
@@ -244,6 +251,7 @@ class _Walker:
     substitutions: list[str] = field(default_factory=list)
     process_substitutions: list[str] = field(default_factory=list)
     functions: list[FunctionDef] = field(default_factory=list)
+    variable_writes: list[str] = field(default_factory=list)
     pipelines: int = 0
 
     def visit(self, node: Node, ctx: _Context) -> None:
@@ -264,6 +272,45 @@ class _Walker:
     def _visit_process_substitution(self, node: Node, ctx: _Context) -> None:
         self.process_substitutions.append(_text(node))
         self._children(node, _Context(substituted=True))
+
+    def _visit_for_statement(self, node: Node, ctx: _Context) -> None:
+        """`for x in ...` and `select x in ...` set `x`, exported or not."""
+        variable = node.child_by_field_name("variable")
+        if variable is not None:
+            self.variable_writes.append(_text(variable))
+        self._children(node, ctx)
+
+    def _visit_arithmetic_expansion(self, node: Node, ctx: _Context) -> None:
+        self._children(node, replace(ctx, arithmetic=True))
+
+    def _visit_compound_statement(self, node: Node, ctx: _Context) -> None:
+        arithmetic = bool(node.children) and _text(node.children[0]) == "(("
+        self._children(node, replace(ctx, arithmetic=ctx.arithmetic or arithmetic))
+
+    def _visit_binary_expression(self, node: Node, ctx: _Context) -> None:
+        if ctx.arithmetic:
+            self._arithmetic_write(node)
+        self._children(node, ctx)
+
+    def _visit_unary_expression(self, node: Node, ctx: _Context) -> None:
+        self._visit_binary_expression(node, ctx)
+
+    def _visit_postfix_expression(self, node: Node, ctx: _Context) -> None:
+        self._visit_binary_expression(node, ctx)
+
+    def _arithmetic_write(self, node: Node) -> None:
+        operators = [_text(child) for child in node.children if not child.is_named]
+        targets = [child for child in node.named_children if child.type == "variable_name"]
+        if targets and any(op in _ARITHMETIC_ASSIGNMENTS for op in operators):
+            self.variable_writes.append(_text(targets[0]))
+
+    def _visit_expansion(self, node: Node, ctx: _Context) -> None:
+        """`${x=v}` and `${x:=v}` assign `x` when it is unset or empty."""
+        operators = [_text(child) for child in node.children if not child.is_named]
+        target = next((child for child in node.named_children if child.type == "variable_name"), None)
+        if target is not None and any(op in ("=", ":=") for op in operators):
+            self.variable_writes.append(_text(target))
+        self._children(node, ctx)
 
     def _visit_pipeline(self, node: Node, ctx: _Context) -> None:
         self.pipelines += 1

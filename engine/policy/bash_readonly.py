@@ -12,10 +12,12 @@ appends arguments read from standard input.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from enum import Enum
 
 from engine.policy.argv import has_long, has_option, has_short, operands
+from engine.policy.bash_env import environment_builtin_problem
 from engine.policy.bash_git import judge_git
 from engine.policy.bash_parse import HARMLESS_TARGETS, Word
 from engine.policy.bash_scripts import awk_program_problem, sed_script_problem
@@ -38,8 +40,9 @@ ANY_ARGUMENTS = frozenset(
         "tr", "basename", "dirname", "realpath", "readlink", "env", "printenv", "true", "false", "uname", "whoami",
         "groups", "nl", "tac", "rev", "paste", "comm", "cmp", "diff", "md5sum", "sha1sum", "sha256sum",
         "sha512sum", "stat", "seq", "printf", "test", "[", "cd", "column", "fold", "strings", "od", "hexdump",
-        "grep", "egrep", "fgrep", "nproc", "uptime", "free", "arch", "jq", "sleep", "ps", "exit", ":", "command",
-        "exec", "time", "nice", "export", "declare", "local", "readonly", "typeset", "unset", "set", "read",
+        "grep", "egrep", "fgrep", "nproc", "uptime", "free", "arch", "sleep", "ps", "exit", ":", "command",
+        "exec", "time", "nice", "declare", "local", "readonly", "typeset", "unset", "set", "read", "mapfile",
+        "readarray", "getopts", "let",
     }
 )  # fmt: skip
 _FIND_FORBIDDEN = {
@@ -79,6 +82,9 @@ def classify(words: Sequence[Word], appended: bool = False) -> tuple[Access, str
         if unknown:
             return Access.OTHER, _UNKNOWN_ARGUMENT
         return Access.READ_ONLY, None
+    environment = environment_builtin_problem(name, args)
+    if environment is not None:
+        return Access.OTHER, environment
     if name in ANY_ARGUMENTS:
         return Access.READ_ONLY, None
     check = _CHECKS.get(name)
@@ -88,6 +94,13 @@ def classify(words: Sequence[Word], appended: bool = False) -> tuple[Access, str
         return Access.OTHER, _UNKNOWN_ARGUMENT
     problem = check(args)
     return (Access.READ_ONLY, None) if problem is None else (Access.OTHER, problem)
+
+
+def _jq(args: Sequence[str]) -> str | None:
+    program = [arg for arg in args if not arg.startswith("-")][:1]
+    if any(re.search(r"\b(import|include)\b", text) for text in program):
+        return "loads a jq module from a file this check cannot see"
+    return None
 
 
 def _find(args: Sequence[str]) -> str | None:
@@ -201,5 +214,6 @@ _CHECKS: dict[str, Callable[[Sequence[str]], str | None]] = {
     "date": _date,
     "file": _file,
     "hostname": _hostname,
+    "jq": _jq,
     **{name: _awk for name in _AWKS},
 }

@@ -76,6 +76,8 @@ class Unwrapped:
     appends_args: bool = False
     # `env NAME=VALUE cmd` sets variables exactly like a `NAME=VALUE cmd` prefix.
     assignments: tuple[tuple[str, Word], ...] = ()
+    # `env -u NAME`, `env -i`, `env -C DIR`: options of `env` that change the environment or the folder.
+    env_options: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -155,7 +157,11 @@ def _unwrap_env(words: Sequence[Word]) -> Unwrapped | None:
     index, assignments, split = _scan_env(words)
     if split is not None or index >= len(words):
         return None  # `env -S '...'` is an inline script; `env` alone prints the environment
-    return Unwrapped(tuple(words[:index]), tuple(words[index:]), transparent=True, assignments=tuple(assignments))
+    options = tuple(w.shown for w in words[1:index] if w.shown.startswith("-") and w.shown not in ("-", "--"))
+    return Unwrapped(
+        tuple(words[:index]), tuple(words[index:]), transparent=True, assignments=tuple(assignments),
+        env_options=options,
+    )
 
 
 def _scan_env(words: Sequence[Word]) -> tuple[int, list[tuple[str, Word]], Word | None]:

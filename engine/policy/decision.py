@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from engine.policy.arity import CommandPrefix
+from engine.sandbox.grant import SandboxGrant
 
 
 class Action(str, Enum):
@@ -47,3 +48,6 @@ class PolicyDecision:
     # Stable codes of the bash risk reasons found (bash_risk.RISK_CODES), for the permission log; on an ask
     # their plain-words texts are among ``reasons``.
     risk_codes: tuple[str, ...] = ()
+    # For bash: the sandbox the command runs in if it runs (SPEC 20); None means unsandboxed (yolo, or no sandbox
+    # on this system).
+    sandbox: SandboxGrant | None = None

@@ -9,9 +9,12 @@ Order of precedence, for a tool and for each command of a bash line:
 3. Otherwise the matrix cell: allow, or ask. The `strict` preset asks for every bash command.
 4. An `ask` is lifted by a session allowance (the user's earlier `always`) that covers it; in plan mode
    allowances do not apply to bash, for the same reason as 2.
-5. Bash risk reasons (`rm -rf`, `sudo`, `$(...)`, `> existing-file`...) always ask, whatever 2-4 said: an
-   allowance for `rm *` covers `rm build.log`, never `rm -rf build`. Approvals you can trust means a
-   dangerous command is always seen, and `always` is never broader than the dialog said.
+5. Bash risk reasons (`rm -rf`, `sudo`, `$(...)`, `> existing-file`, a write under `.git/`...) always ask,
+   whatever 2-4 said: an allowance for `rm *` covers `rm build.log`, never `rm -rf build`. Approvals you can
+   trust means a dangerous command is always seen, and `always` is never broader than the dialog said.
+6. The sandbox (SPEC 20): a bash line that runs because every command is read-only gets the `unasked` grant
+   (writes only to a temp folder, scrubbed environment); one a rule, an allowance or the user let through gets
+   `approved` (the workspace too). Where the system has no sandbox, read-only commands ask as well.
 A bash line takes the strictest answer of its commands: one blocked command blocks the line, one denied
 command denies it, and one asking command or one risk reason asks, once, with every reason. In yolo mode
 bash skips steps 2-5 entirely (SPEC 5); other tools still meet their config rules.
@@ -31,6 +34,7 @@ from engine.policy.decision import Action, Allowance, PolicyDecision
 from engine.policy.matrix import bash_cell, rows, tool_cell
 from engine.policy.presets import PRESET_MODES, STRICT, parse_preset, preset_for_mode
 from engine.policy.rules import RuleMatch, RuleSet
+from engine.sandbox import Confinement, SandboxGrant, SandboxSupport, describe, detect, no_sandbox_notice
 from engine.tools.base import ToolKind
 
 if TYPE_CHECKING:
@@ -53,6 +57,8 @@ class _Judgement:
     reason: str | None
     rule: str
     allowance: Allowance | None = None
+    # Allowed by the read-only cell of the matrix, not by a rule or an allowance.
+    unasked: bool = False
 
 
 class PermissionPolicy:
@@ -65,14 +71,20 @@ class PermissionPolicy:
         *,
         workspace: Path | None = None,
         rules_source: str = "config",
+        sandbox: SandboxSupport | None = None,
+        sandbox_writable: tuple[str, ...] = (),
     ) -> None:
         """``preset`` is kept only when it belongs to ``mode`` (`strict` with default); the mode wins.
-        ``workspace`` resolves `> file` targets; None means the process's working directory."""
+        ``workspace`` resolves `> file` targets; None means the process's working directory. ``sandbox`` is what
+        the system offers (detected when None); ``sandbox_writable`` the config's extra folders for approved runs."""
         self._rules = RuleSet(tool_rules, bash_rules, rules_source)
         self.mode = mode
         self.preset = preset_for_mode(mode, parse_preset(preset) if preset else None)
         self._workspace = workspace
         self._session: list[Allowance] = []
+        self.sandbox = sandbox if sandbox is not None else detect()
+        self._sandbox_writable = tuple(sandbox_writable)
+        self._sandbox_notice_given = False
 
     @classmethod
     def from_config(
@@ -82,6 +94,7 @@ class PermissionPolicy:
         *,
         workspace: Path | None = None,
         rules_source: str = "config",
+        sandbox_writable: tuple[str, ...] = (),
     ) -> PermissionPolicy:
         """From the `permissions` config section; ``mode`` (config `mode` or a flag) overrides the preset's."""
         preset = parse_preset(permissions.preset)
@@ -93,7 +106,19 @@ class PermissionPolicy:
             dict(permissions.bash),
             workspace=workspace,
             rules_source=rules_source,
+            sandbox_writable=sandbox_writable,
         )
+
+    def sandbox_description(self) -> str:
+        """The sandbox in force, in one line, for `/permissions` and `/status`."""
+        return describe(self.sandbox)
+
+    def take_sandbox_notice(self) -> str | None:
+        """"No sandbox here", once per policy (so once per session), outside yolo; None otherwise."""
+        if self.sandbox.available or self.mode is Mode.YOLO or self._sandbox_notice_given:
+            return None
+        self._sandbox_notice_given = True
+        return no_sandbox_notice()
 
     def set_preset(self, preset: str) -> Mode:
         """Switches preset and mode together (`/permissions <preset>`); ValueError for an unknown preset."""
@@ -186,7 +211,8 @@ class PermissionPolicy:
         asking = [j for j in judged if j.action is Action.ASK]
         if not asking and not analysis.risks:
             rule = "; ".join(_unique(j.rule for j in judged)) or "no command to run"
-            return PolicyDecision(Action.ALLOW, (), rule)
+            grant = self._grant(unasked=all(j.unasked for j in judged))
+            return PolicyDecision(Action.ALLOW, (), rule, sandbox=grant)
         reasons = [*(j.reason for j in asking), *(f"{tool}: {risk.text}" for risk in analysis.risks)]
         because = [*(j.rule for j in asking), *(["bash risk analysis"] if analysis.risks else [])]
         # A line that does not parse has no trustworthy commands to build an `always` from.
@@ -200,7 +226,14 @@ class PermissionPolicy:
             scope if allowances else None,
             allowances,
             codes,
+            sandbox=self._grant(unasked=False),
         )
+
+    def _grant(self, unasked: bool) -> SandboxGrant | None:
+        if not self.sandbox.available:
+            return None
+        confinement = Confinement.UNASKED if unasked else Confinement.APPROVED
+        return SandboxGrant(confinement, network=self.mode is not Mode.PLAN, extra_writable=self._sandbox_writable)
 
     def _judge(self, tool: str, verdict: CommandVerdict) -> _Judgement:
         """Steps 1-4 of the module docstring for one command of a bash line."""
@@ -217,12 +250,16 @@ class PermissionPolicy:
             return _Judgement(Action.DENY, f"{tool}: `{verdict.shown}` is denied by {rule.text}", rule.text)
         read_only = verdict.access is Access.READ_ONLY
         if rule is not None and rule.action is Action.ALLOW and (read_only or not plan):
-            return _Judgement(Action.ALLOW, None, rule.text)
-        cell = bash_cell(mode, verdict.access, self.preset == STRICT)
+            return _Judgement(Action.ALLOW, None, rule.text, unasked=read_only)
+        unconfined = not self.sandbox.available
+        cell = bash_cell(mode, verdict.access, self.preset == STRICT or unconfined)
         if rule is not None and rule.action is Action.ASK:
             because, reason = rule.text, f"{tool}: `{verdict.shown}` asks by {rule.text}"
         elif cell is Action.ALLOW:
-            return _Judgement(Action.ALLOW, None, f"mode {mode.value}: read-only {tool} commands run")
+            return _Judgement(Action.ALLOW, None, f"mode {mode.value}: read-only {tool} commands run", unasked=True)
+        elif read_only and unconfined and self.preset != STRICT:
+            because = "no sandbox on this system: every bash command asks"
+            reason = f"{tool}: no sandbox is available here, so even `{verdict.shown}` asks before it runs"
         elif read_only:
             because = f"preset strict: {tool} asks for every command"
             reason = f"{tool}: the strict preset asks before every command, even `{verdict.shown}`"

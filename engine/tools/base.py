@@ -14,6 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from engine.errors import EngineError, ToolError
 from engine.messages import ToolDef
+from engine.sandbox.grant import SandboxGrant
 from engine.tools.guard import Workspace
 from engine.workflow.todos import TodoList
 
@@ -71,6 +72,9 @@ class ToolContext:
     call_id: str | None = None
     # Called with each file's path right before a tool changes it (the undo journal snapshots it there).
     before_change: Callable[[Path], None] | None = None
+    # The sandbox the policy granted this call (bash only; SPEC 20), set per call by the tool chain; None runs
+    # unsandboxed (yolo, or no sandbox on this system).
+    sandbox: SandboxGrant | None = None
 
     def about_to_change(self, paths: Iterable[Path]) -> None:
         """Lets the undo journal keep each file's previous state; if it cannot, the change does not happen."""

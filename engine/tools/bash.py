@@ -20,6 +20,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from engine.errors import ToolError
+from engine.sandbox import SandboxGrant, detect
+from engine.sandbox.command import ConfinedCommand, confine, refused_write_note
 from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
 
 # SIGTERM first so test runners and servers can clean up; SIGKILL after this many seconds.
@@ -76,31 +78,50 @@ class BashTool(Tool[BashParams]):
     async def run(self, params: BashParams, ctx: ToolContext) -> ToolOutput:
         limits = ctx.limits
         timeout = min(params.timeout or limits.bash_timeout_s, limits.bash_max_timeout_s)
-        result = await run_command(params.command, ctx.workspace.root, timeout, limits.output_cap_bytes)
+        result = await run_command(
+            params.command, ctx.workspace.root, timeout, limits.output_cap_bytes, sandbox=ctx.sandbox
+        )
         if result.timed_out:
             # The partial output goes in the message: a failed call reaches the model as its error text only.
             parts = [f"command timed out after {timeout:g}s and was killed"]
             outputs = (("stdout", result.stdout), ("stderr", result.stderr))
             parts += [f"{name}:\n{text}" for name, text in outputs if text]
             raise ToolError("\n".join(parts))
-        return ToolOutput(data=result.to_data())
+        data = result.to_data()
+        note = refused_write_note(ctx.sandbox, result.exit_code, result.stderr) if ctx.sandbox else None
+        if note is not None:
+            data["sandbox"] = note
+        return ToolOutput(data=data)
 
 
-async def run_command(command: str, cwd: Path, timeout: float, cap: int) -> CommandResult:
+async def run_command(
+    command: str, cwd: Path, timeout: float, cap: int, *, sandbox: SandboxGrant | None = None
+) -> CommandResult:
     """Runs ``command`` with bash (sh if there is no bash) and returns its capped output.
 
     ``cap`` bounds stdout and stderr each. A timeout kills the process group and returns ``timed_out=True`` with
     the output so far; cancellation kills the group, waits for it, and re-raises ``CancelledError`` unchanged.
+    With a ``sandbox`` grant the command runs confined (SPEC 20) with a private temp folder, removed afterwards.
     """
+    confined = confine(sandbox, detect(), _shell(), command, cwd) if sandbox is not None else None
+    try:
+        return await _run(command, confined.argv if confined else [_shell(), "-c", command], confined, cwd, timeout, cap)
+    finally:
+        if confined is not None:
+            confined.cleanup()
+
+
+async def _run(
+    command: str, argv: list[str], confined: ConfinedCommand | None, cwd: Path, timeout: float, cap: int
+) -> CommandResult:
     started = time.monotonic()
     loop = asyncio.get_running_loop()
     try:
         transport, shell = await loop.subprocess_exec(
             lambda: _ShellProtocol(loop, cap),
-            _shell(),
-            "-c",
-            command,
+            *argv,
             cwd=cwd,
+            env=confined.env if confined else None,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from engine.errors import ToolError
+from engine.errors import PathOutsideWorkspace, ToolError
 from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
 from engine.tools.diff import unified_diff
 from engine.tools.fileio import TextDocument, atomic_write, ensure_unchanged_since_known, read_text_document
@@ -71,6 +71,14 @@ class EditTool(Tool[EditParams]):
 
     def key_argument(self, params: EditParams) -> str:
         return params.path
+
+    async def approval_reasons(self, params: EditParams, ctx: ToolContext) -> list[str]:
+        try:
+            path = ctx.workspace.resolve(params.path, write=True)
+        except PathOutsideWorkspace:
+            return []  # run() refuses it with the guard's own message
+        reason = ctx.workspace.git_write_reason(path)
+        return [reason] if reason else []
 
     async def preview(self, params: EditParams, ctx: ToolContext) -> str | None:
         plan = await asyncio.to_thread(_plan_edit, params, ctx)

@@ -13,6 +13,9 @@ from pathlib import Path
 from engine.errors import PathOutsideWorkspace
 
 PROTECTED_DIR = ".coder"
+# The repository's configuration and hooks: a write there can make later git commands run anything (SPEC 13), so the
+# file tools ask before it in every mode but yolo.
+GIT_DIR = ".git"
 
 
 class Workspace:
@@ -54,6 +57,15 @@ class Workspace:
                 "for tools"
             )
         return real
+
+    def git_write_reason(self, path: Path) -> str | None:
+        """The approval reason for changing ``path`` (a resolved path) when it lies under the workspace's `.git/`."""
+        if path.is_relative_to(self.root / GIT_DIR):
+            return (
+                f"writes {self.display(path)}, inside .git/ (the repository's configuration and hooks, which can make "
+                "later git commands run programs)"
+            )
+        return None
 
     def display(self, path: Path) -> str:
         """The root-relative posix form shown to the model and the user; "." for the root itself."""

@@ -71,6 +71,13 @@ class PatchTool(Tool[PatchParams]):
         except PatchSyntaxError:
             return []  # run() reports the syntax error
         reasons = []
+        for target in (path for change in changes for path in change.touched_paths()):
+            try:
+                git_reason = ctx.workspace.git_write_reason(ctx.workspace.resolve(target, write=True))
+            except PathOutsideWorkspace:
+                continue
+            if git_reason is not None:
+                reasons.append(git_reason)
         for change in changes:
             if change.kind is ChangeKind.DELETE:
                 target, verb = change.path, "deletes"

@@ -49,9 +49,10 @@ class WriteTool(Tool[WriteParams]):
 
     async def approval_reasons(self, params: WriteParams, ctx: ToolContext) -> list[str]:
         path = ctx.workspace.resolve(params.path, write=True)
+        reasons = [reason] if (reason := ctx.workspace.git_write_reason(path)) else []
         if path.is_file() and path not in ctx.known_files:
-            return [f"overwrites {ctx.workspace.display(path)}, which was not read in this session"]
-        return []
+            reasons.append(f"overwrites {ctx.workspace.display(path)}, which was not read in this session")
+        return reasons
 
     async def preview(self, params: WriteParams, ctx: ToolContext) -> str | None:
         plan = await asyncio.to_thread(_plan_write, params, ctx)

@@ -1,0 +1,166 @@
+"""The environment of a bash command that runs without asking (SPEC 13): scrubbed, with git's command hooks off.
+
+A read-only git command (`git status`, `git diff`, `git log -p`) still runs programs that configuration names: the
+fsmonitor, hooks (`post-index-change`), the pager, an external diff, diff and filter drivers (`textconv`, `clean`,
+`process`), the signature verifier, transports. A hostile `.git/config` (or a `GIT_*` variable) turns any of them
+into "run this command". Two things close it:
+
+- Nothing from the parent environment that changes what programs run or load reaches the command: `GIT_*`, `LD_*`,
+  `DYLD_*`, `BASH_ENV`, `ENV`, `BASH_FUNC_*` (exported functions), `PROMPT_COMMAND`, `SHELLOPTS`, `CDPATH`...
+- git is given, through `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n`, settings that act as `git -c`
+  and so win over every config file, and that reach git processes git itself starts (submodules): the fsmonitor
+  and hooks off, `cat` as pager, no transport at all (`protocol.allow=never`: no lazy fetch, no ssh), a plain diff
+  for an external diff the repository's config names, `cat` for its textconv and filter drivers, no signature
+  checks by default, implicit bare repositories refused (`safe.bareRepository=explicit`).
+  Environment variables rather than inserting `-c` into the command: the line is the model's text and stays as the
+  user saw it, and `/usr/bin/git`, `command git` or a `git` in a script all get the same settings. The policy makes
+  every way of changing them (`export`, `unset`, `A=b git`, `env -u`...) ask first (engine.policy.bash_env).
+
+Driver names come from the repository's own config files (and the files they include), read here with a small
+INI reader: a few small files per command, no subprocess.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+_DROPPED_PREFIXES = ("GIT_", "LD_", "DYLD_", "BASH_FUNC_")
+_DROPPED = frozenset(
+    {
+        "BASH_ENV", "ENV", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS", "CDPATH", "GLOBIGNORE", "IFS", "PS4",
+        "BASH_XTRACEFD", "PAGER", "MANPAGER", "LESSOPEN", "LESSCLOSE", "EDITOR", "VISUAL", "PYTHONSTARTUP",
+        "PYTHONPATH", "PERL5OPT", "PERL5LIB", "RUBYOPT", "NODE_OPTIONS", "TMPDIR", "TMP", "TEMP",
+    }
+)  # fmt: skip
+# A plain diff for the external diff programs git would run: (path old-file old-hex old-mode new-file new-hex new-mode).
+PLAIN_DIFF = (
+    'coder_plain_diff() { printf "diff --git a/%s b/%s\\n" "$1" "$1"; '
+    'diff -u --label "a/$1" --label "b/$1" -- "$2" "$5"; true; }; coder_plain_diff'
+)
+FIXED_GIT_SETTINGS: tuple[tuple[str, str], ...] = (
+    ("core.fsmonitor", "false"),
+    ("core.hooksPath", "/dev/null"),
+    ("core.pager", "cat"),
+    ("core.sshCommand", "false"),
+    ("core.askPass", "false"),
+    ("credential.helper", ""),
+    ("protocol.allow", "never"),
+    ("log.showSignature", "false"),
+    ("gpg.program", "gpg"),
+    ("gpg.ssh.program", "ssh-keygen"),
+    ("gpg.x509.program", "gpgsm"),
+    ("safe.bareRepository", "explicit"),
+    ("status.submoduleSummary", "false"),
+)
+# Driver sections whose subsections name programs: diff.<name>.command / textconv, filter.<name>.clean / smudge /
+# process. Each found driver gets harmless values.
+_DRIVER_SETTINGS = {
+    "diff": (("command", PLAIN_DIFF), ("textconv", "cat")),
+    "filter": (("clean", "cat"), ("smudge", "cat"), ("process", ""), ("required", "false")),
+}
+_SECTION = re.compile(r'^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]')
+_KEY = re.compile(r"^\s*([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*?))?\s*$")
+_MAX_CONFIG_FILES = 32
+
+
+def unasked_environment(parent: Mapping[str, str], workspace: Path, tmpdir: str) -> dict[str, str]:
+    """The environment for a command that runs without asking in ``workspace``."""
+    env = {
+        name: value
+        for name, value in parent.items()
+        if name not in _DROPPED and not name.startswith(_DROPPED_PREFIXES)
+    }
+    env.update(TMPDIR=tmpdir, PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0")
+    settings = [*FIXED_GIT_SETTINGS, *driver_settings(workspace)]
+    env["GIT_CONFIG_COUNT"] = str(len(settings))
+    for index, (key, value) in enumerate(settings):
+        env[f"GIT_CONFIG_KEY_{index}"] = key
+        env[f"GIT_CONFIG_VALUE_{index}"] = value
+    return env
+
+
+def driver_settings(workspace: Path) -> list[tuple[str, str]]:
+    """Harmless values for the external diff and every diff and filter driver the workspace repository's config
+    files define (git's own diff stays in use when the repository names no external one)."""
+    settings: list[tuple[str, str]] = []
+    seen: set[tuple[str, str | None]] = set()
+    for section, subsection, key in _scan(_config_files(workspace)):
+        if section == "diff" and subsection is None and key == "external" and (section, key) not in seen:
+            seen.add((section, key))
+            settings.append(("diff.external", PLAIN_DIFF))
+        elif section in _DRIVER_SETTINGS and subsection and (section, subsection) not in seen:
+            seen.add((section, subsection))
+            settings.extend((f"{section}.{subsection}.{k}", value) for k, value in _DRIVER_SETTINGS[section])
+    return settings
+
+
+def _config_files(workspace: Path) -> list[Path]:
+    """The repository's config files: `config` and `config.worktree` of its git dir and of its common dir."""
+    git_dir = _git_dir(workspace)
+    if git_dir is None:
+        return []
+    dirs = [git_dir]
+    common = _read_small(git_dir / "commondir")
+    if common is not None and common.strip():
+        dirs.append((git_dir / common.strip()).resolve())
+    return [folder / name for folder in dirs for name in ("config", "config.worktree")]
+
+
+def _git_dir(start: Path) -> Path | None:
+    """The git dir that discovery from ``start`` finds: a `.git` folder, or the one a `.git` file points to."""
+    for folder in (start, *start.parents):
+        dot_git = folder / ".git"
+        if dot_git.is_dir():
+            return dot_git
+        if dot_git.is_file():
+            text = _read_small(dot_git) or ""
+            match = re.match(r"\s*gitdir:\s*(.+?)\s*$", text, re.MULTILINE)
+            return (folder / match.group(1)).resolve() if match else None
+    return None
+
+
+def _scan(files: list[Path]) -> Iterator[tuple[str, str | None, str | None]]:
+    """(section, subsection, key) of every section header and key, following `include.path`/`includeIf.*.path`."""
+    queue = list(files)
+    visited: set[Path] = set()
+    while queue and len(visited) < _MAX_CONFIG_FILES:
+        path = queue.pop(0)
+        if path in visited:
+            continue
+        visited.add(path)
+        text = _read_small(path)
+        if text is None:
+            continue
+        section, subsection = "", None
+        for line in text.splitlines():
+            header = _SECTION.match(line)
+            if header:
+                section, subsection = header.group(1).lower(), header.group(2)
+                if "." in section and subsection is None:
+                    section, _, subsection = section.partition(".")  # the old `[diff.name]` form
+                if subsection is not None:
+                    subsection = subsection.replace('\\"', '"').replace("\\\\", "\\")
+                yield section, subsection, None
+                line = line[header.end() :]
+            key = _KEY.match(line)
+            if key is None:
+                continue
+            yield section, subsection, key.group(1).lower()
+            if key.group(1).lower() == "path" and (section == "include" or section.startswith("includeif")):
+                queue.append(_include_path(path, (key.group(2) or "").strip('"')))
+
+
+def _include_path(config: Path, value: str) -> Path:
+    expanded = os.path.expanduser(value)
+    return Path(expanded) if os.path.isabs(expanded) else config.parent / expanded
+
+
+def _read_small(path: Path, limit: int = 1 << 20) -> str | None:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(limit).decode("utf-8", errors="replace")
+    except OSError:
+        return None

@@ -1,0 +1,44 @@
+"""Seatbelt (`sandbox-exec`) on macOS: the profile that gives a command the same confinement Landlock gives on Linux.
+
+Deprecated by Apple but still shipped and used by Codex and Chromium. The profile allows everything, then denies
+every file write except under the writable folders and to the harmless devices, and in plan mode denies the network
+too. Paths go in as `(subpath ...)` literals: quoted with backslashes and double quotes escaped, and real paths
+(`/tmp` is `/private/tmp` on macOS), because Seatbelt matches the resolved path.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterable
+
+SANDBOX_EXEC = "/usr/bin/sandbox-exec"
+_DEVICES = ("/dev/null", "/dev/zero", "/dev/tty", "/dev/dtracehelper", "/dev/stdout", "/dev/stderr")
+
+
+def available() -> bool:
+    return os.path.exists(SANDBOX_EXEC) or shutil.which("sandbox-exec") is not None
+
+
+def profile(writable: Iterable[str], *, network: bool) -> str:
+    """The SBPL profile text: writes only under ``writable`` (and to a few devices); no network unless ``network``."""
+    lines = [
+        "(version 1)",
+        "(allow default)",
+        "(deny file-write*)",
+        "(allow file-write*",
+        *(f"    (subpath {_quote(os.path.realpath(folder))})" for folder in writable),
+        *(f"    (literal {_quote(device)})" for device in _DEVICES),
+        "    (regex #\"^/dev/fd/[0-9]+$\"))",
+    ]
+    if not network:
+        lines += ["(deny network-outbound)", "(deny network-inbound)", "(allow network-outbound (remote unix-socket))"]
+    return "\n".join(lines) + "\n"
+
+
+def argv(writable: Iterable[str], network: bool, command: list[str]) -> list[str]:
+    return [SANDBOX_EXEC, "-p", profile(writable, network=network), *command]
+
+
+def _quote(path: str) -> str:
+    return '"' + path.replace("\\", "\\\\").replace('"', '\\"') + '"'
