@@ -27,6 +27,7 @@ async def status_command(orch: Orchestrator, arg: str) -> CommandResult:
         ("session", f"{session.id} ({len(session.messages)} messages)"),
         ("mode", f"{orch.mode.value} (permissions: {orch.policy.preset})"),
         ("context", f"{used:,} of {window:,} tokens ({used * 100 // window}%)"),
+        ("sandbox", orch.policy.sandbox_description()),
     ]
     width = max(len(key) for key, _ in rows)
     text = "\n".join(f"  {key.ljust(width)}  {value}" for key, value in rows)
@@ -38,6 +39,7 @@ async def status_command(orch: Orchestrator, arg: str) -> CommandResult:
         "preset": orch.policy.preset,
         "context_tokens": used,
         "context_window": window,
+        "sandbox": orch.policy.sandbox_description(),
         "rows": [list(row) for row in rows],
     }
     return CommandResult.slash("/status", "status:\n" + text, **data)

@@ -11,6 +11,7 @@ from datetime import date
 from pathlib import Path
 
 from engine.modes import Mode
+from engine.sandbox.child_env import git_environment
 
 ROLE = """You are coder-tui, a coding agent working in the user's terminal on the project in the workspace below.
 You read, search, edit files and run commands with the tools you are given, then answer concisely.
@@ -97,7 +98,8 @@ def build_system_prompt(
 def _git(workspace: Path, *args: str) -> str | None:
     try:
         done = subprocess.run(
-            ["git", *args], cwd=workspace, capture_output=True, text=True, timeout=3, check=False
+            ["git", *args], cwd=workspace, capture_output=True, text=True, timeout=3, check=False,
+            env=git_environment(workspace),  # a hostile .git/config must not run its fsmonitor here (SPEC 13)
         )
     except (OSError, subprocess.TimeoutExpired):
         return None

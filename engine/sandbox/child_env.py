@@ -68,12 +68,19 @@ _MAX_CONFIG_FILES = 32
 
 def unasked_environment(parent: Mapping[str, str], workspace: Path, tmpdir: str) -> dict[str, str]:
     """The environment for a command that runs without asking in ``workspace``."""
+    return {**git_environment(workspace, parent), "TMPDIR": tmpdir}
+
+
+def git_environment(workspace: Path, parent: Mapping[str, str] | None = None) -> dict[str, str]:
+    """``parent`` (default: this process's environment) scrubbed, with git's command hooks off: also what coder's
+    own git calls (the system prompt's status, `/diff`) run with, since they run in the same repository unasked."""
+    source = os.environ if parent is None else parent
     env = {
         name: value
-        for name, value in parent.items()
+        for name, value in source.items()
         if name not in _DROPPED and not name.startswith(_DROPPED_PREFIXES)
     }
-    env.update(TMPDIR=tmpdir, PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0")
+    env.update(PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0")
     settings = [*FIXED_GIT_SETTINGS, *driver_settings(workspace)]
     env["GIT_CONFIG_COUNT"] = str(len(settings))
     for index, (key, value) in enumerate(settings):

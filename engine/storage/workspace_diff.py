@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from engine.sandbox.child_env import git_environment
 from engine.tools.diff import diff_stats, unified_diff
 from engine.tools.fileio import looks_binary
 
@@ -180,6 +181,8 @@ def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes] | None:
     """None when git is not installed or did not answer in time."""
     command = ["git", "--no-optional-locks", "-c", "core.quotepath=off", *args]
     try:
-        return subprocess.run(command, cwd=root, capture_output=True, timeout=GIT_TIMEOUT_S, check=False)
+        # A hostile .git/config must not run its fsmonitor, textconv or external diff here (SPEC 13).
+        env = git_environment(root)
+        return subprocess.run(command, cwd=root, capture_output=True, timeout=GIT_TIMEOUT_S, check=False, env=env)
     except (OSError, subprocess.TimeoutExpired):
         return None

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.events import CommandResult
 from engine.interaction import ApprovalDecision
 from engine.modes import Mode
 from tests.security.conftest import git, snapshot
@@ -113,4 +114,22 @@ async def test_subagent_meets_the_same_chain(world: tuple[Path, Path], scripted_
     assert sub["s2"]["ok"] is True and "On branch" in sub["s2"]["stdout"]
     assert sub["s3"]["ok"] is False and "outside the workspace" in sub["s3"]["error"]
     assert interaction.approval_requests == []
+    assert not mark.exists()
+
+
+async def test_coders_own_git_calls_run_with_the_hooks_off(
+    world: tuple[Path, Path], scripted_server: ScriptedServer
+) -> None:
+    """The system prompt's `git status` and `/diff` run in the same repository: a hostile config runs nothing."""
+    root, outside = world
+    mark = outside / "pwned"
+    git(root, "config", "core.fsmonitor", f"touch {mark}; false")
+    git(root, "config", "diff.external", f"touch {mark}; true")
+    (root / "notes.txt").write_text("changed\n")
+    scripted_server.add(text("hello"))
+    orch, log, _ = make_orchestrator(root, scripted_server.base_url, mode=Mode.DEFAULT)
+    await orch.run_input("hi")
+    await orch.run_input("/diff")
+    diff = [event for event in log.events if isinstance(event, CommandResult)][-1]
+    assert "notes.txt" in diff.text
     assert not mark.exists()

@@ -75,3 +75,11 @@ def fixed_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setattr(prepare, "probe_environment", lambda root: fixed)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
+
+
+@pytest.fixture(autouse=True)
+def fixed_sandbox_description(monkeypatch: pytest.MonkeyPatch) -> None:
+    """/status and /permissions name the sandbox the machine offers; snapshots show the same line everywhere."""
+    import engine.policy.policy as policy
+
+    monkeypatch.setattr(policy, "describe", lambda support: "landlock (ABI 7): writes limited to the workspace")
