@@ -25,6 +25,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--output-format", choices=("text", "json"), default="text", help="headless output: text, or JSON lines"
     )
     parser.add_argument("--model", metavar="NAME", help="the model to use (overrides config and CODER_MODEL)")
+    parser.add_argument(
+        "--provider", metavar="NAME", help="use this provider profile of the configuration's providers (SPEC 18)"
+    )
     parser.add_argument("--cwd", metavar="DIR", help="the workspace root (default: the current directory)")
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--resume", metavar="ID", help="resume a saved session of this workspace (see /resume)")
@@ -44,6 +47,9 @@ def main(argv: list[str] | None = None) -> int:
     if not workspace.is_dir():
         parser.error(f"--cwd {args.cwd}: not a directory")
     workspace = workspace.resolve()
+    model = args.model
+    if args.provider:
+        model = _profile_model(parser, workspace, args.provider, args.model)
 
     text: str | None = args.prompt
     if text is None and not sys.stdin.isatty():
@@ -57,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
             text,
             workspace=workspace,
             mode=args.mode,
-            model=args.model,
+            model=model,
             output_format=args.output_format,
             resume=args.resume,
             cont=args.cont,
@@ -67,11 +73,11 @@ def main(argv: list[str] | None = None) -> int:
     # The engine process starts before the app is even imported: it loads on the other core meanwhile.
     from coder_tui.engine_process import EngineProcesses
 
-    engine = EngineProcesses(workspace=workspace, mode=args.mode, model=args.model)
+    engine = EngineProcesses(workspace=workspace, mode=args.mode, model=model)
     from coder_tui.app import run_tui
 
     return run_tui(
-        workspace=workspace, mode=args.mode, model=args.model, resume=args.resume, cont=args.cont, engine=engine
+        workspace=workspace, mode=args.mode, model=model, resume=args.resume, cont=args.cont, engine=engine
     )
 
 
@@ -86,6 +92,20 @@ def run_acp(argv: list[str]) -> int:
     from engine.server.acp import serve
 
     return serve()
+
+
+def _profile_model(parser: argparse.ArgumentParser, workspace: Path, provider: str, model: str | None) -> str:
+    """``--provider NAME [--model X]`` as the model name ``NAME:X`` the engine resolves; an unknown profile is a
+    usage error that lists the configured ones."""
+    from engine.config.loader import load_config
+    from engine.errors import ConfigError
+    from engine.provider.profiles import check_profile
+
+    try:
+        check_profile(provider, load_config(workspace).config)
+    except ConfigError as exc:
+        parser.error(f"--provider {provider}: {exc}")
+    return f"{provider}:{model or ''}"
 
 
 if __name__ == "__main__":

@@ -20,6 +20,21 @@ class ProviderConfig(_Section):
     api_key_env: str = "OPENAI_API_KEY"
     timeout: float = Field(default=120.0, gt=0)
     max_retries: int = Field(default=3, ge=0, le=10)
+    # Sent to servers that take it (OpenAI, DeepSeek, OpenRouter, Groq...): "low", "medium", "high"...
+    reasoning_effort: str | None = None
+    # Extra HTTP headers on every request (OpenRouter's HTTP-Referer and X-Title); never a key.
+    headers: dict[str, str] = Field(default_factory=dict)
+
+
+class ProviderProfile(_Section):
+    """A named server (SPEC 18): ``--provider NAME`` or ``/model NAME:model`` selects it."""
+
+    base_url: str | None = None
+    api_key_env: str | None = None
+    model: str | None = None
+    context_window: int | None = Field(default=None, ge=1024)
+    reasoning_effort: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
 
 
 class WorkflowConfig(_Section):
@@ -72,6 +87,7 @@ class SandboxConfig(_Section):
 class Config(_Section):
     model: str = "gpt-4o-mini"
     provider: ProviderConfig = Field(default_factory=ProviderConfig)
+    providers: dict[str, ProviderProfile] = Field(default_factory=dict)
     context_window: int = Field(default=128_000, ge=1024)
     max_steps: int = Field(default=50, ge=1)
     mode: Literal["plan", "default", "auto-edit", "build", "yolo"] | None = None

@@ -44,6 +44,7 @@ from engine.orchestrator.slash import COMMANDS, run_slash
 from engine.orchestrator.turn import TurnState, resume_turn, run_turn
 from engine.policy import PermissionPolicy
 from engine.provider.base import ChatProvider
+from engine.provider.profiles import effective_config, split_model_spec
 from engine.skills import SkillCatalog
 from engine.storage.store import Store
 from engine.tools.base import ToolContext, ToolLimits
@@ -77,7 +78,9 @@ class Orchestrator:
     ) -> None:
         """Opens ``.coder/coder.db`` (``StorageError`` with a readable message when it is damaged or locked) and
         starts a new, empty session. Imports nothing heavy: the provider is made at the first turn."""
-        self.config = config
+        self._base_config = config
+        self.provider_profile, model = split_model_spec(config.model, config.providers)
+        self.config = config = effective_config(config, self.provider_profile, model)
         self.workspace = Workspace(workspace)
         self.interactive = interactive
         self._env = dict(os.environ) if env is None else env
@@ -173,6 +176,17 @@ class Orchestrator:
         self._mode_changed()
 
     def set_model(self, model: str) -> None:
+        """``model``, or ``profile:model`` to switch to a provider profile as well (``ConfigError`` if unknown)."""
+        profile, name = split_model_spec(model, self._base_config.providers)
+        profile = profile or self.provider_profile
+        config = effective_config(self._base_config, profile, name)
+        if config.provider != self.config.provider and self._provider is not None:
+            # Another server: the next turn makes a new provider; the old one's connections close meanwhile.
+            with contextlib.suppress(RuntimeError):  # no event loop: nothing is open to close
+                asyncio.get_running_loop().create_task(self._provider.aclose())
+            self._provider = None
+        self.provider_profile, self.config = profile, config
+        model = config.model
         self.session.model = model
         self.token_counter.set_model(model)
         self.store.update_session(self.session.id, model=model)

@@ -140,7 +140,7 @@ async def _model(orch: Orchestrator, arg: str) -> CommandResult:
         listing = "\n".join(f"  {'*' if name == orch.model else ' '} {name}" for name in offered)
         return CommandResult.slash(
             "/model",
-            f"model: {orch.model}\nthe server offers (switch with /model <name>):\n{listing}",
+            f"model: {orch.model}\nthe server offers (switch with /model <name>):\n{listing}{_profiles_line(orch)}",
             model=orch.model,
             models=offered,
         )
@@ -151,6 +151,12 @@ async def _model(orch: Orchestrator, arg: str) -> CommandResult:
         text = f"model: {arg} (for this session only: could not save it: {exc})"
         return CommandResult.slash("/model", text, model=arg)
     return CommandResult.slash("/model", f"model: {arg} (saved in {path})", model=arg)
+
+
+def _profiles_line(orch: Orchestrator) -> str:
+    """The provider profiles of the configuration, the current one marked (SPEC 18)."""
+    names = [f"{name}{' (current)' if name == orch.provider_profile else ''}" for name in orch.config.providers]
+    return f"\nprovider profiles (switch with /model <profile>:<model>): {', '.join(names)}" if names else ""
 
 
 async def _compact(orch: Orchestrator, arg: str) -> CommandResult:

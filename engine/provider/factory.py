@@ -26,4 +26,6 @@ def make_provider(config: Config, env: dict[str, str] | None = None) -> ChatProv
         api_key=api_key,
         timeout=config.provider.timeout,
         max_retries=config.provider.max_retries,
+        reasoning_effort=config.provider.reasoning_effort,
+        headers=config.provider.headers,
     )

@@ -7,14 +7,16 @@ The SDK's own retries are switched off because ours yield a ``RetryNotice`` the 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 from collections.abc import AsyncIterator
-from contextlib import aclosing
+from contextlib import aclosing, asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 from engine.errors import ProviderError
 from engine.provider.base import ChatRequest, RetryNotice, StreamChunk
 from engine.provider.rejected_fields import fields_named_in, without_fields
+from engine.provider.request_body import RequestBodyEncoder
 from engine.provider.retry import backoff_delay, is_retryable_status, parse_retry_after
 from engine.provider.server_errors import one_line, server_message
 from engine.provider.stream_reader import read_stream
@@ -59,6 +61,8 @@ class OpenAIProvider:
         self.reasoning_effort = reasoning_effort
         self._headers = dict(headers or {})
         self._rejected_fields: set[str] = set()
+        self._body = RequestBodyEncoder()
+        self._raw_body: bool | None = None  # whether the SDK's ``post`` takes a raw body, once known
         self._sdk_client: AsyncOpenAI | None = None
 
     @property
@@ -103,9 +107,9 @@ class OpenAIProvider:
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamChunk]:
         """Yields the completion's chunks; see ``ChatProvider.stream`` for the failure and cancellation contract.
 
-        ``RetryNotice.attempt`` counts retries (1 for the first) and ``max_attempts`` is ``max_retries``. The body is
-        read raw (``with_streaming_response``) and parsed by ``stream_reader``: one ``json.loads`` per event instead
-        of an SDK object per chunk, and error events, non-SSE bodies and early ends are seen as what they are.
+        ``RetryNotice.attempt`` counts retries (1 for the first) and ``max_attempts`` is ``max_retries``. The answer is
+        read raw and parsed by ``stream_reader``: one ``json.loads`` per event instead of an SDK object per chunk, and
+        error events, non-SSE bodies and early ends are seen as what they are.
         """
         import openai
 
@@ -115,12 +119,12 @@ class OpenAIProvider:
             yielded = False
             try:
                 async with (
-                    client.chat.completions.with_streaming_response.create(**self._arguments(request)) as raw,
+                    self._response(client, request) as response,
                     # Closed here, in this task, when this stream is closed or abandoned: left to the garbage
                     # collector, a suspended generator is finalized later in a task of its own, racing whatever runs
                     # then ("async generator already executing").
-                    aclosing(raw.http_response.aiter_lines()) as lines,
-                    aclosing(read_stream(lines, raw.http_response.headers.get("content-type", ""))) as chunks,
+                    aclosing(response.aiter_lines()) as lines,
+                    aclosing(read_stream(lines, response.headers.get("content-type", ""))) as chunks,
                 ):
                     async for chunk in chunks:
                         yielded = True
@@ -155,25 +159,51 @@ class OpenAIProvider:
             yield notice
             await asyncio.sleep(notice.delay_s)
 
-    def _arguments(self, request: ChatRequest) -> dict[str, Any]:
-        """The SDK walks every message through its TypedDict transform before sending (about 0.2 ms a message, on
-        the event loop). Our messages and tools are plain JSON already, so they travel in ``extra_body``, which the
-        SDK sends as it is."""
+    @asynccontextmanager
+    async def _response(self, client: AsyncOpenAI, request: ChatRequest) -> AsyncIterator[Any]:
+        """The streaming HTTP response of the request, through the SDK (its auth, base URL, timeout, errors).
+
+        The body is the same either way. Where the SDK takes a raw body (``post(content=...)``), it is built from
+        texts encoded once per message (``RequestBodyEncoder``): the SDK would re-encode the whole history for
+        every request. Older SDKs get it in ``extra_body``, which skips their per-message TypedDict transform.
+        """
         messages = request.messages
         if self._rejected_fields:
             messages = without_fields(messages, self._rejected_fields)
-        raw_body: dict[str, Any] = {"messages": messages}
-        if request.tools:
-            raw_body["tools"] = request.tools
+        options: dict[str, Any] = {"stream": True, "stream_options": {"include_usage": True}}
         if self.reasoning_effort:
-            raw_body["reasoning_effort"] = self.reasoning_effort
-        return {
-            "model": request.model,
-            "messages": [],
-            "stream": True,
-            "stream_options": {"include_usage": True},
-            "extra_body": raw_body,
-        }
+            options["reasoning_effort"] = self.reasoning_effort
+        if self._takes_raw_body(client):
+            import httpx
+
+            body = self._body.encode(request.model, messages, request.tools, options)
+            response = await client.post(
+                "/chat/completions",
+                cast_to=httpx.Response,
+                content=body,
+                options={"headers": {"Content-Type": "application/json"}},
+                stream=True,
+            )
+            try:
+                yield response
+            finally:
+                await response.aclose()
+            return
+        extra_body: dict[str, Any] = {"messages": messages}
+        if request.tools:
+            extra_body["tools"] = request.tools
+        if self.reasoning_effort:
+            extra_body["reasoning_effort"] = self.reasoning_effort
+        create = client.chat.completions.with_streaming_response.create
+        async with create(
+            model=request.model, messages=[], stream=True, stream_options={"include_usage": True}, extra_body=extra_body
+        ) as raw:
+            yield raw.http_response
+
+    def _takes_raw_body(self, client: AsyncOpenAI) -> bool:
+        if self._raw_body is None:
+            self._raw_body = "content" in inspect.signature(client.post).parameters
+        return self._raw_body
 
     def _drop_rejected_fields(self, error: ProviderError, request: ChatRequest) -> bool:
         """A strict server (Groq) refuses a field another server asked us to send back (``reasoning_content``,

@@ -8,7 +8,8 @@ timed from its request line to the end of the answer: ``GET /v1/_scripted/stats`
 (``{"served": [[start, end], ...]}``, seconds on the server's clock) so a benchmark can tell server time from
 client time.
 
-Manual tries (for example in tmux)::
+Manual tries (for example in tmux), from the repository root, or as ``coder-tui-demo-server`` from anywhere after
+``pip install -e .``::
 
     python -m tests.support.scripted_server --port 8765 [--scenario path.py]
 
@@ -388,11 +389,11 @@ def load_scenario(path: Path) -> tuple[list[ReplyLike], Fallback | None]:
     return list(namespace["REPLIES"]), namespace.get("fallback")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, prog: str = "python -m tests.support.scripted_server") -> int:
     from tests.support.demo import demo_reply
 
     parser = argparse.ArgumentParser(
-        prog="python -m tests.support.scripted_server",
+        prog=prog,
         description="Run the scripted OpenAI-compatible server in the foreground (Ctrl+C stops it).",
     )
     parser.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (0 picks a free one)")

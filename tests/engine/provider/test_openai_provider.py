@@ -302,7 +302,8 @@ def test_importing_the_provider_does_not_import_openai() -> None:
 async def test_a_field_the_server_refuses_is_left_out_and_the_request_sent_again(
     scripted_server: ScriptedServer,
 ) -> None:
-    scripted_server.add(error(400, "'messages.1' : property 'reasoning_content' is unsupported"), text("ok"), text("ok"))
+    refused = "'messages.1' : property 'reasoning_content' is unsupported"
+    scripted_server.add(error(400, refused), text("ok"), text("ok"))
     provider = provider_for(scripted_server)
     history = [
         Message.user("hi").to_wire(),
@@ -329,3 +330,21 @@ async def test_reasoning_effort_and_profile_headers_are_sent(scripted_server: Sc
     recorded = scripted_server.requests[0]
     assert recorded.body["reasoning_effort"] == "high"
     assert recorded.headers["x-title"] == "coder-tui" and recorded.headers["http-referer"] == "https://example.org"
+
+
+@pytest.mark.parametrize("raw_body", [True, False], ids=["raw body", "sdk body"])
+async def test_both_ways_of_sending_give_the_same_request_body(scripted_server: ScriptedServer, raw_body: bool) -> None:
+    scripted_server.add(text("one"), text("two"))
+    provider = provider_for(scripted_server)
+    provider._raw_body = raw_body  # an SDK without post(content=...) gets the body in extra_body
+    history = [Message.user("hi").to_wire(), Message.assistant("yes").to_wire()]
+    tools = [READ_TOOL.to_wire()]
+
+    await collect(provider, ChatRequest(model="m", messages=history, tools=tools))
+    history.append(Message.user("again").to_wire())
+    await collect(provider, ChatRequest(model="m", messages=history, tools=tools))
+
+    first, second = (recorded.body for recorded in scripted_server.requests)
+    assert first == {"model": "m", "messages": history[:2], "tools": tools, "stream": True,
+                     "stream_options": {"include_usage": True}}
+    assert second["messages"] == history

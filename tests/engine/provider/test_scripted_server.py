@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -317,10 +318,15 @@ def test_scenario_file_without_replies_is_refused(tmp_path: Path) -> None:
         load_scenario(scenario)
 
 
-def test_command_line_server_runs_the_demo_until_interrupted() -> None:
+@pytest.mark.parametrize(
+    ("module", "in_checkout"), [("tests.support.scripted_server", True), ("coder_tui.demo_server", False)]
+)
+def test_command_line_server_runs_the_demo_until_interrupted(module: str, in_checkout: bool, tmp_path: Path) -> None:
+    """From the repository root, or as the ``coder-tui-demo-server`` script from any folder."""
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.support.scripted_server", "--port", "0"],
-        cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [sys.executable, "-m", module, "--port", "0"],
+        cwd=REPO_ROOT if in_checkout else tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
     )
     try:
         banner = process.stdout.readline()
