@@ -57,6 +57,8 @@ LINE_KEYS = 40
 # After the end of the answer is on screen, keys typed this long count towards the "finish" stall.
 FINISH_WINDOW_S = 1.5
 RESUMED_MESSAGES = 5000
+# What the empty prompt shows.
+PROMPT_PLACEHOLDER = "Ask, !run a command"
 
 BARE_APP = """
 from textual.app import App
@@ -176,10 +178,10 @@ def run_session(workspace: Path, env: dict[str, str], server: ScriptedServerProc
         line = 0
         deadline = now() + 120
         while now() < deadline and (end.seen_at is None or now() < end.seen_at + FINISH_WINDOW_S):
+            clear_prompt(term)
             letters = letters_for(LINE_KEYS, seed * 1000 + line)
             keys, expected = typing_run(letters, line + 1)
-            measured += term.type_schedule([HOME, KILL_LINE, *keys], [None, None, *expected],
-                                           interval=KEY_INTERVAL_S)
+            measured += term.type_schedule(keys, expected, interval=KEY_INTERVAL_S)
             line += 1
         term.settle(measured)
         ended = end.seen_at if end.seen_at is not None else math.inf
@@ -187,7 +189,8 @@ def run_session(workspace: Path, env: dict[str, str], server: ScriptedServerProc
         finishing = latencies([e for e in measured if ended - 0.1 <= e.since <= ended + FINISH_WINDOW_S])
         peak = term.peak_rss_mb()
 
-        term.type(HOME + KILL_LINE + "STALL for a while" + ENTER)
+        clear_prompt(term)
+        term.type("STALL for a while" + ENTER)
         term.wait_shown(THINKING)
         time.sleep(0.3)
         pressed = term.type(ESCAPE)
@@ -202,6 +205,15 @@ def run_session(workspace: Path, env: dict[str, str], server: ScriptedServerProc
         }
     finally:
         term.close()
+
+
+def clear_prompt(term: Terminal) -> None:
+    """Home, then kill to the end of the line; waits until the prompt is empty. (Both keys are bindings, which
+    Textual runs from the app's queue: a key typed right after them can be inserted before they act.)"""
+    term.type(HOME)
+    term.pump(until=now() + KEY_INTERVAL_S)
+    term.type(KILL_LINE)
+    term.wait_shown(PROMPT_PLACEHOLDER)
 
 
 def run_resume(workspace: Path, env: dict[str, str], session_id: str, seed: int) -> dict[str, float]:

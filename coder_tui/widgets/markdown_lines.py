@@ -11,12 +11,22 @@ objects for the garbage collector to walk in a long session.
 
 from __future__ import annotations
 
+import io
+import threading
+from collections.abc import Callable
+
+from rich.console import Console, ConsoleOptions
 from rich.segment import Segment
+from rich.style import Style
 from textual.geometry import Size
 from textual.strip import Strip
 from textual.widget import Widget
 
-from coder_tui.markdown_look import markdown_look
+from coder_tui.markdown_look import MarkdownLook, markdown_look
+
+Lines = list[list[Segment]]
+# Renders in a worker thread; returns the width it rendered at and the lines.
+RenderJob = Callable[[], tuple[int, Lines]]
 
 
 class MarkdownLines(Widget):
@@ -60,6 +70,36 @@ class MarkdownLines(Widget):
         self._width = -1
         self.refresh(layout=True)
 
+    def render_job(self, markdown: str, *, append: bool = True) -> RenderJob | None:
+        """A function that renders ``markdown`` (appended after the current text, or alone) and is safe to run in
+        a worker thread: what it needs from the app is read now, and it renders on a console of its own. None
+        before the widget has a width (it then renders at its first layout)."""
+        width = self._width
+        if width <= 0 or not markdown.strip():
+            return None
+        options = self.app.console.options.update(width=width, highlight=False)
+        look, style, first = markdown_look(self), self.rich_style, not (append and self._chunks)
+        color_system = self.app.console.color_system
+        return lambda: (width, _render(_thread_console(color_system), markdown, options, look, style, first=first))
+
+    def extend_rendered(self, markdown: str, width: int, lines: Lines) -> None:
+        """``extend`` with lines a ``render_job`` made (dropped if the width changed meanwhile)."""
+        self._chunks.append(markdown)
+        self._adopt(width, lines)
+
+    def replace_rendered(self, markdown: str, width: int, lines: Lines) -> None:
+        """``replace`` with lines a ``render_job(append=False)`` made."""
+        self._chunks = [markdown]
+        self._lines = []
+        self._adopt(width, lines)
+
+    def _adopt(self, width: int, lines: Lines) -> None:
+        if width == self._width:
+            self._lines.extend(lines)
+        else:
+            self._width = -1  # rendered again at the next layout
+        self.refresh(layout=True)
+
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self._lines_at(width))
 
@@ -84,9 +124,35 @@ class MarkdownLines(Widget):
         """The chunk's lines, after the blank line that separates it from the chunk before (as between blocks)."""
         console = self.app.console
         options = console.options.update(width=width, highlight=False)
-        look = markdown_look(self)
-        with console.use_theme(look.theme):
-            lines = console.render_lines(look.renderable(markdown), options, style=self.rich_style, pad=True)
-        if not first:
-            lines.insert(0, [Segment(" " * width, self.rich_style)])
-        return lines
+        return _render(console, markdown, options, markdown_look(self), self.rich_style, first=first)
+
+
+def _render(
+    console: Console, markdown: str, options: ConsoleOptions, look: MarkdownLook, style: Style, *, first: bool
+) -> Lines:
+    with console.use_theme(look.theme):
+        lines = console.render_lines(look.renderable(markdown), options, style=style, pad=True)
+    if not first:
+        lines.insert(0, [Segment(" " * options.max_width, style)])
+    return lines
+
+
+_consoles = threading.local()
+
+
+def _thread_console(color_system: str | None) -> Console:
+    """A console for one worker thread, set up as Textual sets up the app's (whose theme stack is not shared)."""
+    console: Console | None = getattr(_consoles, "console", None)
+    if console is None or console.color_system != color_system:
+        console = _consoles.console = Console(
+            color_system=color_system,  # type: ignore[arg-type]
+            file=io.StringIO(),
+            markup=True,
+            highlight=False,
+            emoji=False,
+            legacy_windows=False,
+            force_terminal=True,
+            safe_box=False,
+            soft_wrap=False,
+        )
+    return console

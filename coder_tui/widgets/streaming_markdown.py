@@ -8,6 +8,10 @@ last block is re-rendered alone into a second one. One round is two synchronous 
 mounting and nothing that holds the screen's repaints, and its cost does not grow with the answer. A finished answer
 is a container and one widget.
 
+The Markdown itself is rendered in a worker thread (Rich's renderer is pure Python: a fast model's second of text is
+tens of milliseconds of it), so the event loop keeps handling and drawing keys meanwhile, and the end of a long
+answer is shown without a freeze: only lines already rendered are handed to the widgets.
+
 Why not Textual's ``Markdown`` widget with ``Markdown.get_stream()``, as Toad streams: measured on this app
 (the old in-process ``typing_latency`` benchmark), its appends and re-mounts hold ``App.batch_update`` while new block widgets
 mount, which stops every repaint, typed keys included, and keeping only the last block in it costs two or three
@@ -99,8 +103,9 @@ class StreamingMarkdown(Vertical):
                 await self._wake.wait()
                 self._wake.clear()
                 finishing = self._finished
-                self._show("".join(self._pending), finishing)
+                arrived = "".join(self._pending)
                 self._pending.clear()
+                await self._show(arrived, finishing)
                 if finishing:
                     break
                 await asyncio.sleep(APPEND_INTERVAL_S)
@@ -109,14 +114,30 @@ class StreamingMarkdown(Vertical):
             self._settled = True
             self.post_message(self.Settled())
 
-    def _show(self, arrived: str, finishing: bool) -> None:
+    async def _show(self, arrived: str, finishing: bool) -> None:
+        """One round: newly finished blocks are appended, the last block is shown again. Both are rendered in a
+        worker thread first and then shown together, so the screen never shows a block twice."""
         self._tail += arrived
         done = len(self._tail) if finishing else finished_length(self._tail)
-        if done:
-            self._finished_blocks.extend(self._tail[:done])
-            self._finished_blocks.set_class(bool(self._finished_blocks.text), "-filled")
-            self._tail = self._tail[done:]
+        chunk, self._tail = self._tail[:done], self._tail[done:]
+        tail = self._tail
+        finished, last = self._finished_blocks, self._last_block
+        append = finished.render_job(chunk) if chunk else None
+        replace = last.render_job(tail, append=False) if arrived and not finishing else None
+        if append is not None or replace is not None:
+            appended, replaced = await asyncio.to_thread(lambda: (append and append(), replace and replace()))
+        else:
+            appended = replaced = None
+        if chunk:
+            if appended is None:
+                finished.extend(chunk)
+            else:
+                finished.extend_rendered(chunk, *appended)
+            finished.set_class(bool(finished.text), "-filled")
         if finishing:
-            self._last_block.remove()
+            last.remove()
         elif arrived:
-            self._last_block.replace(self._tail)
+            if replaced is None:
+                last.replace(tail)
+            else:
+                last.replace_rendered(tail, *replaced)

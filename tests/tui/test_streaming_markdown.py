@@ -87,8 +87,9 @@ async def test_fragments_fed_between_rounds_are_shown_together() -> None:
     rounds: list[str] = []
     async with Host(answer).run_test(size=(70, 30)) as pilot:
         last = answer.query_one(".last", MarkdownLines)
-        original = last.replace
-        last.replace = lambda text: (rounds.append(text), original(text))  # type: ignore[method-assign]
+        for name in ("replace", "replace_rendered"):  # rendered on the loop, or in a worker thread
+            original = getattr(last, name)
+            setattr(last, name, lambda text, *rest, original=original: (rounds.append(text), original(text, *rest)))
         for word in ("streamed ", "in ", "many ", "small ", "pieces"):
             answer.feed(word)
         await wait_until(pilot, lambda: bool(rounds), "a round")
