@@ -1,5 +1,7 @@
 """Compaction (SPEC 10): when the context nears the model's window, the older part of the conversation is
-summarised by the model into a structured state and replaced by that summary; the most recent part stays verbatim.
+summarised by the model into a structured state and replaced by that summary in the model's view; the most recent
+part stays verbatim. The replaced messages are not lost: the session starts a new context epoch and the store keeps
+every message (``Session.start_epoch``).
 
 The split never falls between an assistant message that calls tools and the tool results that answer it (the API
 rejects a history with one and not the other). A compaction whose result is not smaller than what it replaces is
@@ -79,6 +81,11 @@ class CompactionResult:
     summary: str | None
     # Why it was dropped, or what was done, in words for a notice.
     reason: str
+
+    @property
+    def kept(self) -> int:
+        """How many of the most recent messages stay verbatim after the summary (applied results only)."""
+        return len(self.messages) - 1 if self.applied else len(self.messages)
 
 
 @dataclass

@@ -272,6 +272,8 @@ class Orchestrator:
             **self._session_args(info.model or self.session.model),
             session_id=info.id,
             messages=plan.messages,
+            seqs=plan.seqs,
+            encoded=plan.encoded,
             created_at=info.created_at,
         )
         self.session = self._start_session(session, restored=True)

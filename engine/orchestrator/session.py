@@ -1,4 +1,6 @@
-"""The live conversation of one session: messages in order, each persisted and announced as it is appended."""
+"""The live conversation of one session: the model's view of it, each message persisted and announced as it is
+appended. A compaction starts a new context epoch: the view shrinks to the summary and the kept messages, while
+the store keeps every message (``engine.storage.conversation_log``)."""
 
 from __future__ import annotations
 
@@ -11,8 +13,9 @@ from typing import Any
 
 from engine.events import Event, MessageAdded
 from engine.messages import Message
-from engine.storage.store import Store
+from engine.orchestrator.message_log import MessageLog, SessionLog
 from engine.storage.session_file import SessionFile, SnapshotHeader, encode_message, redacted_record
+from engine.storage.store import Store
 
 
 def new_session_id() -> str:
@@ -26,7 +29,8 @@ def _now() -> str:
 class Session:
     """Owns the message list. The system prompt is kept apart: it is rebuilt for every request (mode, date, git).
 
-    Messages are never changed once appended, so their wire dicts and their snapshot JSON are made once each.
+    Messages are never changed once appended, so their snapshot JSON is made once each (a restored session reuses
+    the text the store holds) and their wire dicts once, when first needed.
     """
 
     def __init__(
@@ -40,10 +44,14 @@ class Session:
         session_id: str | None = None,
         mode: str = "default",
         messages: Sequence[Message] = (),
+        seqs: Sequence[int] = (),
+        encoded: Sequence[str] = (),
         created_at: str | None = None,
+        log: MessageLog | None = None,
     ) -> None:
-        """A new session, or (``messages`` given) one restored from the store, which must already hold them.
-        Without a store the conversation lives in memory only (a sub-agent's), with no snapshot file either."""
+        """A new session, or (``messages`` given) one restored from the store, which must already hold them at the
+        positions ``seqs``, as the (redacted) JSON texts ``encoded`` when given. With a ``store`` the messages go to
+        the session's history and a snapshot file; else to ``log`` (a sub-agent's), or nowhere."""
         self.id = session_id or new_session_id()
         self.model = model
         self.tools = tools
@@ -51,11 +59,15 @@ class Session:
         self.system_prompt = ""
         self.created_at = created_at or _now()
         self._messages: list[Message] = list(messages)
-        self._wire: list[dict[str, Any]] = [message.to_wire() for message in messages]
-        self._encoded: list[str] = [encode_message(message) for message in messages]
+        self._seqs: list[int] = list(seqs) if seqs else list(range(len(self._messages)))
+        self._next_seq = (self._seqs[-1] + 1) if self._seqs else 0
+        self._wire: list[dict[str, Any] | None] = [None] * len(self._messages)
+        self._encoded: list[str] = list(encoded) if encoded else [encode_message(m) for m in self._messages]
+        if not len(self._seqs) == len(self._encoded) == len(self._messages):
+            raise ValueError("a restored session needs one position and one text per message")
         self._system_cache: tuple[str, str] = ("", "")
         self._emit = emit
-        self._store = store
+        self._log = SessionLog(store, self.id) if store is not None else log
         self._file = SessionFile(workspace, self.id) if store is not None else None
 
     @property
@@ -68,31 +80,50 @@ class Session:
     def messages(self) -> tuple[Message, ...]:
         return tuple(self._messages)
 
-    def append(self, message: Message) -> None:
-        """The database first (the durable log), then the snapshot file, then the announcement."""
+    def append(self, message: Message, *, diff: str | None = None) -> None:
+        """The database first (the durable log), then the snapshot file, then the announcement. ``diff``: what a
+        tool message showed, stored beside it for the transcript (never sent to the model)."""
         record = redacted_record(message)
-        if self._store is not None:
-            self._store.append_message(self.id, message, redacted=record)
+        if self._log is not None:
+            seq = self._log.append(message, record, diff)
+        else:
+            seq = self._next_seq
+        self._next_seq = seq + 1
         self._messages.append(message)
+        self._seqs.append(seq)
         self._wire.append(message.to_wire())
         self._encoded.append(json.dumps(record, ensure_ascii=False))
         self.save()
         self._emit(MessageAdded(message))
 
-    def replace_messages(self, messages: Sequence[Message]) -> None:
-        """After a compaction: the history becomes ``messages`` (the summary, then the kept ones), in the database
-        and the snapshot alike, so a resume continues from what the model saw."""
-        if self._store is not None:
-            self._store.replace_messages(self.id, messages)
-        self._messages = list(messages)
-        self._wire = [message.to_wire() for message in self._messages]
-        self._encoded = [encode_message(message) for message in self._messages]
+    def start_epoch(self, summary: Message, kept: int, *, tokens_before: int, tokens_after: int) -> None:
+        """A compaction: the view becomes ``summary`` then the last ``kept`` messages. The store records the new
+        context epoch and keeps every earlier message; the snapshot holds the new view, which a resume continues."""
+        if not 0 <= kept <= len(self._messages):
+            raise ValueError(f"cannot keep {kept} of {len(self._messages)} messages")
+        first_kept = len(self._messages) - kept
+        kept_from = self._seqs[first_kept] if kept else None
+        if self._log is not None:
+            seq = self._log.start_epoch(
+                summary, kept_from_seq=kept_from, tokens_before=tokens_before, tokens_after=tokens_after
+            )
+        else:
+            seq = self._next_seq
+        self._next_seq = seq + 1
+        self._messages = [summary, *self._messages[first_kept:]]
+        self._seqs = [seq, *self._seqs[first_kept:]]
+        self._wire = [None, *self._wire[first_kept:]]
+        self._encoded = [encode_message(summary), *self._encoded[first_kept:]]
         self.save()
 
     def request_messages(self) -> list[dict[str, Any]]:
+        wire = self._wire
+        for index, value in enumerate(wire):
+            if value is None:
+                wire[index] = self._messages[index].to_wire()
         if not self.system_prompt:
-            return list(self._wire)
-        return [Message.system(self.system_prompt).to_wire(), *self._wire]
+            return list(wire)  # type: ignore[arg-type]
+        return [Message.system(self.system_prompt).to_wire(), *wire]  # type: ignore[list-item]
 
     def _encoded_system_prompt(self) -> str:
         """The system prompt changes once a turn at most, and a save comes after every message: encode it once."""

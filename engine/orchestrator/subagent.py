@@ -1,6 +1,8 @@
 """The sub-agent behind the ``task`` tool: the same turn pipeline as the main conversation, run inside the tool
-call with a fresh in-memory conversation, read-only tools and plan-mode rules, its events forwarded nested under
-the call. Nothing it meets can ask the user: what would ask is refused, and the model is told why."""
+call with a fresh conversation, read-only tools and plan-mode rules, its events forwarded nested under the call.
+Its conversation is stored under the parent session and the ``task`` call (``Store.subagent_conversations``), so it
+can be shown after a restart. Nothing it meets can ask the user: what would ask is refused, and the model is told
+why."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from engine.errors import ToolError
 from engine.events import Event, SubagentEvent
 from engine.modes import Mode
 from engine.orchestrator.deps import ApprovalSettings, TurnDeps
+from engine.orchestrator.message_log import SubagentLog
 from engine.orchestrator.recorder import TaskRecorder
 from engine.orchestrator.session import Session
 from engine.orchestrator.turn import TurnState, run_turn
@@ -56,6 +59,7 @@ class NestedTurnRunner:
             store=None,
             session_id=f"{orch.session_id}-{parent_call_id}",
             mode=Mode.PLAN.value,
+            log=SubagentLog(orch.store, orch.session_id, parent_call_id, orch.current_task_id),
         )
         config = orch.config.model_copy(update={"max_steps": orch.config.subagent.max_steps})
         deps = TurnDeps(

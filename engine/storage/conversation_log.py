@@ -1,5 +1,13 @@
 """The conversation log (SPEC 12): sessions and their LLM messages, one row per message, written as it is made.
 
+Nothing is ever deleted from it. A compaction appends its summary as a row of kind ``summary`` and starts a new
+context epoch (a ``context_epochs`` row): the model's view is then that summary followed by the messages from
+``kept_from_seq`` on, while every earlier message stays, in order, marked with the epoch it was made in. ``seq``
+orders the whole history, summaries included, so a summary row sits exactly where its compaction happened.
+
+A tool message's diff is kept in its own column, beside the record the model sees. A sub-agent's conversation
+lives in ``subagent_messages``, keyed by the ``task`` call that started it.
+
 Functions here take an open connection (inside the caller's transaction) and already-redacted values; the
 ``Store`` decides transactions, redaction and the clock.
 """
@@ -13,15 +21,16 @@ from typing import Any
 
 from engine.messages import Message
 from engine.storage.errors import UnknownSession
-from engine.storage.records import SessionSummary
+from engine.storage.records import CompactionMarker, HistoryEntry, HistoryMessage, SessionSummary
 
 TITLE_MAX_CHARS = 80
 
 _HAS_MESSAGES = "EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id)"
 _SUMMARY_COLUMNS = (
     "s.id, s.title, s.created_at, s.updated_at, s.model, s.mode, "
-    "(SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id)"
+    "(SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id AND m.kind = 'message')"
 )
+_CURRENT_EPOCH = "(SELECT COALESCE(MAX(epoch), 0) FROM context_epochs WHERE session_id = ?)"
 
 
 def make_title(text: str) -> str:
@@ -58,32 +67,171 @@ def touch_session(
         raise unknown_session(conn, db_path, session_id)
 
 
-def append_message(conn: sqlite3.Connection, session_id: str, role: str, record: dict[str, Any], now: str) -> int:
-    """Inserts the message after the session's last one and returns its position (0, 1, 2...)."""
+def append_message(
+    conn: sqlite3.Connection,
+    session_id: str,
+    role: str,
+    record: dict[str, Any],
+    now: str,
+    *,
+    diff: str | None = None,
+) -> int:
+    """Inserts the message after the session's last one, in the current context epoch, and returns its position."""
     row = conn.execute(
-        "INSERT INTO messages (session_id, seq, role, record, created_at) "
-        "SELECT ?, COALESCE(MAX(seq), -1) + 1, ?, ?, ? FROM messages WHERE session_id = ? RETURNING seq",
-        (session_id, role, json.dumps(record, ensure_ascii=False), now, session_id),
+        "INSERT INTO messages (session_id, seq, role, record, created_at, diff, epoch) "
+        f"SELECT ?, COALESCE(MAX(seq), -1) + 1, ?, ?, ?, ?, {_CURRENT_EPOCH} FROM messages WHERE session_id = ? "
+        "RETURNING seq",
+        (session_id, role, json.dumps(record, ensure_ascii=False), now, diff, session_id, session_id),
     ).fetchone()
     return int(row[0])
 
 
-def replace_messages(
-    conn: sqlite3.Connection, session_id: str, records: list[tuple[str, dict[str, Any]]], now: str
-) -> None:
-    conn.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
-    conn.executemany(
-        "INSERT INTO messages (session_id, seq, role, record, created_at) VALUES (?, ?, ?, ?, ?)",
-        [
-            (session_id, seq, role, json.dumps(record, ensure_ascii=False), now)
-            for seq, (role, record) in enumerate(records)
-        ],
+def start_epoch(
+    conn: sqlite3.Connection,
+    session_id: str,
+    summary: dict[str, Any],
+    *,
+    kept_from_seq: int | None,
+    tokens_before: int,
+    tokens_after: int,
+    now: str,
+) -> tuple[int, int]:
+    """A compaction: appends the ``summary`` record and starts the next epoch, whose view is that summary then the
+    messages from ``kept_from_seq`` on. Returns the new epoch and the summary's position."""
+    epoch = conn.execute(f"SELECT {_CURRENT_EPOCH}", (session_id,)).fetchone()[0] + 1
+    seq = conn.execute(
+        "INSERT INTO messages (session_id, seq, role, record, created_at, epoch, kind) "
+        "SELECT ?, COALESCE(MAX(seq), -1) + 1, 'user', ?, ?, ?, 'summary' FROM messages WHERE session_id = ? "
+        "RETURNING seq",
+        (session_id, json.dumps(summary, ensure_ascii=False), now, epoch, session_id),
+    ).fetchone()[0]
+    conn.execute(
+        "INSERT INTO context_epochs (session_id, epoch, summary_seq, kept_from_seq, tokens_before, tokens_after, "
+        "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (session_id, epoch, seq, kept_from_seq, tokens_before, tokens_after, now),
     )
+    return int(epoch), int(seq)
+
+
+def load_view(conn: sqlite3.Connection, session_id: str) -> tuple[int, list[tuple[int, str]]]:
+    """The model's view of the latest epoch as ``(seq, record JSON)`` rows: the epoch's summary first, then every
+    ordinary message from its ``kept_from_seq`` on (epoch 0: every ordinary message)."""
+    latest = conn.execute(
+        "SELECT epoch, summary_seq, kept_from_seq FROM context_epochs WHERE session_id = ? "
+        "ORDER BY epoch DESC LIMIT 1",
+        (session_id,),
+    ).fetchone()
+    if latest is None:
+        rows = conn.execute(
+            "SELECT seq, record FROM messages WHERE session_id = ? AND kind = 'message' ORDER BY seq", (session_id,)
+        ).fetchall()
+        return 0, rows
+    epoch, summary_seq, kept_from = latest
+    summary = conn.execute(
+        "SELECT seq, record FROM messages WHERE session_id = ? AND seq = ?", (session_id, summary_seq)
+    ).fetchall()
+    # No message kept (``kept_from`` NULL): only the ones made after the summary.
+    start = summary_seq + 1 if kept_from is None else kept_from
+    rows = conn.execute(
+        "SELECT seq, record FROM messages WHERE session_id = ? AND kind = 'message' AND seq >= ? ORDER BY seq",
+        (session_id, start),
+    ).fetchall()
+    return int(epoch), summary + rows
+
+
+def insert_messages(
+    conn: sqlite3.Connection, session_id: str, insertions: list[tuple[int, str, dict[str, Any]]], now: str
+) -> list[int]:
+    """Inserts ``(after_seq, role, record)`` messages, in history order, each right after the message that was at
+    ``after_seq`` (several with the same ``after_seq`` keep their order), moving the later ones down. Returns their
+    positions. Used when resume repairs a history (a synthetic result for a call the process died in)."""
+    positions: list[int] = []
+    for index, (after_seq, role, record) in enumerate(insertions):
+        # Each earlier insertion moved this point down by one.
+        seq = after_seq + 1 + index
+        # Make room: two steps through negative numbers, as SQLite checks the key row by row.
+        conn.execute("UPDATE messages SET seq = -seq - 2 WHERE session_id = ? AND seq >= ?", (session_id, seq))
+        conn.execute("UPDATE messages SET seq = -seq - 1 WHERE session_id = ? AND seq < 0", (session_id,))
+        for column in ("summary_seq", "kept_from_seq"):
+            conn.execute(
+                f"UPDATE context_epochs SET {column} = {column} + 1 WHERE session_id = ? AND {column} >= ?",
+                (session_id, seq),
+            )
+        conn.execute(
+            "INSERT INTO messages (session_id, seq, role, record, created_at, epoch) "
+            f"VALUES (?, ?, ?, ?, ?, {_CURRENT_EPOCH})",
+            (session_id, seq, role, json.dumps(record, ensure_ascii=False), now, session_id),
+        )
+        positions.append(seq)
+    return positions
 
 
 def load_messages(conn: sqlite3.Connection, session_id: str) -> list[Message]:
-    rows = conn.execute("SELECT record FROM messages WHERE session_id = ? ORDER BY seq", (session_id,))
-    return [Message.from_record(json.loads(record)) for (record,) in rows]
+    """The model's view of the latest epoch, as messages."""
+    return [Message.from_record(json.loads(record)) for _, record in load_view(conn, session_id)[1]]
+
+
+def load_history(conn: sqlite3.Connection, session_id: str) -> list[HistoryEntry]:
+    """Every message of every epoch in order, with a ``CompactionMarker`` where each compaction happened."""
+    epochs = {
+        row[0]: row[1:]
+        for row in conn.execute(
+            "SELECT summary_seq, kept_from_seq, tokens_before, tokens_after FROM context_epochs WHERE session_id = ?",
+            (session_id,),
+        )
+    }
+    entries: list[HistoryEntry] = []
+    rows = conn.execute(
+        "SELECT seq, epoch, kind, record, diff, created_at FROM messages WHERE session_id = ? ORDER BY seq",
+        (session_id,),
+    )
+    for seq, epoch, kind, record, diff, created_at in rows:
+        message = Message.from_record(json.loads(record))
+        if kind == "summary" and seq in epochs:
+            kept_from, before, after = epochs[seq]
+            entries.append(CompactionMarker(seq, epoch, message, before, after, kept_from, created_at))
+        else:
+            entries.append(HistoryMessage(seq, epoch, message, created_at, diff))
+    return entries
+
+
+def append_subagent_message(
+    conn: sqlite3.Connection,
+    session_id: str,
+    parent_call_id: str,
+    task_id: str | None,
+    role: str,
+    record: dict[str, Any],
+    now: str,
+    *,
+    diff: str | None = None,
+    kind: str = "message",
+) -> int:
+    """One message of the sub-agent started by the ``task`` call ``parent_call_id``; returns its position there."""
+    row = conn.execute(
+        "INSERT INTO subagent_messages (session_id, parent_call_id, task_id, seq, role, kind, record, diff, "
+        "created_at) SELECT ?, ?, ?, COALESCE(MAX(seq), -1) + 1, ?, ?, ?, ?, ? FROM subagent_messages "
+        "WHERE session_id = ? AND parent_call_id = ? RETURNING seq",
+        (
+            session_id, parent_call_id, task_id, role, kind, json.dumps(record, ensure_ascii=False), diff, now,
+            session_id, parent_call_id,
+        ),
+    ).fetchone()
+    return int(row[0])
+
+
+def load_subagent_messages(conn: sqlite3.Connection, session_id: str) -> dict[str, list[HistoryMessage]]:
+    """Each sub-agent conversation of the session, by the id of the ``task`` call that started it, in call order."""
+    conversations: dict[str, list[HistoryMessage]] = {}
+    rows = conn.execute(
+        "SELECT parent_call_id, seq, record, diff, created_at FROM subagent_messages WHERE session_id = ? "
+        "ORDER BY rowid",
+        (session_id,),
+    )
+    for parent, seq, record, diff, created_at in rows:
+        message = Message.from_record(json.loads(record))
+        conversations.setdefault(parent, []).append(HistoryMessage(seq, 0, message, created_at, diff))
+    return conversations
 
 
 def summaries(conn: sqlite3.Connection, limit: int) -> list[SessionSummary]:

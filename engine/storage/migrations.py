@@ -3,7 +3,8 @@ change to the schema is a new entry at the end, and ``db.migrate`` applies the m
 transaction together with its ``schema_version`` row.
 
 Version 1 holds the three logs and the session state; version 2 adds the undo journal (file contents themselves
-live under ``.coder/undo/``, see ``undo.py``).
+live under ``.coder/undo/``, see ``undo.py``); version 3 keeps every message across compactions (context epochs),
+the diff each tool message showed, and the sub-agents' conversations (see ``conversation_log.py``).
 """
 
 from __future__ import annotations
@@ -147,7 +148,40 @@ CREATE TABLE undo_baselines (
 );
 """
 
+# Compaction no longer rewrites ``messages``: it appends the summary as a row of kind 'summary' that starts a new
+# context epoch (``context_epochs`` says which stored messages the model still sees), so nothing is ever deleted.
+# Rows written before version 3 are epoch 0; a version-2 compaction's summary stays an ordinary message, which is
+# what it was in that conversation.
+_V3_HISTORY = """
+ALTER TABLE messages ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE messages ADD COLUMN kind TEXT NOT NULL DEFAULT 'message' CHECK (kind IN ('message', 'summary'));
+ALTER TABLE messages ADD COLUMN diff TEXT;
+CREATE TABLE context_epochs (
+    session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+    epoch INTEGER NOT NULL CHECK (epoch > 0),
+    summary_seq INTEGER NOT NULL,
+    kept_from_seq INTEGER,
+    tokens_before INTEGER NOT NULL,
+    tokens_after INTEGER NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (session_id, epoch)
+);
+CREATE TABLE subagent_messages (
+    session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+    parent_call_id TEXT NOT NULL,
+    task_id TEXT,
+    seq INTEGER NOT NULL,
+    role TEXT NOT NULL CHECK (role IN ('system', 'user', 'assistant', 'tool')),
+    kind TEXT NOT NULL DEFAULT 'message' CHECK (kind IN ('message', 'summary')),
+    record TEXT NOT NULL,
+    diff TEXT,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (session_id, parent_call_id, seq)
+);
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "sessions, messages, events, audit_log, todos, permission_log", _V1_LOGS),
     Migration(2, "undo journal: per-turn file snapshots and session baselines", _V2_UNDO),
+    Migration(3, "full history: context epochs, tool diffs, sub-agent conversations", _V3_HISTORY),
 )

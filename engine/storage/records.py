@@ -32,10 +32,47 @@ class SessionSummary:
 
 @dataclass(frozen=True)
 class LoadedSession:
+    """A session as resume needs it: ``messages`` is the model's view of the latest context epoch (after a
+    compaction: its summary, then the messages kept and those made since), not the whole history."""
+
     info: SessionSummary
     messages: list[Message]
     # The task that was created or started but never ended: the process stopped during it.
     unfinished_task_id: str | None = None
+    # Beside each message: its position in the session's history, and its stored (redacted) JSON text.
+    seqs: tuple[int, ...] = ()
+    encoded: tuple[str, ...] = ()
+    epoch: int = 0
+
+
+@dataclass(frozen=True)
+class HistoryMessage:
+    """One stored message of a session's whole history. ``epoch``: the context epoch it was made in; ``diff``: the
+    diff a tool message showed when it ran (kept beside the message, never sent to the model)."""
+
+    seq: int
+    epoch: int
+    message: Message
+    created_at: str
+    diff: str | None = None
+
+
+@dataclass(frozen=True)
+class CompactionMarker:
+    """"Context compacted here": the point of the history where a compaction started context epoch ``epoch``.
+    ``summary`` is the message that took the place of everything before it in the model's view; the messages from
+    ``kept_from_seq`` on stayed in that view verbatim."""
+
+    seq: int
+    epoch: int
+    summary: Message
+    tokens_before: int
+    tokens_after: int
+    kept_from_seq: int | None
+    created_at: str
+
+
+HistoryEntry = HistoryMessage | CompactionMarker
 
 
 @dataclass(frozen=True)

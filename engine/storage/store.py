@@ -2,12 +2,19 @@
 connection, applies ``Redactor`` to everything it writes, and makes every write one transaction, so a message
 whose ``append_message`` returned survives a ``kill -9`` of the process.
 
+The conversation is kept whole (see ``conversation_log``): ``load_session`` gives the model's view of the latest
+context epoch, which is what a resume continues from; ``full_history`` gives every message ever made, with a
+``CompactionMarker`` wherever a compaction happened and each tool message's diff, for whatever shows or cuts the
+whole session (the resumed transcript, ``/export``, ``/rewind``); ``subagent_conversations`` gives what each
+sub-agent said and did, by the ``task`` call that started it.
+
 The SQL lives in the log modules (``conversation_log``, ``event_log``, ``audit_log``, ``todos``); this class
 decides what is one transaction, redacts, and stamps the time.
 """
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -23,6 +30,8 @@ from engine.storage.records import (
     AuditEntry,
     DecidedBy,
     EventRecord,
+    HistoryEntry,
+    HistoryMessage,
     InteractionRequested,
     LoadedSession,
     LoggedEvent,
@@ -94,32 +103,111 @@ class Store:
             return conversation_log.latest_session_id(conn)
 
     def load_session(self, session_id: str) -> LoadedSession:
-        """The session's metadata and messages in order. ``session_id`` may be a unique prefix of an id; an
-        unknown one raises ``UnknownSession`` saying how to see the ids."""
+        """The session's metadata and the model's view of its latest context epoch, in order. ``session_id`` may be
+        a unique prefix of an id; an unknown one raises ``UnknownSession`` saying how to see the ids."""
         with self.db.read() as conn:
             resolved = conversation_log.resolve_session_id(conn, self.path, session_id)
             info = conversation_log.summary(conn, resolved)
             assert info is not None
-            messages = conversation_log.load_messages(conn, resolved)
+            epoch, rows = conversation_log.load_view(conn, resolved)
             unfinished = event_log.unfinished_task_id(conn, resolved)
-        return LoadedSession(info=info, messages=messages, unfinished_task_id=unfinished)
+        return LoadedSession(
+            info=info,
+            messages=[Message.from_record(json.loads(record)) for _, record in rows],
+            unfinished_task_id=unfinished,
+            seqs=tuple(seq for seq, _ in rows),
+            encoded=tuple(record for _, record in rows),
+            epoch=epoch,
+        )
+
+    def full_history(self, session_id: str) -> list[HistoryEntry]:
+        """Every message the session ever made, all context epochs, in order: ``HistoryMessage`` (with its epoch and,
+        for a tool message, the diff it showed) and, where a compaction happened, a ``CompactionMarker`` ("context
+        compacted here", holding the summary the model saw from then on). For the resumed transcript, ``/export``
+        and ``/rewind``. An unknown id raises ``UnknownSession``."""
+        with self.db.read() as conn:
+            resolved = conversation_log.resolve_session_id(conn, self.path, session_id)
+            return conversation_log.load_history(conn, resolved)
+
+    def subagent_conversations(self, session_id: str) -> dict[str, list[HistoryMessage]]:
+        """Each sub-agent's conversation (its prompt, answers, tool calls and results, diffs), keyed by the id of
+        the ``task`` tool call that started it."""
+        with self.db.read() as conn:
+            return conversation_log.load_subagent_messages(conn, session_id)
 
     # -- conversation -------------------------------------------------------------------------------------------
-    def append_message(self, session_id: str, message: Message, *, redacted: dict[str, Any] | None = None) -> int:
-        """Writes one message, in its own transaction, and returns its position in the session (0, 1, 2...).
-        ``redacted``: the message's record already redacted by the caller (who needs it too), saving a second pass."""
+    def append_message(
+        self,
+        session_id: str,
+        message: Message,
+        *,
+        redacted: dict[str, Any] | None = None,
+        diff: str | None = None,
+    ) -> int:
+        """Writes one message, in its own transaction, and returns its position in the session's history.
+        ``redacted``: the message's record already redacted by the caller (who needs it too), saving a second pass.
+        ``diff``: what a tool message showed (a write's or an edit's diff), kept beside the message for the
+        transcript and never sent to the model."""
         record = redacted if redacted is not None else self._redactor.redact_value(message.to_record())
         title = (record.get("content") or "") if message.role == "user" else ""
+        diff = None if diff is None else self._redactor.redact(diff)
         with self.db.transaction() as conn:
             conversation_log.touch_session(conn, self.path, session_id, self._now(), title=title)
-            return conversation_log.append_message(conn, session_id, message.role, record, self._now())
+            return conversation_log.append_message(conn, session_id, message.role, record, self._now(), diff=diff)
 
-    def replace_messages(self, session_id: str, messages: Sequence[Message]) -> None:
-        """Rewrites the whole conversation in one transaction: used when resume repaired the history."""
-        records = [(m.role, self._redactor.redact_value(m.to_record())) for m in messages]
+    def start_epoch(
+        self,
+        session_id: str,
+        summary: Message,
+        *,
+        kept_from_seq: int | None,
+        tokens_before: int,
+        tokens_after: int,
+    ) -> tuple[int, int]:
+        """Records a compaction, in one transaction: ``summary`` is appended and a new context epoch starts, whose
+        view is the summary then the messages from ``kept_from_seq`` on (None: none kept). Nothing is deleted.
+        Returns the new epoch and the summary's position."""
+        record = self._redactor.redact_value(summary.to_record())
         with self.db.transaction() as conn:
             conversation_log.touch_session(conn, self.path, session_id, self._now())
-            conversation_log.replace_messages(conn, session_id, records, self._now())
+            return conversation_log.start_epoch(
+                conn,
+                session_id,
+                record,
+                kept_from_seq=kept_from_seq,
+                tokens_before=tokens_before,
+                tokens_after=tokens_after,
+                now=self._now(),
+            )
+
+    def insert_messages(self, session_id: str, insertions: Sequence[tuple[int, Message]]) -> list[int]:
+        """Inserts messages into the history, each right after the message at the given position (in history
+        order), in one transaction; returns their positions. Resume uses it to repair a history."""
+        rows = [(after, m.role, self._redactor.redact_value(m.to_record())) for after, m in insertions]
+        with self.db.transaction() as conn:
+            conversation_log.touch_session(conn, self.path, session_id, self._now())
+            return conversation_log.insert_messages(conn, session_id, rows, self._now())
+
+    def append_subagent_message(
+        self,
+        session_id: str,
+        parent_call_id: str,
+        message: Message,
+        *,
+        task_id: str | None = None,
+        redacted: dict[str, Any] | None = None,
+        diff: str | None = None,
+        summary: bool = False,
+    ) -> int:
+        """One message of the sub-agent started by the ``task`` call ``parent_call_id`` (of task ``task_id``);
+        ``summary``: the summary of a compaction of the sub-agent's own context."""
+        record = redacted if redacted is not None else self._redactor.redact_value(message.to_record())
+        diff = None if diff is None else self._redactor.redact(diff)
+        kind = "summary" if summary else "message"
+        with self.db.transaction() as conn:
+            return conversation_log.append_subagent_message(
+                conn, session_id, parent_call_id, task_id, message.role, record, self._now(), diff=diff, kind=kind
+            )
 
     # -- events -------------------------------------------------------------------------------------------------
     def record_event(self, session_id: str, event: LoggedEvent) -> None:

@@ -27,7 +27,9 @@ async def maybe_compact(deps: TurnDeps, *, force: bool = False) -> CompactionRes
         deps.emit(Notice(f"context compaction failed: {exc}", level="warning"))
         return None
     if result is not None and result.applied:
-        session.replace_messages(result.messages)
+        session.start_epoch(
+            result.messages[0], result.kept, tokens_before=result.tokens_before, tokens_after=result.tokens_after
+        )
         deps.emit(ContextCompacted(result.tokens_before, result.tokens_after, result.summary or ""))
     elif result is not None:
         deps.emit(Notice(f"context not compacted: {result.reason}", level="warning"))

@@ -35,7 +35,7 @@ async def tool_loop_step(
             raise
         state.tool_calls += 1
         state.edited_paths.extend(p for p in outcome.changed_paths if p not in state.edited_paths)
-        deps.session.append(outcome.message)
+        deps.session.append(outcome.message, diff=outcome.diff)
         if call.name == "todowrite" and outcome.status is ToolStatus.SUCCESS:
             deps.recorder.todos_changed(deps.tool_context.todos.items)
             deps.emit(TodosChanged(deps.tool_context.todos.items))

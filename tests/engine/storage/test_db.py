@@ -56,9 +56,12 @@ def test_migrations_run_forward_from_version_1_and_keep_the_data(workspace: Path
     first = Database.open(path, migrations=MIGRATIONS[:1])
     assert first.version == 1
     assert "undo_turns" not in tables(first)
-    version_1 = Store(first, redactor=Redactor({}))
-    session_id = version_1.create_session(model="m", mode="default")
-    version_1.append_message(session_id, Message.user("written by schema 1"))
+    session_id = "schema1"
+    with first.transaction() as conn:  # as schema 1's code wrote them
+        conn.execute("INSERT INTO sessions (id, created_at, updated_at, model, mode) VALUES (?, 't', 't', 'm', 'd')",
+                     (session_id,))
+        conn.execute("INSERT INTO messages (session_id, seq, role, record, created_at) VALUES (?, 0, 'user', ?, 't')",
+                     (session_id, '{"role": "user", "content": "written by schema 1"}'))
     first.close()
 
     current = Store.open(workspace, environ={})

@@ -135,13 +135,15 @@ def test_appending_to_an_unknown_session_is_refused(store: Store) -> None:
         store.append_message("ghost", Message.user("hi"))
 
 
-def test_replace_messages_rewrites_the_conversation_in_order(store: Store) -> None:
+def test_insert_messages_puts_them_in_place_and_moves_the_rest_down(store: Store) -> None:
     session_id = store.create_session(model="m", mode="default")
     for text in ("a", "b", "c"):
         store.append_message(session_id, Message.user(text))
-    store.replace_messages(session_id, [Message.user("a"), Message.assistant("inserted"), Message.user("c")])
-    assert [m.content for m in store.load_session(session_id).messages] == ["a", "inserted", "c"]
-    assert store.append_message(session_id, Message.user("d")) == 3
+    positions = store.insert_messages(session_id, [(0, Message.assistant("x")), (0, Message.assistant("y")),
+                                                   (1, Message.assistant("z"))])
+    assert positions == [1, 2, 4]
+    assert [m.content for m in store.load_session(session_id).messages] == ["a", "x", "y", "b", "z", "c"]
+    assert store.append_message(session_id, Message.user("d")) == 6
 
 
 def test_task_lifecycle_events_are_logged_in_order(store: Store) -> None:
