@@ -1,6 +1,7 @@
-"""A process to kill: runs one input through the orchestrator, as the app does, until the test SIGKILLs it.
+"""A process to kill: runs inputs through the orchestrator, one after the other as the app does, until the test
+SIGKILLs it.
 
-    python -m tests.support.crash_driver WORKSPACE BASE_URL MODE TEXT
+    python -m tests.support.crash_driver WORKSPACE BASE_URL MODE TEXT [TEXT...]
 
 An approval is never answered: the driver writes ``approval-pending`` in the workspace and waits, so a test can
 kill the process at exactly that point.
@@ -32,7 +33,7 @@ class NeverAnswers:
         raise AssertionError("unreachable")
 
 
-async def main(workspace: Path, base_url: str, mode: str, text: str) -> None:
+async def main(workspace: Path, base_url: str, mode: str, *texts: str) -> None:
     config = Config.model_validate({"model": "scripted-model", "provider": {"base_url": base_url}})
     orchestrator = Orchestrator(
         workspace=workspace,
@@ -41,9 +42,10 @@ async def main(workspace: Path, base_url: str, mode: str, text: str) -> None:
         mode=Mode.parse(mode),
         env={"OPENAI_API_KEY": "sk-crash"},
     )
-    await orchestrator.run_input(text)
+    for text in texts:
+        await orchestrator.run_input(text)
     await asyncio.Event().wait()  # stay alive until killed, like an open app
 
 
 if __name__ == "__main__":
-    asyncio.run(main(Path(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]))
+    asyncio.run(main(Path(sys.argv[1]), sys.argv[2], sys.argv[3], *sys.argv[4:]))
