@@ -59,6 +59,10 @@ class SubagentCalls:
                 return False
         return True
 
+    def restore(self, call_id: str, tool: str, key_argument: str, status: ToolStatus | None) -> None:
+        """A call of a stored conversation: finished (``status``), or cut off when it has no result (None)."""
+        self._calls[call_id] = _InnerCall(tool, key_argument, status or ToolStatus.CANCELLED)
+
     def content(self, width: int | None = None) -> Content:
         """One ``↳ ✓ read  notes.txt  success 12ms`` line per inner call."""
         return Content("\n").join(

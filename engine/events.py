@@ -144,6 +144,29 @@ class ContextCompacted:
 
 
 @dataclass(frozen=True)
+class RestoredEntry:
+    """One entry of a resumed session's whole history. ``kind == "message"``: ``record`` is the message in OpenAI
+    form (``Message.to_record()``) and ``diff`` what a tool message showed. ``kind == "compacted"``: context
+    compacted here; ``record`` is the summary the model saw from then on, with the tokens before and after."""
+
+    kind: Literal["message", "compacted"]
+    record: dict[str, Any]
+    diff: str | None = None
+    tokens_before: int = 0
+    tokens_after: int = 0
+
+
+@dataclass(frozen=True)
+class HistoryRestored:
+    """A session was resumed: its whole history (every context epoch, in order) for the transcript, and each
+    sub-agent's conversation (message records) by the id of the ``task`` call that started it."""
+
+    session_id: str
+    entries: tuple[RestoredEntry, ...]
+    subagents: dict[str, tuple[dict[str, Any], ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class LoopDetected:
     kind: str  # repeated_tool_call | tool_cycle | repeated_text
     what: str
@@ -199,6 +222,7 @@ Event = (
     | ModelChanged
     | UsageUpdated
     | ContextCompacted
+    | HistoryRestored
     | LoopDetected
     | VerificationStarted
     | VerificationFinished

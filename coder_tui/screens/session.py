@@ -18,12 +18,12 @@ from textual.screen import Screen
 
 from coder_tui.bindings import bindings_for
 from coder_tui.engine_link import EngineLink
-from coder_tui.formatting import format_tokens
 from coder_tui.gc_pacing import CollectionPacer
 from coder_tui.history import InputHistory
 from coder_tui.screens.rewind_picker import RewindPickerScreen
 from coder_tui.screens.session_picker import SessionPickerScreen
 from coder_tui.widgets.footer_bar import FooterBar
+from coder_tui.widgets.history_entries import compaction_text
 from coder_tui.widgets.prompt import Prompt
 from coder_tui.widgets.prompt_input import PromptInput
 from coder_tui.widgets.queue_view import QueueView
@@ -36,6 +36,7 @@ from engine.events import (
     ContextCompacted,
     ErrorEvent,
     Event,
+    HistoryRestored,
     LoopDetected,
     MessageAdded,
     ModeChanged,
@@ -236,12 +237,9 @@ class SessionScreen(Screen[None]):
                 self.todo_pane.set_todos(todos)
                 if todos:  # a resumed or new session without todos is not news for the transcript
                     transcript.add_todos(todos)
-            case CommandResult(command="/resume", ok=True, data={"messages": list(records)}):
-                # The conversation was replaced: show the resumed one, then the command's own result.
-                from engine.protocol import MessageRecord
-
-                transcript.show_history([MessageRecord.from_record(record) for record in records])
-                transcript.add_command_result(event)
+            case HistoryRestored():
+                # The conversation was replaced: show the resumed one (the command's own result follows).
+                transcript.show_history(event)
             case CommandResult(command="/resume", ok=True, data={"sessions": list(sessions)}) if sessions:
                 now = self.clock()
                 transcript.add_command_result(event, now=now)
@@ -279,7 +277,7 @@ class SessionScreen(Screen[None]):
                 self.status.context_used = used
                 self.status.context_window = window
             case ContextCompacted(tokens_before=before, tokens_after=after):
-                transcript.add_notice(f"context compacted: {format_tokens(before)} → {format_tokens(after)} tokens")
+                transcript.add_notice(compaction_text(before, after))
             case LoopDetected(what=what):
                 transcript.add_notice(f"loop detected: {what}", "warning")
             case VerificationStarted(command=command, attempt=attempt):

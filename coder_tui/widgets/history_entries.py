@@ -1,68 +1,116 @@
-"""A stored conversation turned into transcript entries, for a resumed session.
+"""A resumed session's whole history (``HistoryRestored``) turned into transcript entries.
 
-Entries are described first as cheap factories and only the last few are built (finished text as light
-``MarkdownLines`` widgets), so resuming a 5,000-message session costs the same as resuming a short one.
+Entries are described first as cheap factories, one per entry, and the transcript builds only the ones on screen
+(the tail at once, older ones as the user scrolls up), so resuming a 5,000-message session costs about the same as
+resuming a short one. The records stay plain dicts: no model objects are built for the screen.
+
+A tool call shows what it showed live: its output, or the diff it made (stored beside its message); a ``task``
+call carries its sub-agent's conversation, to expand; a compaction is a "context compacted here" line.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from textual.widget import Widget
 
+from coder_tui.formatting import format_tokens
+from coder_tui.widgets.notice_line import NoticeLine
 from coder_tui.widgets.tool_call_view import ToolCallView
 from coder_tui.widgets.user_message import UserMessage
-from engine.events import ToolStatus
-
-if TYPE_CHECKING:
-    from engine.messages import Message, ToolCall
+from engine.events import HistoryRestored, RestoredEntry, ToolStatus
 
 EntryFactory = Callable[[], Widget]
+Record = Mapping[str, Any]
 
 # The argument a summary shows for a stored call (the engine's own key argument is not stored).
 _KEY_ARGUMENTS = ("command", "path", "pattern", "url", "description", "question")
 
 
-def history_factories(messages: Sequence[Message]) -> list[EntryFactory]:
-    """One factory per entry the transcript would show for these messages, oldest first."""
+def compaction_text(tokens_before: int, tokens_after: int) -> str:
+    """The transcript's line for a compaction, live or resumed."""
+    return f"context compacted here: {format_tokens(tokens_before)} → {format_tokens(tokens_after)} tokens"
+
+
+def history_factories(restored: HistoryRestored) -> list[EntryFactory]:
+    """One factory per entry the transcript shows for the restored history, oldest first."""
     from coder_tui.widgets.markdown_lines import MarkdownLines
 
     factories: list[EntryFactory] = []
-    results = {m.tool_call_id: m.content or "" for m in messages if m.role == "tool" and m.tool_call_id}
-    for message in messages:
-        if message.role == "user" and message.content:
-            factories.append(lambda text=message.content: UserMessage(text))
-        elif message.role == "assistant":
-            if message.reasoning:
-                factories.append(lambda text=message.reasoning: MarkdownLines(text, classes="-entry -reasoning"))
-            if message.content:
-                factories.append(lambda text=message.content: MarkdownLines(text, classes="-entry"))
-            for call in message.tool_calls or []:
-                factories.append(lambda call=call: _stored_call(call, results.get(call.id)))
+    results = _tool_results(restored.entries)
+    subagents = restored.subagents
+    for entry in restored.entries:
+        record = entry.record
+        if entry.kind == "compacted":
+            text = compaction_text(entry.tokens_before, entry.tokens_after)
+            factories.append(lambda text=text: NoticeLine(text))
+            continue
+        role = record.get("role")
+        if role == "user" and record.get("content"):
+            factories.append(lambda text=record["content"]: UserMessage(text))
+        elif role == "assistant":
+            if record.get("reasoning"):
+                factories.append(lambda text=record["reasoning"]: MarkdownLines(text, classes="-entry -reasoning"))
+            if record.get("content"):
+                factories.append(lambda text=record["content"]: MarkdownLines(text, classes="-entry"))
+            for call in record.get("tool_calls") or ():
+                call_id = call.get("id", "")
+                factories.append(
+                    lambda call=call, id=call_id: _stored_call(call, results.get(id), subagents.get(id, ()))
+                )
     return factories
 
 
-def _stored_call(call: ToolCall, result_text: str | None) -> ToolCallView:
-    try:
-        arguments = call.parsed_arguments()
-    except ValueError:
-        arguments = {}
-    key = next((str(arguments[name]) for name in _KEY_ARGUMENTS if name in arguments), "")
-    view = ToolCallView(call.id, call.name, key)
-    if result_text is None:
-        view.set_status(ToolStatus.CANCELLED)
-        return view
-    result = _parse_result(result_text)
-    status = ToolStatus.SUCCESS if result.get("ok", True) is not False else ToolStatus.ERROR
-    view.show_result(status, result)
-    return view
+def stored_key_argument(arguments_text: str) -> str:
+    """The argument a stored call's summary line shows, from its JSON arguments."""
+    arguments = _parse_object(arguments_text)
+    return next((str(arguments[name]) for name in _KEY_ARGUMENTS if name in arguments), "")
 
 
-def _parse_result(text: str) -> dict[str, Any]:
+def result_status(result: Mapping[str, Any]) -> ToolStatus:
+    return ToolStatus.SUCCESS if result.get("ok", True) is not False else ToolStatus.ERROR
+
+
+def parse_result(text: str) -> dict[str, Any]:
+    """A tool message's content as the result object the live call showed."""
     try:
         value = json.loads(text)
     except json.JSONDecodeError:
         return {"ok": True, "output": text}
     return value if isinstance(value, dict) else {"ok": True, "output": value}
+
+
+def _tool_results(entries: Sequence[RestoredEntry]) -> dict[str, tuple[str, str | None]]:
+    """Each tool call's result text and diff, by call id."""
+    results: dict[str, tuple[str, str | None]] = {}
+    for entry in entries:
+        record = entry.record
+        if entry.kind == "message" and record.get("role") == "tool" and record.get("tool_call_id"):
+            results[record["tool_call_id"]] = (record.get("content") or "", entry.diff)
+    return results
+
+
+def _stored_call(
+    call: Record, result: tuple[str, str | None] | None, subagent: Sequence[Record]
+) -> ToolCallView:
+    function = call.get("function") or {}
+    view = ToolCallView(call.get("id", ""), function.get("name", "?"), stored_key_argument(function.get("arguments", "")))
+    if subagent:
+        view.restore_subagent(subagent)
+    if result is None:
+        view.set_status(ToolStatus.CANCELLED)
+        return view
+    text, diff = result
+    parsed = parse_result(text)
+    view.show_result(result_status(parsed), parsed, diff=diff)
+    return view
+
+
+def _parse_object(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text or "{}")
+    except json.JSONDecodeError:
+        return {}
+    return value if isinstance(value, dict) else {}

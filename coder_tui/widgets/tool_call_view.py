@@ -7,6 +7,7 @@ is already finished when it is mounted (a resumed session's) mounts only the par
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from textual.app import ComposeResult
@@ -90,6 +91,15 @@ class ToolCallView(Vertical):
     def subagent_event(self, event: Event) -> None:
         """An event of the sub-agent this ``task`` call started: its tool calls are listed under the call, live."""
         self._subagent.apply(event)
+
+    def restore_subagent(self, records: Sequence[Mapping[str, Any]]) -> None:
+        """The stored conversation of the sub-agent this ``task`` call started (a resumed session's)."""
+        self._subagent.restore(records)
+
+    @property
+    def subagent(self) -> SubagentCallsView:
+        """The sub-agent's calls and conversation under this call (click to expand)."""
+        return self._subagent
 
     def show_result(
         self,

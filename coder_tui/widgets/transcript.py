@@ -7,6 +7,10 @@ whose own arrangement Textual keeps cached, instead of measuring every entry aga
 stay mounted (the session itself is in the engine's store). So layout and typing cost do not grow with the length
 of an answer or of the session.
 
+A resumed session's history arrives whole (``HistoryRestored``) but is built lazily: its last ``RESUMED_ENTRIES``
+entries at once, older ones ``OLDER_BATCH`` at a time when the user scrolls to the top. Pruned history entries go
+back to that lazy list, so scrolling up shows them again.
+
 The Markdown widgets (and their parser) are imported after the first frame, in a thread: the empty screen does not
 need them and start-up is shorter without.
 """
@@ -30,15 +34,17 @@ from coder_tui.widgets.notice_line import NoticeLevel, NoticeLine
 from coder_tui.widgets.todo_list import TodoList
 from coder_tui.widgets.tool_call_view import ToolCallView
 from coder_tui.widgets.user_message import UserMessage
-from engine.events import CommandResult, TodoItem
+from engine.events import CommandResult, HistoryRestored, TodoItem
 
 if TYPE_CHECKING:
+    from coder_tui.widgets.history_entries import EntryFactory
     from coder_tui.widgets.streaming_markdown import StreamingMarkdown
-    from engine.messages import Message
 
 MAX_ENTRIES = 120
 # A resumed conversation shows its last entries, a few screens' worth: building more makes resuming slower.
-RESUMED_ENTRIES = 40
+RESUMED_ENTRIES = 30
+# Older entries of a resumed conversation are built this many at a time, as the user scrolls up to them.
+OLDER_BATCH = 30
 
 
 class ExchangeGroup(VerticalGroup):
@@ -54,7 +60,10 @@ class ExchangeGroup(VerticalGroup):
 
 
 class Transcript(VerticalScroll):
-    """Entries are appended by the session screen as engine events arrive."""
+    """Entries are appended by the session screen as engine events arrive. It never takes the focus: a click in it
+    (expanding a sub-agent's conversation, say) leaves the prompt focused, so typing goes on where it was."""
+
+    can_focus = False
 
     DEFAULT_CSS = """
     Transcript {
@@ -72,6 +81,9 @@ class Transcript(VerticalScroll):
         self._groups: list[ExchangeGroup] = []
         self._elided = 0
         self._elided_line = Static("", classes="elided")
+        # A resumed history's entries not built yet, oldest first, and the factory of each history entry built.
+        self._older: list[EntryFactory] = []
+        self._factory_of: dict[Widget, EntryFactory] = {}
 
     def on_mount(self) -> None:
         self.anchor()
@@ -107,18 +119,58 @@ class Transcript(VerticalScroll):
 
         self._stream(ReasoningBlock, fragment)
 
-    def show_history(self, messages: Sequence[Message]) -> None:
-        """A resumed session's conversation, replacing what is shown; only the last entries are built."""
+    def show_history(self, restored: HistoryRestored) -> None:
+        """A resumed session's whole history, replacing what is shown: its last entries are built now, the older
+        ones when the user scrolls up to them."""
         from coder_tui.widgets.history_entries import history_factories
 
         self.clear()
-        factories = history_factories(messages)
-        kept = factories[-RESUMED_ENTRIES:]
+        factories = history_factories(restored)
+        split = max(len(factories) - RESUMED_ENTRIES, 0)
+        self._older = factories[:split]
         group = self._start_group()
-        group.entries.extend(factory() for factory in kept)
+        self._fill(group, factories[split:])
         group.mount_all(group.entries)
-        self._tool_views.update((w.call_id, w) for w in group.entries if isinstance(w, ToolCallView))
-        self._elide(len(factories) - len(kept))
+        self._update_elided_line()
+        self.call_after_refresh(self._load_older_if_at_top)
+
+    @property
+    def older_count(self) -> int:
+        """Entries of a resumed history not built yet (shown when the user scrolls up)."""
+        return len(self._older)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if new_value <= 0 < old_value and self._older:
+            self.call_after_refresh(self._load_older_if_at_top)
+
+    def _load_older_if_at_top(self) -> None:
+        """Builds the next batch of older history entries above the first one, keeping the view where it was."""
+        if not self._older or self.scroll_y > 0 or not self._groups or self._elided:
+            return
+        batch = self._older[-OLDER_BATCH:]
+        del self._older[-OLDER_BATCH:]
+        group = ExchangeGroup()
+        self._fill(group, batch)
+        self.mount(group, before=self._groups[0])
+        self._groups.insert(0, group)
+        group.mount_all(group.entries)
+        self._update_elided_line()
+        self.call_after_refresh(self._keep_view_below, group)
+
+    def _keep_view_below(self, group: ExchangeGroup) -> None:
+        if group.is_attached:
+            self.scroll_to(y=self.scroll_y + group.outer_size.height + 1, animate=False, immediate=True)
+        if self.max_scroll_y == 0:  # still no room to scroll: more at once
+            self._load_older_if_at_top()
+
+    def _fill(self, group: ExchangeGroup, factories: Sequence[EntryFactory]) -> None:
+        for factory in factories:
+            entry = factory()
+            self._factory_of[entry] = factory
+            group.entries.append(entry)
+            if isinstance(entry, ToolCallView):
+                self._tool_views[entry.call_id] = entry
 
     def end_stream(self) -> None:
         """The streaming answer or reasoning is complete; the next text starts a new entry."""
@@ -165,6 +217,8 @@ class Transcript(VerticalScroll):
         self._groups.clear()
         self._elided = 0
         self._elided_line = Static("", classes="elided")
+        self._older.clear()
+        self._factory_of.clear()
         self.remove_children()
 
     def _show_top_of(self, entry: Widget) -> None:
@@ -213,17 +267,29 @@ class Transcript(VerticalScroll):
                     entry.remove()
             self._forget(dropped)
             removed += len(dropped)
-        self._elide(removed)
+        self._update_elided_line()
 
     def _forget(self, entries: Sequence[Widget]) -> None:
+        """Pruned entries: a history entry goes back to the lazy list, a live one is counted as not shown."""
         for entry in entries:
             if isinstance(entry, ToolCallView):
                 self._tool_views.pop(entry.call_id, None)
+            factory = self._factory_of.pop(entry, None)
+            if factory is not None and not self._elided:
+                self._older.append(factory)
+            else:
+                self._elided += 1
 
-    def _elide(self, count: int) -> None:
-        if not count:
+    def _update_elided_line(self) -> None:
+        if self._elided:
+            text = f"… {self._elided + len(self._older)} earlier entries are not shown"
+        elif self._older:
+            text = f"… {len(self._older)} earlier entries: scroll up to show them"
+        else:
+            if self._elided_line.parent is not None:
+                self._elided_line.remove()
+                self._elided_line = Static("", classes="elided")
             return
-        self._elided += count
-        self._elided_line.update(Content(f"… {self._elided} earlier entries are not shown"))
+        self._elided_line.update(Content(text))
         if self._elided_line.parent is None:
             self.mount(self._elided_line, before=0)

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from engine.events import HistoryRestored, RestoredEntry
 from engine.messages import Message, ToolCall
+from engine.storage.records import CompactionMarker, LoadedSession
 from engine.storage.session_file import encode_message
-from engine.storage.records import LoadedSession
 from engine.storage.recovery import open_tool_calls, repair_history
 from engine.storage.store import Store
 
@@ -82,3 +83,20 @@ def _store_insertions(store: Store, loaded: LoadedSession, repaired: Sequence[Me
             seqs.append(next(added))
             encoded.append(encode_message(message))
     return seqs, encoded
+
+
+def history_restored(store: Store, session_id: str) -> HistoryRestored:
+    """The event that gives a front end the resumed session's whole history: every epoch, a marker where each
+    compaction happened, each tool message's diff and each sub-agent's conversation."""
+    entries: list[RestoredEntry] = []
+    for entry in store.full_history(session_id):
+        if isinstance(entry, CompactionMarker):
+            record = entry.summary.to_record()
+            entries.append(RestoredEntry("compacted", record, None, entry.tokens_before, entry.tokens_after))
+        else:
+            entries.append(RestoredEntry("message", entry.message.to_record(), entry.diff))
+    subagents = {
+        call_id: tuple(item.message.to_record() for item in conversation)
+        for call_id, conversation in store.subagent_conversations(session_id).items()
+    }
+    return HistoryRestored(session_id, tuple(entries), subagents)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from engine.events import CommandResult
 from engine.interaction import QuestionRequest
 from engine.orchestrator.outcome import TurnOutcome
-from engine.orchestrator.resume import plan_resume
+from engine.orchestrator.resume import history_restored, plan_resume
 from engine.storage.errors import UnknownSession
 from engine.storage.undo import UndoResult
 from engine.storage.workspace_diff import collect_workspace_diff
@@ -50,12 +50,13 @@ async def resume_command(orch: Orchestrator, arg: str) -> CommandResult | TurnOu
     except UnknownSession as exc:
         return CommandResult.slash("/resume", str(exc), ok=False)
     info = plan.loaded.info
+    if orch.interactive:  # a screen shows the whole history; headless output does not
+        orch.emit(history_restored(orch.store, info.id))
     orch.emit(
         CommandResult.slash(
             "/resume",
             f"resumed session {info.id}: {info.title or '(untitled)'} ({len(plan.messages)} messages)",
             session_id=info.id,
-            messages=[m.to_record() for m in plan.messages],
         )
     )
     return await orch.resume(plan)

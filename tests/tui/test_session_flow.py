@@ -226,19 +226,21 @@ async def test_long_session_keeps_only_the_last_entries_mounted(
 
 
 async def test_resumed_history_builds_only_the_last_entries(workspace: Path, scripted_server: ScriptedServer) -> None:
-    from engine.messages import FunctionCall, Message, ToolCall
+    from engine.events import HistoryRestored, RestoredEntry
 
-    messages: list[Message] = []
+    records: list[dict[str, object]] = []
     for index in range(2500):
-        messages.append(Message.user(f"question {index}"))
-        messages.append(Message.assistant(f"answer **{index}**"))
-    call = ToolCall(id="call_9", function=FunctionCall(name="read", arguments='{"path": "src/app.py"}'))
-    messages += [Message.assistant(None, [call]), Message.tool("call_9", "read", '{"ok": false, "error": "gone"}')]
+        records.append({"role": "user", "content": f"question {index}"})
+        records.append({"role": "assistant", "content": f"answer **{index}**"})
+    call = {"id": "call_9", "type": "function", "function": {"name": "read", "arguments": '{"path": "src/app.py"}'}}
+    records += [{"role": "assistant", "content": None, "tool_calls": [call]},
+                {"role": "tool", "tool_call_id": "call_9", "name": "read", "content": '{"ok": false, "error": "gone"}'}]
+    restored = HistoryRestored("s1", tuple(RestoredEntry("message", record) for record in records))
     app = make_app(workspace, scripted_server)
     async with app.run_test() as pilot:
         await ready(pilot)
         transcript = app.session.transcript
-        transcript.show_history(messages)
+        transcript.show_history(restored)
         await pilot.pause()
         entries = transcript.entries
         assert len(entries) == RESUMED_ENTRIES
@@ -341,7 +343,7 @@ async def test_compaction_loops_and_auto_verify_are_shown(workspace: Path, scrip
         await pilot.pause()
         notices = [(e.text, e.level) for e in app.session.transcript.entries if isinstance(e, NoticeLine)]
         assert notices == [
-            ("context compacted: 90.5k → 30.2k tokens", "info"),
+            ("context compacted here: 90.5k → 30.2k tokens", "info"),
             ("loop detected: read src/app.py, 5 times", "warning"),
             ("auto-verify: running pytest -q (attempt 1)", "info"),
             ("auto-verify fixable: pytest -q — 2 tests failed\nFAILED test_a\nFAILED test_b", "warning"),
