@@ -86,8 +86,9 @@ class SubagentCallsView(Static):
         if self._calls:
             parts.append(self._calls.content())
         if self._messages:
-            mark, hint = ("▾", "click to hide") if self.expanded else ("▸", "click to show")
-            parts.append(Content.styled(f"{mark} conversation ({len(self._messages)} messages) · {hint}", "$text-accent"))
+            # ▸ / ▾ as in a file tree: a click shows or hides what is under it.
+            mark = "▾" if self.expanded else "▸"
+            parts.append(Content.styled(f"{mark} conversation, {len(self._messages)} messages", "$text-accent"))
             if self.expanded:
                 parts.extend(conversation_lines(self._messages))
         self.update(Content("\n").join(parts))

@@ -7,12 +7,13 @@ result, because it may have half-run and must never run twice.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.events import HistoryRestored, RestoredEntry
 from engine.messages import Message, ToolCall
-from engine.storage.records import CompactionMarker, LoadedSession
+from engine.storage.records import LoadedSession
 from engine.storage.session_file import encode_message
 from engine.storage.recovery import open_tool_calls, repair_history
 from engine.storage.store import Store
@@ -87,14 +88,16 @@ def _store_insertions(store: Store, loaded: LoadedSession, repaired: Sequence[Me
 
 def history_restored(store: Store, session_id: str) -> HistoryRestored:
     """The event that gives a front end the resumed session's whole history: every epoch, a marker where each
-    compaction happened, each tool message's diff and each sub-agent's conversation."""
+    compaction happened, each tool message's diff and each sub-agent's conversation. The stored records are passed
+    on as they are (no message objects are built: a long session's history is thousands of them)."""
     entries: list[RestoredEntry] = []
-    for entry in store.full_history(session_id):
-        if isinstance(entry, CompactionMarker):
-            record = entry.summary.to_record()
-            entries.append(RestoredEntry("compacted", record, None, entry.tokens_before, entry.tokens_after))
+    for row in store.history_rows(session_id):
+        record = json.loads(row.record)
+        if row.compaction is not None:
+            _, before, after = row.compaction
+            entries.append(RestoredEntry("compacted", record, None, before, after))
         else:
-            entries.append(RestoredEntry("message", entry.message.to_record(), entry.diff))
+            entries.append(RestoredEntry("message", record, row.diff))
     subagents = {
         call_id: tuple(item.message.to_record() for item in conversation)
         for call_id, conversation in store.subagent_conversations(session_id).items()

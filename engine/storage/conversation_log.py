@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from engine.messages import Message
 from engine.storage.errors import UnknownSession
@@ -173,6 +173,31 @@ def load_messages(conn: sqlite3.Connection, session_id: str) -> list[Message]:
 
 def load_history(conn: sqlite3.Connection, session_id: str) -> list[HistoryEntry]:
     """Every message of every epoch in order, with a ``CompactionMarker`` where each compaction happened."""
+    entries: list[HistoryEntry] = []
+    for row in history_rows(conn, session_id):
+        message = Message.from_record(json.loads(row.record))
+        if row.compaction is not None:
+            kept_from, before, after = row.compaction
+            entries.append(CompactionMarker(row.seq, row.epoch, message, before, after, kept_from, row.created_at))
+        else:
+            entries.append(HistoryMessage(row.seq, row.epoch, message, row.created_at, row.diff))
+    return entries
+
+
+class HistoryRow(NamedTuple):
+    """A stored history row as it is: ``record`` is the message's JSON text; ``compaction`` is ``(kept_from_seq,
+    tokens_before, tokens_after)`` for the summary that started an epoch."""
+
+    seq: int
+    epoch: int
+    record: str
+    diff: str | None
+    created_at: str
+    compaction: tuple[int | None, int, int] | None
+
+
+def history_rows(conn: sqlite3.Connection, session_id: str) -> list[HistoryRow]:
+    """``load_history`` without building messages: for a caller that only passes the records on."""
     epochs = {
         row[0]: row[1:]
         for row in conn.execute(
@@ -180,19 +205,14 @@ def load_history(conn: sqlite3.Connection, session_id: str) -> list[HistoryEntry
             (session_id,),
         )
     }
-    entries: list[HistoryEntry] = []
     rows = conn.execute(
         "SELECT seq, epoch, kind, record, diff, created_at FROM messages WHERE session_id = ? ORDER BY seq",
         (session_id,),
     )
-    for seq, epoch, kind, record, diff, created_at in rows:
-        message = Message.from_record(json.loads(record))
-        if kind == "summary" and seq in epochs:
-            kept_from, before, after = epochs[seq]
-            entries.append(CompactionMarker(seq, epoch, message, before, after, kept_from, created_at))
-        else:
-            entries.append(HistoryMessage(seq, epoch, message, created_at, diff))
-    return entries
+    return [
+        HistoryRow(seq, epoch, record, diff, created_at, epochs.get(seq) if kind == "summary" else None)
+        for seq, epoch, kind, record, diff, created_at in rows
+    ]
 
 
 def append_subagent_message(

@@ -101,7 +101,7 @@ async def test_a_subagents_conversation_expands_live_and_after_a_resume(
         await settle(pilot)
         live = app.session.transcript.tool_call("call_t")
         assert isinstance(live, ToolCallView)
-        assert "conversation (4 messages)" in live.subagent.shown_text
+        assert "▸ conversation, 4 messages" in live.subagent.shown_text
         assert "Read notes.txt; what is the id?" not in live.subagent.shown_text
         await pilot.click(live.subagent)
         live_lines = live.subagent.shown_text
