@@ -37,6 +37,7 @@ from engine.events import (
     ErrorEvent,
     Event,
     HistoryRestored,
+    RestoredEntry,
     LoopDetected,
     MessageAdded,
     ModeChanged,
@@ -251,9 +252,8 @@ class SessionScreen(Screen[None]):
                 transcript.add_command_result(event)
                 self._pick_rewind(points)
             case CommandResult(command="/rewind", ok=True, data={"prompt_text": str(request), "messages": list(kept)}):
-                from engine.protocol import MessageRecord
-
-                transcript.show_history([MessageRecord.from_record(record) for record in kept])
+                entries = tuple(RestoredEntry("message", record) for record in kept)
+                transcript.show_history(HistoryRestored("", entries))
                 transcript.add_command_result(event)
                 self.prompt.input.set_text(request)
             case CommandResult(ok=True, data={"copy_text": str(copied)}):

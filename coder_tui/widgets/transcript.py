@@ -159,8 +159,12 @@ class Transcript(VerticalScroll):
         self.call_after_refresh(self._keep_view_below, group)
 
     def _keep_view_below(self, group: ExchangeGroup) -> None:
-        if group.is_attached:
-            self.scroll_to(y=self.scroll_y + group.outer_size.height + 1, animate=False, immediate=True)
+        if not group.is_attached:
+            return
+        if not group.outer_size.height:  # not laid out yet
+            self.call_after_refresh(self._keep_view_below, group)
+            return
+        self.scroll_to(y=self.scroll_y + group.outer_size.height + 1, animate=False, immediate=True)
         if self.max_scroll_y == 0:  # still no room to scroll: more at once
             self._load_older_if_at_top()
 

@@ -80,7 +80,7 @@ async def rewind_command(orch: Orchestrator, arg: str) -> CommandResult:
     if problem:
         return CommandResult.slash("/rewind", problem, ok=False, **restored)
     kept = orch.session.messages[: chosen.index]
-    orch.session.replace_messages(kept)
+    orch.session.rewind_to(chosen.index)
     done = "; ".join(f"{verb} {', '.join(paths)}" for verb, paths in restored.items() if paths)
     files = done or "no file had changed since that request"
     text = f"rewound to request {number} (\"{_one_line(chosen.text)}\"): {files}. {len(kept)} messages kept."

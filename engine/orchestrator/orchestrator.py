@@ -202,7 +202,7 @@ class Orchestrator:
         source = self.session
         title = self.store.load_session(source.id).info.title
         session_id = self.store.create_session(model=source.model, mode=source.mode, title=title)
-        self.store.replace_messages(session_id, source.messages)
+        self.store.append_messages(session_id, source.messages)
         self.store.save_todos(session_id, self.tool_context.todos.items)
         session = Session(
             self.workspace.root, **self._session_args(source.model), session_id=session_id, messages=source.messages

@@ -67,6 +67,7 @@ class Session:
             raise ValueError("a restored session needs one position and one text per message")
         self._system_cache: tuple[str, str] = ("", "")
         self._emit = emit
+        self._store = store
         self._log = SessionLog(store, self.id) if store is not None else log
         self._file = SessionFile(workspace, self.id) if store is not None else None
 
@@ -114,6 +115,18 @@ class Session:
         self._seqs = [seq, *self._seqs[first_kept:]]
         self._wire = [None, *self._wire[first_kept:]]
         self._encoded = [encode_message(summary), *self._encoded[first_kept:]]
+        self.save()
+
+    def rewind_to(self, index: int) -> None:
+        """``/rewind``: the view keeps its first ``index`` messages; the store marks the rest rewound (it keeps them
+        in the history) and the snapshot holds the shorter view."""
+        if not 0 <= index <= len(self._messages):
+            raise ValueError(f"cannot rewind to message {index} of {len(self._messages)}")
+        if index == len(self._messages):
+            return
+        if self._store is not None:
+            self._store.rewind(self.id, self._seqs[index])
+        del self._messages[index:], self._seqs[index:], self._wire[index:], self._encoded[index:]
         self.save()
 
     def request_messages(self) -> list[dict[str, Any]]:

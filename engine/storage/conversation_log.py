@@ -4,6 +4,8 @@ Nothing is ever deleted from it. A compaction appends its summary as a row of ki
 context epoch (a ``context_epochs`` row): the model's view is then that summary followed by the messages from
 ``kept_from_seq`` on, while every earlier message stays, in order, marked with the epoch it was made in. ``seq``
 orders the whole history, summaries included, so a summary row sits exactly where its compaction happened.
+A ``/rewind`` cuts the view by marking the messages from the cut on ``rewound``: they leave the view and stay in
+the history.
 
 A tool message's diff is kept in its own column, beside the record the model sees. A sub-agent's conversation
 lives in ``subagent_messages``, keyed by the ``task`` call that started it.
@@ -28,7 +30,7 @@ TITLE_MAX_CHARS = 80
 _HAS_MESSAGES = "EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id)"
 _SUMMARY_COLUMNS = (
     "s.id, s.title, s.created_at, s.updated_at, s.model, s.mode, "
-    "(SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id AND m.kind = 'message')"
+    "(SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id AND m.kind = 'message' AND m.rewound = 0)"
 )
 _CURRENT_EPOCH = "(SELECT COALESCE(MAX(epoch), 0) FROM context_epochs WHERE session_id = ?)"
 
@@ -123,7 +125,8 @@ def load_view(conn: sqlite3.Connection, session_id: str) -> tuple[int, list[tupl
     ).fetchone()
     if latest is None:
         rows = conn.execute(
-            "SELECT seq, record FROM messages WHERE session_id = ? AND kind = 'message' ORDER BY seq", (session_id,)
+            "SELECT seq, record FROM messages WHERE session_id = ? AND kind = 'message' AND rewound = 0 ORDER BY seq",
+            (session_id,),
         ).fetchall()
         return 0, rows
     epoch, summary_seq, kept_from = latest
@@ -133,10 +136,20 @@ def load_view(conn: sqlite3.Connection, session_id: str) -> tuple[int, list[tupl
     # No message kept (``kept_from`` NULL): only the ones made after the summary.
     start = summary_seq + 1 if kept_from is None else kept_from
     rows = conn.execute(
-        "SELECT seq, record FROM messages WHERE session_id = ? AND kind = 'message' AND seq >= ? ORDER BY seq",
+        "SELECT seq, record FROM messages WHERE session_id = ? AND kind = 'message' AND rewound = 0 AND seq >= ? "
+        "ORDER BY seq",
         (session_id, start),
     ).fetchall()
     return int(epoch), summary + rows
+
+
+def rewind(conn: sqlite3.Connection, session_id: str, from_seq: int) -> int:
+    """Cuts the view just before the message at ``from_seq``: it and every later message are marked rewound (kept in
+    the history, out of the view). Returns how many were marked."""
+    return conn.execute(
+        "UPDATE messages SET rewound = 1 WHERE session_id = ? AND kind = 'message' AND rewound = 0 AND seq >= ?",
+        (session_id, from_seq),
+    ).rowcount
 
 
 def insert_messages(
@@ -180,7 +193,7 @@ def load_history(conn: sqlite3.Connection, session_id: str) -> list[HistoryEntry
             kept_from, before, after = row.compaction
             entries.append(CompactionMarker(row.seq, row.epoch, message, before, after, kept_from, row.created_at))
         else:
-            entries.append(HistoryMessage(row.seq, row.epoch, message, row.created_at, row.diff))
+            entries.append(HistoryMessage(row.seq, row.epoch, message, row.created_at, row.diff, row.rewound))
     return entries
 
 
@@ -194,6 +207,7 @@ class HistoryRow(NamedTuple):
     diff: str | None
     created_at: str
     compaction: tuple[int | None, int, int] | None
+    rewound: bool = False
 
 
 def history_rows(conn: sqlite3.Connection, session_id: str) -> list[HistoryRow]:
@@ -206,12 +220,12 @@ def history_rows(conn: sqlite3.Connection, session_id: str) -> list[HistoryRow]:
         )
     }
     rows = conn.execute(
-        "SELECT seq, epoch, kind, record, diff, created_at FROM messages WHERE session_id = ? ORDER BY seq",
+        "SELECT seq, epoch, kind, record, diff, created_at, rewound FROM messages WHERE session_id = ? ORDER BY seq",
         (session_id,),
     )
     return [
-        HistoryRow(seq, epoch, record, diff, created_at, epochs.get(seq) if kind == "summary" else None)
-        for seq, epoch, kind, record, diff, created_at in rows
+        HistoryRow(seq, epoch, record, diff, created_at, epochs.get(seq) if kind == "summary" else None, bool(rewound))
+        for seq, epoch, kind, record, diff, created_at, rewound in rows
     ]
 
 

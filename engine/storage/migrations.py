@@ -150,12 +150,14 @@ CREATE TABLE undo_baselines (
 
 # Compaction no longer rewrites ``messages``: it appends the summary as a row of kind 'summary' that starts a new
 # context epoch (``context_epochs`` says which stored messages the model still sees), so nothing is ever deleted.
-# Rows written before version 3 are epoch 0; a version-2 compaction's summary stays an ordinary message, which is
+# A ``/rewind`` marks the messages it cuts ``rewound`` instead of deleting them. Rows written before version 3 are
+# epoch 0; a version-2 compaction's summary stays an ordinary message, which is
 # what it was in that conversation.
 _V3_HISTORY = """
 ALTER TABLE messages ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE messages ADD COLUMN kind TEXT NOT NULL DEFAULT 'message' CHECK (kind IN ('message', 'summary'));
 ALTER TABLE messages ADD COLUMN diff TEXT;
+ALTER TABLE messages ADD COLUMN rewound INTEGER NOT NULL DEFAULT 0;
 CREATE TABLE context_epochs (
     session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
     epoch INTEGER NOT NULL CHECK (epoch > 0),

@@ -48,13 +48,15 @@ class LoadedSession:
 @dataclass(frozen=True)
 class HistoryMessage:
     """One stored message of a session's whole history. ``epoch``: the context epoch it was made in; ``diff``: the
-    diff a tool message showed when it ran (kept beside the message, never sent to the model)."""
+    diff a tool message showed when it ran (kept beside the message, never sent to the model); ``rewound``: cut from
+    the conversation by a ``/rewind`` (the model no longer sees it)."""
 
     seq: int
     epoch: int
     message: Message
     created_at: str
     diff: str | None = None
+    rewound: bool = False
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,8 @@ whose ``append_message`` returned survives a ``kill -9`` of the process.
 The conversation is kept whole (see ``conversation_log``): ``load_session`` gives the model's view of the latest
 context epoch, which is what a resume continues from; ``full_history`` gives every message ever made, with a
 ``CompactionMarker`` wherever a compaction happened and each tool message's diff, for whatever shows or cuts the
-whole session (the resumed transcript, ``/export``, ``/rewind``); ``subagent_conversations`` gives what each
+whole session (the resumed transcript, ``/export``, ``/rewind``), and ``rewind`` cuts the view without deleting
+anything; ``subagent_conversations`` gives what each
 sub-agent said and did, by the ``task`` call that started it.
 
 The SQL lives in the log modules (``conversation_log``, ``event_log``, ``audit_log``, ``todos``); this class
@@ -186,6 +187,23 @@ class Store:
                 tokens_after=tokens_after,
                 now=self._now(),
             )
+
+    def append_messages(self, session_id: str, messages: Sequence[Message]) -> list[int]:
+        """Appends several messages in one transaction (a ``/fork`` copying a conversation); returns their
+        positions."""
+        records = [(m, self._redactor.redact_value(m.to_record())) for m in messages]
+        with self.db.transaction() as conn:
+            conversation_log.touch_session(conn, self.path, session_id, self._now())
+            now = self._now()
+            return [conversation_log.append_message(conn, session_id, m.role, r, now) for m, r in records]
+
+    def rewind(self, session_id: str, from_seq: int) -> int:
+        """``/rewind``: cuts the conversation just before the message at position ``from_seq``. That message and
+        the later ones leave the model's view (``load_session``) but stay in ``full_history``, marked ``rewound``.
+        Returns how many messages were cut."""
+        with self.db.transaction() as conn:
+            conversation_log.touch_session(conn, self.path, session_id, self._now())
+            return conversation_log.rewind(conn, session_id, from_seq)
 
     def insert_messages(self, session_id: str, insertions: Sequence[tuple[int, Message]]) -> list[int]:
         """Inserts messages into the history, each right after the message at the given position (in history

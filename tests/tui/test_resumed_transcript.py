@@ -49,7 +49,7 @@ async def compact_twice_then_resume(pilot: Pilot[object]) -> None:
         await settle(pilot)
     await submit(pilot, "/resume session01")
     await settle(pilot)
-    await wait_until(pilot, lambda: app.link.orchestrator.session_id == "session01", "the resumed session")
+    await wait_until(pilot, lambda: app.link.state.session_id == "session01", "the resumed session")
     app.session.prompt.input.cursor_blink = False
 
 
@@ -138,7 +138,8 @@ async def test_older_entries_are_built_when_the_user_scrolls_up(
         assert [e.text for e in transcript.entries[:2]] == [f"question {500 - RESUMED_ENTRIES - OLDER_BATCH + n}"
                                                              for n in range(2)]
         # The view stays where it was: the entry that was first is still on screen, not pushed away.
-        assert transcript.scroll_y > 0
-        assert transcript.region.overlaps(first_shown.region) or first_shown.region.y >= transcript.region.y
+        await wait_until(pilot, lambda: transcript.scroll_y > 0, "the view kept below the new entries")
+        await pilot.pause()
+        assert transcript.region.overlaps(first_shown.region)
         assert f"{500 - RESUMED_ENTRIES - OLDER_BATCH} earlier entries: scroll up" in str(
             transcript.query_one(".elided").visual)

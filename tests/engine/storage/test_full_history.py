@@ -138,3 +138,26 @@ def test_a_version_2_database_is_migrated_and_keeps_its_conversation(tmp_path: P
         assert len(store.full_history("v2session000")) == 6
     finally:
         store.close()
+
+
+def test_a_rewind_cuts_the_view_and_keeps_the_cut_messages_in_the_history(store: Store) -> None:
+    session_id = store.create_session(model="m", mode="default")
+    for text in ("a", "b", "c"):
+        store.append_message(session_id, Message.user(text))
+    store.start_epoch(session_id, Message.user("S"), kept_from_seq=1, tokens_before=9, tokens_after=4)
+    store.append_message(session_id, Message.user("d"))
+    assert store.rewind(session_id, 2) == 2  # c and d leave the view; the summary stays
+    assert contents(store.load_session(session_id).messages) == ["S", "b"]
+    store.append_message(session_id, Message.user("e"))
+    assert contents(store.load_session(session_id).messages) == ["S", "b", "e"]
+    history = [e for e in store.full_history(session_id) if isinstance(e, HistoryMessage)]
+    assert [(e.message.content, e.rewound) for e in history] == [
+        ("a", False), ("b", False), ("c", True), ("d", True), ("e", False)
+    ]
+    assert store.load_session(session_id).info.message_count == 3
+
+
+def test_append_messages_copies_a_conversation_in_one_go(store: Store) -> None:
+    session_id = store.create_session(model="m", mode="default")
+    assert store.append_messages(session_id, [Message.user("a"), Message.assistant("b")]) == [0, 1]
+    assert contents(store.load_session(session_id).messages) == ["a", "b"]
