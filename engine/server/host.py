@@ -98,7 +98,10 @@ class EngineHost:
         )
         orchestrator.subscribe(self._frontend.event)
         self.orchestrator = orchestrator
-        self._preload = asyncio.create_task(orchestrator.preload())
+        if not (self._pending and _resumes(self._pending[0][1])):
+            self._preload = asyncio.create_task(orchestrator.preload())
+        # else (--resume, --continue): the session is restored first, and the preload starts once it is (below);
+        # resuming needs neither the SDK nor the token encoding, and the threads loading them would slow it down.
         self._drain()
         return self.state()
 
@@ -191,5 +194,12 @@ class EngineHost:
                 self._frontend.input_started(input_id)
                 outcome = await self.run_input(text)
                 self._frontend.input_finished(input_id, outcome)
+                if self._preload is None and self.orchestrator is not None:
+                    self._preload = asyncio.create_task(self.orchestrator.preload())
         finally:
             self._runner = None
+
+
+def _resumes(text: str) -> bool:
+    """A ``/resume <id>`` (what ``--resume`` and ``--continue`` queue first)."""
+    return text.strip().startswith("/resume ")
