@@ -9,13 +9,12 @@ executable script stays executable.
 from __future__ import annotations
 
 import contextlib
-
 import os
 import stat
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import BinaryIO, Literal
 
 from engine.errors import ToolError
 from engine.tools.base import ToolContext
@@ -23,6 +22,13 @@ from engine.tools.guard import ensure_opened_where_checked
 
 UTF8_BOM = b"\xef\xbb\xbf"
 BINARY_SNIFF_BYTES = 8192
+
+_SPECIAL_KINDS = (
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
 
 Encoding = Literal["utf-8", "latin-1"]
 Newline = Literal["\n", "\r\n"]
@@ -74,12 +80,54 @@ def decode_text(data: bytes) -> TextDocument:
     return TextDocument(text=raw.replace("\r\n", "\n"), encoding=encoding, bom=bom, newline=newline)
 
 
+def special_file_kind(mode: int) -> str | None:
+    """What a FIFO, socket or device is called in an error; None for a regular file or a folder."""
+    for test, kind in _SPECIAL_KINDS:
+        if test(mode):
+            return kind
+    return None
+
+
+def refuse_special_file(path: Path, display_path: str) -> None:
+    """SPEC 13: a FIFO, socket or device is refused before it is opened (opening a FIFO blocks until a writer
+    comes, and a device can be endless). A path that does not exist passes: the caller reports it."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return
+    kind = special_file_kind(mode)
+    if kind is not None:
+        raise ToolError(f"{display_path} is {kind}, not a regular file; the file tools work on regular files only")
+
+
+def open_regular(path: Path, display_path: str) -> BinaryIO:
+    """Opens a regular file for reading, never blocking on a FIFO swapped in after the check: it is opened with
+    ``O_NONBLOCK`` (which makes a FIFO open return at once) and checked again on the descriptor."""
+    refuse_special_file(path, display_path)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    try:
+        kind = special_file_kind(os.fstat(fd).st_mode)
+        if kind is not None:
+            raise ToolError(f"{display_path} is {kind}, not a regular file; the file tools work on regular files only")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_regular_bytes(path: Path, display_path: str) -> bytes:
+    """The whole content of a regular file (``open_regular``); ``FileNotFoundError`` when it does not exist."""
+    with open_regular(path, display_path) as handle:
+        return handle.read()
+
+
 def read_text_document(path: Path, display_path: str) -> TextDocument:
     """Reads and decodes a text file for editing; a clear ``ToolError`` for a folder or a binary file."""
     if path.is_dir():
         raise ToolError(f"{display_path} is a directory, not a file")
     try:
-        with path.open("rb") as handle:
+        with open_regular(path, display_path) as handle:
             ensure_opened_where_checked(handle.fileno(), path, display_path)
             data = handle.read()
     except FileNotFoundError as exc:

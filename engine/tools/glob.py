@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from engine.errors import ToolError
 from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
-from engine.tools.ripgrep import BASE_ARGS, SKIPPED_FOLDERS, find_ripgrep, run_ripgrep
+from engine.tools.ripgrep import SKIPPED_FOLDERS, find_ripgrep, run_ripgrep, search_args
 
 
 class GlobParams(BaseModel):
@@ -49,6 +49,7 @@ class GlobTool(Tool[GlobParams]):
     async def run(self, params: GlobParams, ctx: ToolContext) -> ToolOutput:
         base = ctx.workspace.resolve(params.path or ".")
         display = ctx.workspace.display(base)
+        ctx.workspace.refuse_coder_state(base, display)
         if not base.exists():
             raise ToolError(f"folder not found: {display}")
         if not base.is_dir():
@@ -59,6 +60,7 @@ class GlobTool(Tool[GlobParams]):
             found, warning = await _ripgrep_files(executable, base, params.pattern)
         else:
             found = await asyncio.to_thread(_python_glob, base, params.pattern, ctx.workspace.root)
+        found = [relative for relative in found if not ctx.workspace.shows_coder_state(base / relative)]
         ranked = await asyncio.to_thread(_newest_first, base, found)
         cap = ctx.limits.max_results
         data: dict[str, object] = {
@@ -75,15 +77,16 @@ class GlobTool(Tool[GlobParams]):
 
 
 async def _ripgrep_files(executable: str, base: Path, pattern: str) -> tuple[list[Path], str]:
-    """The matching files relative to ``base``, and rg's complaint if it met unreadable folders on the way."""
+    """The matching files relative to ``base``, and rg's complaint if it met unreadable folders on the way. Names
+    come NUL-separated: a file name may hold a newline."""
     found: list[Path] = []
 
     def collect(line: bytes) -> None:
         if line:
             found.append(Path(os.fsdecode(line)))
 
-    args = ["--files", *BASE_ARGS, "--glob", pattern, "--", "."]
-    result = await run_ripgrep(executable, args, base, collect)
+    args = ["--files", "--null", *search_args(pattern), "--", "."]
+    result = await run_ripgrep(executable, args, base, collect, separator=b"\0")
     if result.code not in (0, 1):
         if not found:
             raise ToolError(f"glob {pattern!r} failed: {result.stderr or f'rg exited with {result.code}'}")

@@ -21,8 +21,8 @@ from pydantic import BaseModel, Field
 
 from engine.errors import ToolError
 from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
-from engine.tools.fileio import decode_text, looks_binary
-from engine.tools.ripgrep import BASE_ARGS, SKIPPED_FOLDERS, find_ripgrep, run_ripgrep
+from engine.tools.fileio import decode_text, looks_binary, refuse_special_file, special_file_kind
+from engine.tools.ripgrep import SKIPPED_FOLDERS, find_ripgrep, run_ripgrep, search_args
 
 
 class GrepParams(BaseModel):
@@ -60,8 +60,11 @@ class GrepTool(Tool[GrepParams]):
     async def run(self, params: GrepParams, ctx: ToolContext) -> ToolOutput:
         target = ctx.workspace.resolve(params.path or ".")
         display = ctx.workspace.display(target)
+        ctx.workspace.refuse_coder_state(target, display)
         if not target.exists():
             raise ToolError(f"path not found: {display}")
+        # rg skips FIFOs and devices it meets in a folder, but opens one it is named: it would block or never end.
+        refuse_special_file(target, display)
         cap = params.max_results or ctx.limits.max_results
         search = _Search(ctx, cap, params.context)
         # rg runs in the searched folder so that `glob` is relative to `path`, as for the glob tool.
@@ -105,6 +108,8 @@ class _Search:
         return self.matched >= self.cap
 
     def add(self, file: Path, line: int, text: str, *, context: bool) -> None:
+        if self.ctx.workspace.shows_coder_state(file):
+            return
         if not context:
             self.matched += 1
             self.context_left = self.context if self.full else 0
@@ -122,13 +127,11 @@ class _Search:
 
 
 async def _ripgrep(executable: str, params: GrepParams, cwd: Path, name: str, search: _Search) -> str:
-    args = ["--json", "--sort", "path", *BASE_ARGS]
+    args = ["--json", "--sort", "path", *search_args(*([params.glob] if params.glob else []))]
     if params.ignore_case:
         args.append("--ignore-case")
     if params.context:
         args += ["--context", str(params.context)]
-    if params.glob:
-        args += ["--glob", params.glob]
     args += ["--regexp", params.pattern, "--", name]
 
     def take(line: bytes) -> None:
@@ -209,5 +212,7 @@ def _walk(cwd: Path, name: str, glob: str | None) -> list[Path]:
             relative = path.relative_to(start).as_posix()
             if path.is_symlink() or (glob and not fnmatch.fnmatch(relative if "/" in glob else file_name, glob)):
                 continue
+            if special_file_kind(path.stat().st_mode) is not None:
+                continue  # a FIFO would block the read, a device never end
             found.append(path)
     return sorted(found, key=lambda path: path.relative_to(start).as_posix())

@@ -58,6 +58,18 @@ class Workspace:
             )
         return real
 
+    def refuse_coder_state(self, path: Path, display: str) -> None:
+        """glob, grep and list never show what is inside `.coder/` (SPEC 13): a search there is refused."""
+        if self.shows_coder_state(path):
+            raise PathOutsideWorkspace(
+                f"{display}: {PROTECTED_DIR}/ holds coder's own state (its database and transcripts), which glob, grep "
+                "and list never show"
+            )
+
+    def shows_coder_state(self, path: Path) -> bool:
+        """Whether ``path`` (a real path) is `.coder/` or lies inside it."""
+        return path.is_relative_to(self.root / PROTECTED_DIR)
+
     def git_write_reason(self, path: Path) -> str | None:
         """The approval reason for changing ``path`` (a resolved path) when it lies under the workspace's `.git/`."""
         if path.is_relative_to(self.root / GIT_DIR):

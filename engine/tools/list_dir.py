@@ -1,7 +1,7 @@
 """The ``list`` tool: one level of a folder, so the model can find its way before it reads or searches.
 
-Nothing is hidden (dot files and ignored folders included): ``list`` answers "what is in this folder", while glob
-and grep answer "where in the project", and honour .gitignore.
+Nothing is hidden (dot files and ignored folders included) but coder's own `.coder/` (SPEC 13): ``list`` answers
+"what is in this folder", while glob and grep answer "where in the project", and honour .gitignore.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 
 from engine.errors import ToolError
 from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
+from engine.tools.guard import PROTECTED_DIR
 
 
 class ListParams(BaseModel):
@@ -39,7 +40,10 @@ class ListTool(Tool[ListParams]):
     async def run(self, params: ListParams, ctx: ToolContext) -> ToolOutput:
         path = ctx.workspace.resolve(params.path)
         display = ctx.workspace.display(path)
+        ctx.workspace.refuse_coder_state(path, display)
         entries = await asyncio.to_thread(_entries, path, display)
+        if path == ctx.workspace.root:
+            entries = [entry for entry in entries if entry != f"{PROTECTED_DIR}/"]
         cap = ctx.limits.max_results
         data: dict[str, object] = {"path": display, "entries": entries[:cap], "total": len(entries)}
         if len(entries) > cap:

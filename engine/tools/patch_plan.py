@@ -15,7 +15,13 @@ from typing import Literal
 from engine.errors import ToolError
 from engine.tools.base import ToolContext
 from engine.tools.diff import unified_diff
-from engine.tools.fileio import TextDocument, decode_text, ensure_unchanged_since_known, looks_binary
+from engine.tools.fileio import (
+    TextDocument,
+    decode_text,
+    ensure_unchanged_since_known,
+    looks_binary,
+    read_regular_bytes,
+)
 from engine.tools.patch_apply import apply_hunks
 from engine.tools.patch_parse import ChangeKind, FileChange
 
@@ -173,7 +179,7 @@ class _Planner:
             return state
         display = self.ctx.workspace.display(path)
         try:
-            disk: bytes | None = path.read_bytes()
+            disk: bytes | None = read_regular_bytes(path, display)
         except FileNotFoundError:
             disk = None
         except OSError as exc:

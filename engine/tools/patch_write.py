@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import ToolError
-from engine.tools.fileio import atomic_write
+from engine.tools.fileio import atomic_write, read_regular_bytes
 from engine.tools.patch_plan import PlannedWrite
 
 
@@ -46,7 +46,7 @@ def write_all_or_nothing(writes: Sequence[PlannedWrite]) -> None:
 
 def _capture(write: PlannedWrite) -> _Original:
     try:
-        data = write.path.read_bytes()
+        data = read_regular_bytes(write.path, write.display)
         mode = stat.S_IMODE(write.path.stat().st_mode)
     except FileNotFoundError:
         return _Original(write, None, None)

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from engine.errors import ToolError
 from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
-from engine.tools.fileio import BINARY_SNIFF_BYTES, UTF8_BOM, looks_binary
+from engine.tools.fileio import BINARY_SNIFF_BYTES, UTF8_BOM, looks_binary, open_regular
 from engine.tools.guard import ensure_opened_where_checked
 
 _COUNT_CHUNK = 1 << 20
@@ -82,7 +82,7 @@ def _read_window(path: Path, display: str, offset: int, limit: int, max_chars: i
     if path.is_dir():
         raise ToolError(f"{display} is a directory; use the list tool to see what it holds")
     try:
-        handle = path.open("rb")
+        handle = open_regular(path, display)
     except FileNotFoundError as exc:
         raise ToolError(f"file not found: {display}") from exc
     except OSError as exc:

@@ -21,7 +21,17 @@ _STDERR_CAP = 8192
 # Hidden files are searched like any other; git's own folder never is, nor coder-tui's own data (the session files
 # would echo earlier tool output back into every search).
 SKIPPED_FOLDERS: tuple[str, ...] = (".git", ".coder")
-BASE_ARGS: tuple[str, ...] = ("--hidden", *(arg for name in SKIPPED_FOLDERS for arg in ("--glob", f"!{name}")))
+
+
+def search_args(*user_globs: str) -> list[str]:
+    """``--hidden``, the caller's globs, then the skipped folders: rg lets a later glob win over an earlier one, so
+    the exclusions come last and a pattern such as `.coder/**` or `**/*` cannot bring them back (SPEC 13)."""
+    args = ["--hidden"]
+    for glob in user_globs:
+        args += ["--glob", glob]
+    for name in SKIPPED_FOLDERS:
+        args += ["--glob", f"!{name}"]
+    return args
 
 
 def find_ripgrep() -> str | None:
@@ -45,9 +55,10 @@ class RipgrepExit:
 
 
 async def run_ripgrep(
-    executable: str, args: Sequence[str], cwd: Path, on_line: Callable[[bytes], None]
+    executable: str, args: Sequence[str], cwd: Path, on_line: Callable[[bytes], None], separator: bytes = b"\n"
 ) -> RipgrepExit:
-    """Runs ``rg`` and hands each stdout line (without its newline) to ``on_line``.
+    """Runs ``rg`` and hands each stdout record (a line, or with ``--null`` a NUL-ended name: file names may hold
+    newlines) without its separator to ``on_line``.
 
     If the caller is cancelled, or ``on_line`` raises, rg is killed before the exception goes on.
     """
@@ -62,7 +73,7 @@ async def run_ripgrep(
     assert process.stdout is not None and process.stderr is not None
     stderr_task = asyncio.create_task(_read_head(process.stderr, _STDERR_CAP))
     try:
-        await _feed_lines(process.stdout, on_line)
+        await _feed_lines(process.stdout, on_line, separator)
         code = await process.wait()
         stderr = await stderr_task
     finally:
@@ -73,17 +84,17 @@ async def run_ripgrep(
     return RipgrepExit(code=code, stderr=stderr.decode("utf-8", errors="replace").strip())
 
 
-async def _feed_lines(stream: asyncio.StreamReader, on_line: Callable[[bytes], None]) -> None:
+async def _feed_lines(stream: asyncio.StreamReader, on_line: Callable[[bytes], None], separator: bytes) -> None:
     buffer = bytearray()
     while chunk := await stream.read(_CHUNK):
         searched = len(buffer)
         buffer.extend(chunk)
         consumed = 0
-        end = buffer.find(b"\n", searched)
+        end = buffer.find(separator, searched)
         while end != -1:
             on_line(bytes(buffer[consumed:end]))
             consumed = end + 1
-            end = buffer.find(b"\n", consumed)
+            end = buffer.find(separator, consumed)
         del buffer[:consumed]
     if buffer:
         on_line(bytes(buffer))

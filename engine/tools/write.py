@@ -16,7 +16,13 @@ from pydantic import BaseModel, Field
 from engine.errors import ToolError
 from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
 from engine.tools.diff import unified_diff
-from engine.tools.fileio import atomic_write, decode_text, ensure_unchanged_since_known, looks_binary
+from engine.tools.fileio import (
+    atomic_write,
+    decode_text,
+    ensure_unchanged_since_known,
+    looks_binary,
+    read_regular_bytes,
+)
 
 
 class WriteParams(BaseModel):
@@ -77,7 +83,7 @@ def _plan_write(params: WriteParams, ctx: ToolContext) -> _WritePlan:
         raise ToolError(f"{display} is a directory; give a file path to write")
     ensure_unchanged_since_known(ctx, path, display)
     try:
-        old: bytes | None = path.read_bytes()
+        old: bytes | None = read_regular_bytes(path, display)
     except FileNotFoundError:
         old = None
     except OSError as exc:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -184,19 +185,24 @@ def _processes_mentioning(text: str) -> list[int]:
     return found
 
 
-@needs_rg
 @pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs /proc to look for the rg process")
-async def test_grep_cancellation_kills_rg(ctx: ToolContext, root: Path) -> None:
-    # rg blocks opening a FIFO nobody writes to: a search that runs until it is cancelled.
-    fifo_name = "never-written-fifo"
-    os.mkfifo(root / fifo_name)
-    task = asyncio.create_task(run_tool(grep, ctx, pattern="x", path=fifo_name))
+async def test_grep_cancellation_kills_rg(
+    ctx: ToolContext, root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An `rg` that never finishes stands in for a search that runs until it is cancelled.
+    target = "searched-until-cancelled.txt"
+    (root / target).write_text("x\n")
+    slow_rg = tmp_path / "rg"
+    slow_rg.write_text(f'#!/bin/sh\nexec {sys.executable} -c "import time; time.sleep(600)" "$@"\n')
+    slow_rg.chmod(0o755)
+    monkeypatch.setattr("engine.tools.grep.find_ripgrep", lambda: str(slow_rg))
+    task = asyncio.create_task(run_tool(grep, ctx, pattern="x", path=target))
     for _ in range(500):
-        if _processes_mentioning(fifo_name):
+        if _processes_mentioning(target):
             break
         await asyncio.sleep(0.01)
-    assert _processes_mentioning(fifo_name), "rg did not start"
+    assert _processes_mentioning(target), "rg did not start"
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert _processes_mentioning(fifo_name) == []
+    assert _processes_mentioning(target) == []
