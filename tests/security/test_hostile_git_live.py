@@ -5,6 +5,7 @@ workspace must not appear, and the command must still work."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -40,6 +41,11 @@ def _arm(root: Path, outside: Path, key: str, value: str) -> Path:
     include.write_text(f'[core]\n\tfsmonitor = touch {mark}; false\n[diff "evil"]\n\ttextconv = touch {mark}; cat\n')
     (root / ".gitattributes").write_text("* diff=evil filter=evil\n")
     (root / "notes.txt").write_text("notes\nchanged\n")
+    # An unchanged file with a new time: git must read it (through the clean filter) and then rewrites the index
+    # (running the post-index-change hook), however fast the machine is.
+    unchanged = root / "src" / "main.py"
+    later = unchanged.stat().st_mtime + 10
+    os.utime(unchanged, (later, later))
     git(root, "update-ref", "refs/remotes/origin/main", "HEAD")
     git(root, "config", key, value.format(mark=mark, hooks=hooks, include=include))
     assert not mark.exists()
