@@ -66,6 +66,7 @@ class Session:
         if not len(self._seqs) == len(self._encoded) == len(self._messages):
             raise ValueError("a restored session needs one position and one text per message")
         self._system_cache: tuple[str, str] = ("", "")
+        self._system_wire: tuple[str, dict[str, Any]] = ("", {})
         self._emit = emit
         self._store = store
         self._log = SessionLog(store, self.id) if store is not None else log
@@ -130,13 +131,18 @@ class Session:
         self.save()
 
     def request_messages(self) -> list[dict[str, Any]]:
+        """The wire dicts, the same objects request after request (the provider encodes each one only once); those
+        of restored messages are made at the first request."""
         wire = self._wire
-        for index, value in enumerate(wire):
-            if value is None:
-                wire[index] = self._messages[index].to_wire()
+        if None in wire:  # a scan at C speed; the loop runs once after a resume or a compaction
+            for index, value in enumerate(wire):
+                if value is None:
+                    wire[index] = self._messages[index].to_wire()
         if not self.system_prompt:
             return list(wire)  # type: ignore[arg-type]
-        return [Message.system(self.system_prompt).to_wire(), *wire]  # type: ignore[list-item]
+        if self._system_wire[0] != self.system_prompt:
+            self._system_wire = (self.system_prompt, Message.system(self.system_prompt).to_wire())
+        return [self._system_wire[1], *wire]  # type: ignore[list-item]
 
     def _encoded_system_prompt(self) -> str:
         """The system prompt changes once a turn at most, and a save comes after every message: encode it once."""

@@ -28,4 +28,5 @@ def make_provider(config: Config, env: dict[str, str] | None = None) -> ChatProv
         max_retries=config.provider.max_retries,
         reasoning_effort=config.provider.reasoning_effort,
         headers=config.provider.headers,
+        api_key_env=config.provider.api_key_env,
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import sys
 from collections.abc import AsyncIterator
 from contextlib import aclosing, asynccontextmanager
 from typing import TYPE_CHECKING, Any
@@ -44,6 +45,7 @@ class OpenAIProvider:
         retry_max_delay: float = 30.0,
         reasoning_effort: str | None = None,
         headers: dict[str, str] | None = None,
+        api_key_env: str = "OPENAI_API_KEY",
     ) -> None:
         """``base_url=None`` uses the SDK default (``OPENAI_BASE_URL`` or api.openai.com); ``api_key=None`` sends a
         placeholder. ``timeout`` bounds the connection and each wait for the next chunk. ``reasoning_effort`` is sent
@@ -59,6 +61,7 @@ class OpenAIProvider:
         self.retry_base_delay = retry_base_delay
         self.retry_max_delay = retry_max_delay
         self.reasoning_effort = reasoning_effort
+        self.api_key_env = api_key_env  # named when the server refuses the key
         self._headers = dict(headers or {})
         self._rejected_fields: set[str] = set()
         self._body = RequestBodyEncoder()
@@ -174,12 +177,10 @@ class OpenAIProvider:
         if self.reasoning_effort:
             options["reasoning_effort"] = self.reasoning_effort
         if self._takes_raw_body(client):
-            import httpx
-
             body = self._body.encode(request.model, messages, request.tools, options)
             response = await client.post(
                 "/chat/completions",
-                cast_to=httpx.Response,
+                cast_to=_http_response_class(),
                 content=body,
                 options={"headers": {"Content-Type": "application/json"}},
                 stream=True,
@@ -224,9 +225,11 @@ class OpenAIProvider:
             status = exc.status_code
             detail = _server_message(exc)
             if status == 401:
-                message = "authentication failed (401): check the API key (OPENAI_API_KEY)"
+                message = f"authentication failed (401): {detail}; check the API key ({self.api_key_env})"
             elif status == 404:
-                message = f"not found (404): check the model name '{model}' and the base URL '{self.base_url}'"
+                message = (
+                    f"not found (404): {detail}; check the model name '{model}' and the base URL '{self.base_url}'"
+                )
             elif status == 429:
                 message = f"rate limited (429): {detail}"
             elif status >= 500:
@@ -244,6 +247,18 @@ class OpenAIProvider:
         if isinstance(exc, openai.APIError):
             return ProviderError(f"the model server reported an error: {one_line(exc.message)}")
         return ProviderError(f"unexpected answer from the model server: {type(exc).__name__}: {one_line(str(exc))}")
+
+
+def _http_response_class() -> type:
+    """The response class of the HTTP library the SDK runs on (``httpx2`` in recent versions, ``httpx`` before):
+    asked for as ``cast_to``, the SDK hands back the raw streaming response."""
+    for name in ("httpx2", "httpx"):
+        module = sys.modules.get(name)
+        if module is not None:
+            return module.Response  # type: ignore[no-any-return]
+    import httpx
+
+    return httpx.Response
 
 
 def _is_transport_error(exc: Exception, kind: str) -> bool:

@@ -64,7 +64,7 @@ class ThinkTagSplitter:
             self._held = ""
             self._state = "after_block"
             return self._after_block(after), reasoning
-        keep = _partial_suffix(self._held, self._close_tag)
+        keep = partial_tag_length(self._held, self._close_tag)
         reasoning = self._held[: len(self._held) - keep]
         self._held = self._held[len(self._held) - keep:]
         return "", reasoning
@@ -86,8 +86,9 @@ def split_prefilled(text: str) -> tuple[str, str] | None:
     return text[found.end():], found["reasoning"].strip()
 
 
-def _partial_suffix(text: str, tag: str) -> int:
-    """The length of the longest end of ``text`` that ``tag`` starts with (0 when none)."""
+def partial_tag_length(text: str, tag: str) -> int:
+    """The length of the longest end of ``text`` that ``tag`` starts with (0 when none): text a streamed tag may
+    still complete, held back until the next delta says."""
     for length in range(min(len(tag) - 1, len(text)), 0, -1):
         if tag.startswith(text[-length:]):
             return length

@@ -19,6 +19,7 @@ from typing import Any
 
 from engine.messages import ToolDef
 from engine.provider.base import ChatProvider, ChatRequest, FinishChunk, StreamChunk, TextChunk, ToolCallChunk
+from engine.provider.think_tags import partial_tag_length
 
 OPEN_TAG = "<tool_use"
 CLOSE_TAG = "</tool_use>"
@@ -185,7 +186,7 @@ class XmlToolCallParser:
             return True
         start = self._buffer.find(OPEN_TAG)
         if start < 0:
-            keep = _partial_open_tag_length(self._buffer)
+            keep = partial_tag_length(self._buffer, OPEN_TAG)
             self._text(self._buffer[: len(self._buffer) - keep], out)
             self._buffer = self._buffer[len(self._buffer) - keep :]
             return False
@@ -294,14 +295,6 @@ class XmlToolCallingProvider:
 
     async def list_models(self) -> list[str]:
         return await self._inner.list_models()
-
-
-def _partial_open_tag_length(text: str) -> int:
-    """The length of the longest end of ``text`` that ``OPEN_TAG`` starts with (0 when none)."""
-    for length in range(min(len(OPEN_TAG) - 1, len(text)), 0, -1):
-        if OPEN_TAG.startswith(text[-length:]):
-            return length
-    return 0
 
 
 def _inside_json_string(body: str) -> bool:

@@ -206,7 +206,8 @@ async def test_unauthorized_says_to_check_the_api_key(scripted_server: ScriptedS
     with pytest.raises(ProviderError) as caught:
         await collect(provider_for(scripted_server))
 
-    assert str(caught.value) == "authentication failed (401): check the API key (OPENAI_API_KEY)"
+    assert str(caught.value) == (
+        "authentication failed (401): Incorrect API key provided: sk-test; check the API key (OPENAI_API_KEY)")
     assert (caught.value.status, caught.value.retryable) == (401, False)
     assert len(scripted_server.requests) == 1
 
@@ -218,7 +219,8 @@ async def test_not_found_names_the_model_and_the_base_url(scripted_server: Scrip
         await collect(provider_for(scripted_server))
 
     assert str(caught.value) == (
-        f"not found (404): check the model name 'test-model' and the base URL '{scripted_server.base_url}'")
+        f"not found (404): The model `test-model` does not exist; check the model name 'test-model' and the base "
+        f"URL '{scripted_server.base_url}'")
 
 
 async def test_other_client_errors_show_the_server_message_without_retry(scripted_server: ScriptedServer) -> None:

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,11 +10,11 @@ import pytest
 from engine.config import Config
 from engine.provider.known_windows import known_context_window
 from engine.provider.profiles import effective_config, split_model_spec
+from tests.headless.test_headless_cli import run_cli
 from tests.support.fakes import make_orchestrator
 from tests.support.scenario import text
 from tests.support.scripted_server import ScriptedServer
 
-REPO = Path(__file__).resolve().parents[3]
 PROFILES = {
     "local": {"base_url": "http://127.0.0.1:1/v1", "model": "qwen3:8b", "context_window": 32768},
     "router": {"base_url": "http://127.0.0.1:2/v1", "api_key_env": "ROUTER_KEY", "model": "anthropic/claude-sonnet-4.5",
@@ -80,21 +77,14 @@ async def test_model_command_switches_to_a_profile_server(tmp_path: Path, script
         assert saved["model"] == "other:"
 
 
-def run_cli(args: list[str], workspace: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "CODER_"))}
-    env.update(XDG_CONFIG_HOME=str(workspace / ".xdg"), PYTHONPATH=str(REPO), OPENAI_API_KEY="sk-cli")
-    return subprocess.run([sys.executable, "-m", "coder_tui", "--cwd", str(workspace), *args],
-                          input="", capture_output=True, text=True, env=env, timeout=60)
-
-
 def test_provider_option_runs_a_headless_turn_on_that_profile(tmp_path: Path, scripted_server: ScriptedServer) -> None:
     (tmp_path / ".coder").mkdir()
     profiles = {"scripted": {"base_url": scripted_server.base_url, "model": "profile-model"}}
     (tmp_path / ".coder" / "config.json").write_text(json.dumps({"providers": profiles}))
     scripted_server.add(text("hello from the profile"))
 
-    done = run_cli(["--provider", "scripted", "-p", "hi"], tmp_path)
-    unknown = run_cli(["--provider", "nope", "-p", "hi"], tmp_path)
+    done = run_cli(["--provider", "scripted", "-p", "hi"], tmp_path, None)
+    unknown = run_cli(["--provider", "nope", "-p", "hi"], tmp_path, None)
 
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "hello from the profile"
