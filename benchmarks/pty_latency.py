@@ -131,8 +131,8 @@ def coder_argv(workspace: Path, *extra: str) -> list[str]:
 
 
 def latencies(expectations: list[Expectation]) -> list[float]:
-    """Milliseconds per key; a key never shown counts as the whole wait (it is a freeze, not a missing sample)."""
-    return [e.latency_ms if e.latency_ms is not None else (now() - e.since) * 1000 for e in expectations]
+    """Milliseconds per key (after ``settle``); a key never shown counts as the whole wait, a freeze."""
+    return [e.latency_ms for e in expectations if e.latency_ms is not None]
 
 
 def type_window(term: Terminal, seed: int, start: float | None = None) -> list[float]:

@@ -5,11 +5,13 @@ Kept short on purpose: rendering lives in the screen and widgets, engine plumbin
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from textual import events
 from textual.app import App
 
 from coder_tui.bindings import bindings_for
@@ -56,6 +58,8 @@ class CoderApp(App[int]):
             **({"clock": clock} if clock is not None else {}),
         )
         self._ctrl_c_armed = False
+        # When the last key arrived: the session screen keeps its pauses (garbage collection) for when typing stops.
+        self.last_key_at = 0.0
 
     @property
     def session(self) -> SessionScreen:
@@ -64,6 +68,11 @@ class CoderApp(App[int]):
     def get_default_screen(self) -> SessionScreen:
         # The session is the default screen (not pushed later), so keys typed ahead of start-up reach the prompt.
         return self._session
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key):
+            self.last_key_at = time.monotonic()
+        await super().on_event(event)
 
     async def on_unmount(self) -> None:
         await self.link.aclose()

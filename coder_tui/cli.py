@@ -6,6 +6,7 @@ Kept free of Textual and of the engine's heavy imports so that both paths start 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -70,6 +71,10 @@ def main(argv: list[str] | None = None) -> int:
         )
     if args.output_format != "text":
         parser.error("--output-format applies to headless runs only (-p or piped stdin)")
+    # Textual waits this long after Esc for the rest of an escape sequence before it reports the Esc key (100 ms by
+    # default): Esc stops a task, so it should act at once. A terminal sends a sequence in one write; set ESCDELAY
+    # higher on a slow link.
+    os.environ.setdefault("ESCDELAY", "25")
     # The engine process starts before the app is even imported: it loads on the other core meanwhile.
     from coder_tui.engine_process import EngineProcesses
 

@@ -17,7 +17,7 @@ from textual.app import App
 from textual.worker import Worker
 
 from coder_tui.interaction import TuiInteraction
-from engine.events import Event, ModeChanged, ModelChanged, Notice
+from engine.events import CommandResult, Event, ModeChanged, ModelChanged, Notice
 from engine.interaction import ApprovalRequest
 from engine.modes import Mode, next_mode
 from engine.protocol import (
@@ -96,6 +96,8 @@ class EngineLink:
         self._dialogs: dict[str, Worker[None]] = {}
         self._closing = False
         self._restarts = 0
+        # The inputs that resume the session after a restart, and the session each resumes.
+        self._restarts_by_id: dict[str, str] = {}
         self.state: EngineState | None = None
         self.interaction = TuiInteraction(app)
         self._mode = Mode.parse(start_mode) if start_mode else Mode.DEFAULT
@@ -172,6 +174,11 @@ class EngineLink:
             return
         view = self._view
         match message:
+            case EngineEvent(event=CommandResult(command="/resume", ok=True)) if self._running in self._restarts_by_id:
+                # The transcript already shows this session: say it was resumed rather than draw it again.
+                if view is not None:
+                    view.show_event(Notice(f"the engine restarted; session {self._restarts_by_id[self._running]} "
+                                           "resumed", "warning"))
             case EngineEvent(event=event):
                 if isinstance(event, ModeChanged):
                     self._mode = Mode.parse(event.mode)
@@ -183,7 +190,7 @@ class EngineLink:
                 text = self._pop_queued(input_id)
                 self._running = input_id
                 self._notify_queue()
-                if view is not None:
+                if view is not None and input_id not in self._restarts_by_id:
                     view.input_started(text)
             case InputFinished():
                 self._running = None
@@ -235,7 +242,9 @@ class EngineLink:
         session = state.session_id
         if self._view is not None:
             self._view.show_event(Notice(f"restarting the engine on session {session}"))
-        self._queue.appendleft((next(self._ids), f"/resume {session}"))
+        input_id = next(self._ids)
+        self._restarts_by_id[input_id] = session
+        self._queue.appendleft((input_id, f"/resume {session}"))
         self._notify_queue()
         self._connect()
 

@@ -5,6 +5,7 @@ It is the ``SessionView`` the engine link reports to, and renders every engine e
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -64,6 +65,8 @@ if TYPE_CHECKING:
 
 # How long after an input ends the garbage collector gets its quiet moment.
 QUIET_AFTER_S = 0.3
+# ... and only once no key has been pressed for this long: a full collection is a pause no key is drawn in.
+KEYS_IDLE_S = 1.0
 # Below this width the side panes start hidden (Ctrl+T shows them); at 80x24 the transcript needs the room.
 WIDE_LAYOUT = 100
 
@@ -191,12 +194,19 @@ class SessionScreen(Screen[None]):
     def input_finished(self, outcome: InputFinished) -> None:
         self._collector.idle()
         # Once the input's last frames are drawn (a resumed conversation takes a few), not before them.
-        self.set_timer(QUIET_AFTER_S, self._collector.quiet)
+        self.set_timer(QUIET_AFTER_S, self._quiet_when_keys_idle)
         if self.link.queued:
             return
         self.status.state = "interrupted" if outcome.reason == "cancelled" else "ready"
         self.prompt.input.task_running = False
         self.app.refresh_bindings()
+
+    def _quiet_when_keys_idle(self) -> None:
+        idle_for = time.monotonic() - getattr(self.app, "last_key_at", 0.0)
+        if idle_for < KEYS_IDLE_S:
+            self.set_timer(KEYS_IDLE_S - idle_for, self._quiet_when_keys_idle)
+        else:
+            self._collector.quiet()
 
     def queue_changed(self, queued: list[str]) -> None:
         self.query_one(QueueView).set_items(queued)

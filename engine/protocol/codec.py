@@ -43,15 +43,24 @@ class Codec:
     ) -> None:
         """``roots``: dataclasses or unions of them; every dataclass reachable through their fields is known."""
         self._message_from_record = message_from_record
+        self._roots = tuple(roots)
         self._classes: dict[str, type] = {}
         self._fields: dict[type, list[tuple[str, Any]]] = {}
-        for root in roots:
-            self._register(root)
+        self._known = False
 
     @property
     def types(self) -> dict[str, type]:
         """Every dataclass this codec decodes, by its tag."""
+        self._know()
         return dict(self._classes)
+
+    def _know(self) -> None:
+        """Walks the roots' type hints once, at the first decode (not at import: the UI imports this before its
+        first frame)."""
+        if not self._known:
+            for root in self._roots:
+                self._register(root)
+            self._known = True
 
     # -- encode ---------------------------------------------------------------------------------------------------
     def dumps(self, value: Any) -> str:
@@ -93,6 +102,7 @@ class Codec:
         return self.decode(data)
 
     def decode(self, data: dict[str, Any]) -> Any:
+        self._know()
         tag = data.get("type")
         if tag == MESSAGE_TAG:
             return self._message_from_record({k: v for k, v in data.items() if k != "type"})

@@ -56,11 +56,15 @@ async def test_a_killed_engine_is_shown_restarted_on_its_session_and_resumable(
         assert any("killed by signal 9" in n for n in notices(app))
         await wait_until(pilot, lambda: app.link.state is not None and not app.link.busy and not app.link.queued,
                          "the engine to restart")
+        await settle(pilot)
         assert engine.current.pid != first_pid  # type: ignore[union-attr]
         assert app.link.state.session_id == session_id  # type: ignore[union-attr]
         assert app.session.status.state != "working"
+        # The transcript still shows the conversation and why the engine restarted.
         texts = [getattr(entry, "text", "") for entry in app.session.transcript.entries]
-        assert "remember this" in texts and "the first answer" in texts
+        assert "remember this" in texts and "the first answer" in texts and "a long task" in texts
+        assert any("killed by signal 9" in n for n in notices(app))
+        assert notices(app)[-1] == f"the engine restarted; session {session_id} resumed"
 
     app, engine = process_app(workspace, first_inputs=("/resume --last",))
     async with app.run_test(size=(120, 40)) as pilot:
