@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
@@ -159,11 +160,33 @@ class RestoredEntry:
 @dataclass(frozen=True)
 class HistoryRestored:
     """A session was resumed: its whole history (every context epoch, in order) for the transcript, and each
-    sub-agent's conversation (message records) by the id of the ``task`` call that started it."""
+    sub-agent's conversation (message records) by the id of the ``task`` call that started it.
+
+    The entries travel as one JSON array text of ``RestoredEntry`` objects (``entries()`` reads them): a long
+    session's history is thousands of records, and one text crosses the engine's pipe and is parsed at C speed,
+    where thousands of nested objects would each be encoded and rebuilt one by one."""
 
     session_id: str
-    entries: tuple[RestoredEntry, ...]
+    entries_json: str
     subagents: dict[str, tuple[dict[str, Any], ...]] = field(default_factory=dict)
+
+    @classmethod
+    def of(
+        cls,
+        session_id: str,
+        entries: Sequence[RestoredEntry],
+        subagents: dict[str, tuple[dict[str, Any], ...]] | None = None,
+    ) -> HistoryRestored:
+        import json
+        from dataclasses import asdict
+
+        text = json.dumps([asdict(entry) for entry in entries], ensure_ascii=False)
+        return cls(session_id, text, subagents or {})
+
+    def entries(self) -> list[RestoredEntry]:
+        import json
+
+        return [RestoredEntry(**item) for item in json.loads(self.entries_json)]
 
 
 @dataclass(frozen=True)

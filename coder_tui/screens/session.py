@@ -263,7 +263,7 @@ class SessionScreen(Screen[None]):
                 self._pick_rewind(points)
             case CommandResult(command="/rewind", ok=True, data={"prompt_text": str(request), "messages": list(kept)}):
                 entries = tuple(RestoredEntry("message", record) for record in kept)
-                transcript.show_history(HistoryRestored("", entries))
+                transcript.show_history(HistoryRestored.of("", entries))
                 transcript.add_command_result(event)
                 self.prompt.input.set_text(request)
             case CommandResult(ok=True, data={"copy_text": str(copied)}):

@@ -39,9 +39,10 @@ def history_factories(restored: HistoryRestored) -> list[EntryFactory]:
     from coder_tui.widgets.markdown_lines import MarkdownLines
 
     factories: list[EntryFactory] = []
-    results = _tool_results(restored.entries)
+    entries = restored.entries()
+    results = _tool_results(entries)
     subagents = restored.subagents
-    for entry in restored.entries:
+    for entry in entries:
         record = entry.record
         if entry.kind == "compacted":
             text = compaction_text(entry.tokens_before, entry.tokens_after)

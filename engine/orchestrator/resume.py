@@ -11,7 +11,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.events import HistoryRestored, RestoredEntry
+from engine.events import HistoryRestored
 from engine.messages import Message, ToolCall
 from engine.storage.records import LoadedSession
 from engine.storage.session_file import encode_message
@@ -89,17 +89,20 @@ def _store_insertions(store: Store, loaded: LoadedSession, repaired: Sequence[Me
 def history_restored(store: Store, session_id: str) -> HistoryRestored:
     """The event that gives a front end the resumed session's whole history: every epoch, a marker where each
     compaction happened, each tool message's diff and each sub-agent's conversation. The stored records are passed
-    on as they are (no message objects are built: a long session's history is thousands of them)."""
-    entries: list[RestoredEntry] = []
-    for row in store.history_rows(session_id):
-        record = json.loads(row.record)
+    on as the JSON texts they are: no message objects are built, nothing is parsed (a long session's history is
+    thousands of them)."""
+    parts: list[str] = []
+    session_id, rows = store.history_rows(session_id)
+    for row in rows:
+        diff = json.dumps(row.diff, ensure_ascii=False)
         if row.compaction is not None:
             _, before, after = row.compaction
-            entries.append(RestoredEntry("compacted", record, None, before, after))
+            parts.append(f'{{"kind": "compacted", "record": {row.record}, "diff": null, '
+                         f'"tokens_before": {before}, "tokens_after": {after}}}')
         else:
-            entries.append(RestoredEntry("message", record, row.diff))
+            parts.append(f'{{"kind": "message", "record": {row.record}, "diff": {diff}}}')
     subagents = {
         call_id: tuple(item.message.to_record() for item in conversation)
         for call_id, conversation in store.subagent_conversations(session_id).items()
     }
-    return HistoryRestored(session_id, tuple(entries), subagents)
+    return HistoryRestored(session_id, "[" + ",\n".join(parts) + "]", subagents)

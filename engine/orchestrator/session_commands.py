@@ -46,12 +46,12 @@ async def resume_command(orch: Orchestrator, arg: str) -> CommandResult | TurnOu
             return CommandResult.slash("/resume", "no saved session in this workspace yet", ok=False)
         session_ref = latest
     try:
+        if orch.interactive:  # a screen shows the whole history (at once, while the session is planned)
+            orch.emit(history_restored(orch.store, session_ref))
         plan = plan_resume(orch.store, session_ref)
     except UnknownSession as exc:
         return CommandResult.slash("/resume", str(exc), ok=False)
     info = plan.loaded.info
-    if orch.interactive:  # a screen shows the whole history; headless output does not
-        orch.emit(history_restored(orch.store, info.id))
     orch.emit(
         CommandResult.slash(
             "/resume",

@@ -127,7 +127,7 @@ async def test_older_entries_are_built_when_the_user_scrolls_up(
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         transcript = app.session.transcript
-        transcript.show_history(HistoryRestored("s", entries))
+        transcript.show_history(HistoryRestored.of("s", entries))
         await pilot.pause()
         assert len(transcript.entries) == RESUMED_ENTRIES
         assert transcript.older_count == 500 - RESUMED_ENTRIES

@@ -235,7 +235,7 @@ async def test_resumed_history_builds_only_the_last_entries(workspace: Path, scr
     call = {"id": "call_9", "type": "function", "function": {"name": "read", "arguments": '{"path": "src/app.py"}'}}
     records += [{"role": "assistant", "content": None, "tool_calls": [call]},
                 {"role": "tool", "tool_call_id": "call_9", "name": "read", "content": '{"ok": false, "error": "gone"}'}]
-    restored = HistoryRestored("s1", tuple(RestoredEntry("message", record) for record in records))
+    restored = HistoryRestored.of("s1", [RestoredEntry("message", record) for record in records])
     app = make_app(workspace, scripted_server)
     async with app.run_test() as pilot:
         await ready(pilot)
