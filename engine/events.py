@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:
     # Only an annotation here: importing it would load pydantic before the TUI's first frame.
     from engine.messages import Message
+    from engine.restored import RestoredEntry
 
 # "verify_failed": the answer came, but auto-verify still failed after its retries (SPEC 8).
 TurnEndReason = Literal["completed", "step_limit", "error", "cancelled", "loop_detected", "verify_failed"]
@@ -145,24 +146,12 @@ class ContextCompacted:
 
 
 @dataclass(frozen=True)
-class RestoredEntry:
-    """One entry of a resumed session's whole history. ``kind == "message"``: ``record`` is the message in OpenAI
-    form (``Message.to_record()``) and ``diff`` what a tool message showed. ``kind == "compacted"``: context
-    compacted here; ``record`` is the summary the model saw from then on, with the tokens before and after."""
-
-    kind: Literal["message", "compacted"]
-    record: dict[str, Any]
-    diff: str | None = None
-    tokens_before: int = 0
-    tokens_after: int = 0
-
-
-@dataclass(frozen=True)
 class HistoryRestored:
     """A session was resumed: its whole history (every context epoch, in order) for the transcript, and each
     sub-agent's conversation (message records) by the id of the ``task`` call that started it.
 
-    The entries travel as one JSON array text of ``RestoredEntry`` objects (``entries()`` reads them): a long
+    The entries travel as one JSON array text of ``engine.restored.RestoredEntry`` objects (``entries()`` reads
+    them): a long
     session's history is thousands of records, and one text crosses the engine's pipe and is parsed at C speed,
     where thousands of nested objects would each be encoded and rebuilt one by one."""
 
@@ -185,6 +174,8 @@ class HistoryRestored:
 
     def entries(self) -> list[RestoredEntry]:
         import json
+
+        from engine.restored import RestoredEntry
 
         return [RestoredEntry(**item) for item in json.loads(self.entries_json)]
 

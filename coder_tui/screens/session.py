@@ -38,7 +38,6 @@ from engine.events import (
     ErrorEvent,
     Event,
     HistoryRestored,
-    RestoredEntry,
     LoopDetected,
     MessageAdded,
     ModeChanged,
@@ -59,6 +58,7 @@ from engine.events import (
     VerificationFinished,
     VerificationStarted,
 )
+from engine.restored import RestoredEntry
 
 if TYPE_CHECKING:
     from engine.protocol import EngineState, InputFinished

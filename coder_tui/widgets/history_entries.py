@@ -20,7 +20,8 @@ from coder_tui.formatting import format_tokens
 from coder_tui.widgets.notice_line import NoticeLine
 from coder_tui.widgets.tool_call_view import ToolCallView
 from coder_tui.widgets.user_message import UserMessage
-from engine.events import HistoryRestored, RestoredEntry, ToolStatus
+from engine.events import HistoryRestored, ToolStatus
+from engine.restored import RestoredEntry
 
 EntryFactory = Callable[[], Widget]
 Record = Mapping[str, Any]

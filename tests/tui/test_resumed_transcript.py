@@ -15,7 +15,8 @@ from coder_tui.widgets.notice_line import NoticeLine
 from coder_tui.widgets.tool_call_view import ToolCallView
 from coder_tui.widgets.transcript import OLDER_BATCH, RESUMED_ENTRIES
 from coder_tui.widgets.user_message import UserMessage
-from engine.events import HistoryRestored, RestoredEntry
+from engine.events import HistoryRestored
+from engine.restored import RestoredEntry
 from tests.support.scenario import reply, text, tool_call
 from tests.support.scripted_server import ScriptedServer
 from tests.tui.helpers import SIZE_IDS, SIZES, make_app, ready, settle, submit, wait_until

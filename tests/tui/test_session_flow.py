@@ -226,7 +226,8 @@ async def test_long_session_keeps_only_the_last_entries_mounted(
 
 
 async def test_resumed_history_builds_only_the_last_entries(workspace: Path, scripted_server: ScriptedServer) -> None:
-    from engine.events import HistoryRestored, RestoredEntry
+    from engine.events import HistoryRestored
+    from engine.restored import RestoredEntry
 
     records: list[dict[str, object]] = []
     for index in range(2500):
