@@ -17,7 +17,7 @@ from engine.policy.argv import has_option
 from engine.policy.arity import CommandPrefix, arity_prefix
 from engine.policy.bash_env import prefix_problem, variable_write_problem
 from engine.policy.bash_parse import SimpleCommand, Word, parse_script
-from engine.policy.bash_paths import cd_target, outside_read
+from engine.policy.bash_paths import cd_targets, other_repository, outside_read
 from engine.policy.bash_readonly import Access, classify
 from engine.policy.bash_risk import (
     Risk,
@@ -181,14 +181,18 @@ class _Walk:
     def _reads(self, command: SimpleCommand, chain: _Chain) -> str | None:
         """Outside reads of a read-only command (SPEC 13)."""
         name = program_name(chain.innermost[0]) if chain.innermost else None
-        return outside_read(name or "", chain.innermost[1:], command.redirects, self.dirs, self.cwd, chain.appended)
+        args = chain.innermost[1:]
+        problem = outside_read(name or "", args, command.redirects, self.dirs, self.cwd, chain.appended)
+        if problem is None and name == "git":
+            problem = other_repository(args, self.dirs, self.cwd)
+        return problem
 
     def _enter(self, chain: _Chain) -> None:
         """A `cd` inside the workspace moves where the line's later relative paths start."""
         if chain.innermost and program_name(chain.innermost[0]) == "cd":
-            target = cd_target(chain.innermost[1:], self.dirs, self.cwd)
-            if target is not None and target not in self.dirs:
-                self.dirs.append(target)
+            for target in cd_targets(chain.innermost[1:], self.dirs, self.cwd):
+                if target not in self.dirs:
+                    self.dirs.append(target)
 
     def _risks(self, command: SimpleCommand, chain: _Chain, line: str) -> None:
         """Every layer is checked: `sudo timeout 5 rm -rf x` is both `sudo` and `rm -rf`."""

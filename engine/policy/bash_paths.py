@@ -182,12 +182,41 @@ def outside_read(
     return None
 
 
-def cd_target(args: Sequence[Word], dirs: Sequence[Path], root: Path) -> Path | None:
-    """The folder a `cd` inside the workspace enters (from the root), for resolving the paths that follow."""
+def other_repository(args: Sequence[Word], dirs: Sequence[Path], root: Path) -> str | None:
+    """For a read-only `git` call: why it may run in a repository nested in the workspace (after a `cd`, or with
+    `-C`, `--git-dir`, `--work-tree`), whose configuration the bash tool does not read for drivers to switch off."""
+    values = [word.value or "" for word in args]
+    if any(value.startswith(("--git-dir", "--work-tree")) for value in values):
+        return "names its repository folder (`--git-dir`/`--work-tree`), whose configuration is not checked"
+    folders = list(dirs)
+    folders += [root / values[i + 1] for i, value in enumerate(values[:-1]) if value == "-C"]
+    for folder in folders:
+        nested = _nested_repository(Path(os.path.realpath(folder)), root)
+        if nested is not None:
+            return f"runs in the repository nested at `{nested}`, whose configuration is not checked"
+    return None
+
+
+def _nested_repository(folder: Path, root: Path) -> str | None:
+    if not folder.is_relative_to(root):
+        return None
+    current = folder
+    while current != root:
+        if os.path.lexists(current / ".git"):
+            return current.relative_to(root).as_posix()
+        current = current.parent
+    return None
+
+
+def cd_targets(args: Sequence[Word], dirs: Sequence[Path], root: Path) -> list[Path]:
+    """The folders a `cd` inside the workspace may enter (from each folder the line may be in), for resolving the
+    paths that follow."""
     operands = [word for word in args if word.value is None or not word.value.startswith("-")]
     if len(operands) != 1 or operands[0].value is None or _cd_problem(args, dirs, root) is not None:
-        return None
-    return Path(os.path.realpath(root / os.path.expanduser(operands[0].value)))
+        return []
+    target = os.path.expanduser(operands[0].value)
+    found = [Path(os.path.realpath(base / target)) for base in dirs]
+    return [folder for folder in found if folder.is_dir()] or found[:1]
 
 
 def _cd_problem(args: Sequence[Word], dirs: Sequence[Path], root: Path) -> str | None:

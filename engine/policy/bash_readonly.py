@@ -40,7 +40,7 @@ ANY_ARGUMENTS = frozenset(
         "tr", "basename", "dirname", "realpath", "readlink", "env", "printenv", "true", "false", "uname", "whoami",
         "groups", "nl", "tac", "rev", "paste", "comm", "cmp", "diff", "md5sum", "sha1sum", "sha256sum",
         "sha512sum", "stat", "seq", "printf", "test", "[", "cd", "column", "fold", "strings", "od", "hexdump",
-        "grep", "egrep", "fgrep", "nproc", "uptime", "free", "arch", "sleep", "ps", "exit", ":", "command",
+        "grep", "egrep", "fgrep", "nproc", "uptime", "free", "arch", "sleep", "exit", ":", "command",
         "exec", "time", "nice", "declare", "local", "readonly", "typeset", "unset", "set", "read", "mapfile",
         "readarray", "getopts", "let",
     }
@@ -94,6 +94,13 @@ def classify(words: Sequence[Word], appended: bool = False) -> tuple[Access, str
         return Access.OTHER, _UNKNOWN_ARGUMENT
     problem = check(args)
     return (Access.READ_ONLY, None) if problem is None else (Access.OTHER, problem)
+
+
+def _ps(args: Sequence[str]) -> str | None:
+    """BSD-style `ps e` (`ps eww`, `ps auxe`) prints every process's environment, secrets included; `-e` lists."""
+    if any(not arg.startswith("-") and "e" in arg for arg in args):
+        return "with `e` shows the environment of other processes, secrets included"
+    return None
 
 
 def _jq(args: Sequence[str]) -> str | None:
@@ -215,5 +222,6 @@ _CHECKS: dict[str, Callable[[Sequence[str]], str | None]] = {
     "file": _file,
     "hostname": _hostname,
     "jq": _jq,
+    "ps": _ps,
     **{name: _awk for name in _AWKS},
 }

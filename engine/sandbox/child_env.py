@@ -61,14 +61,17 @@ _DRIVER_SETTINGS = {
     "diff": (("command", PLAIN_DIFF), ("textconv", "cat")),
     "filter": (("clean", "cat"), ("smudge", "cat"), ("process", ""), ("required", "false")),
 }
+_SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH", re.IGNORECASE)
 _SECTION = re.compile(r'^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]')
 _KEY = re.compile(r"^\s*([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*?))?\s*$")
 _MAX_CONFIG_FILES = 32
 
 
 def unasked_environment(parent: Mapping[str, str], workspace: Path, tmpdir: str) -> dict[str, str]:
-    """The environment for a command that runs without asking in ``workspace``."""
-    return {**git_environment(workspace, parent), "TMPDIR": tmpdir}
+    """The environment for a command that runs without asking in ``workspace``: also without the variables whose
+    names say they hold secrets (a read-only `env` or `printenv` would hand them to the model's provider)."""
+    kept = {name: value for name, value in parent.items() if not _SECRET.search(name)}
+    return {**git_environment(workspace, kept), "TMPDIR": tmpdir}
 
 
 def git_environment(workspace: Path, parent: Mapping[str, str] | None = None) -> dict[str, str]:

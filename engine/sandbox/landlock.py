@@ -3,8 +3,8 @@
 Why ctypes: Landlock is three system calls and two small structs, stable across kernels by design (a version
 number, the ABI, says which rights exist). The maintained Python binding (`landlock` on PyPI) covers file rights
 only, not the TCP rules plan mode needs (ABI 4) nor the scopes of ABI 6, and would be one more wheel to trust in
-the one place that must not fail open. This module is stdlib only on purpose: the launcher imports it in a bare
-``python -S`` before ``exec``, without the project on ``sys.path``.
+the one place that must not fail open. This module is stdlib only on purpose, and imports little (no `platform`,
+no `collections.abc`): the launcher imports it in a bare ``python -S`` before every sandboxed command.
 
 The ruleset handles every right that changes the file system (writing, truncating, creating, removing, renaming
 across folders) and grants them back under the folders given; reading and executing stay unrestricted (SPEC 20:
@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import ctypes
 import os
-import platform
-from collections.abc import Iterable
 
 _SYSCALLS = {"create_ruleset": 444, "add_rule": 445, "restrict_self": 446}  # same on x86_64 and the generic table
 _CREATE_RULESET_VERSION = 1
@@ -70,7 +68,8 @@ def _libc() -> ctypes.CDLL:
 
 def abi_version() -> int:
     """The Landlock ABI of the running kernel; 0 when Landlock is missing or disabled (or not Linux)."""
-    if platform.system() != "Linux" or platform.machine() not in ("x86_64", "aarch64", "riscv64", "loongarch64"):
+    system = os.uname()
+    if system.sysname != "Linux" or system.machine not in ("x86_64", "aarch64", "riscv64", "loongarch64"):
         return 0
     libc = _libc()
     libc.syscall.restype = ctypes.c_long
@@ -87,7 +86,7 @@ def handled_writes(abi: int) -> int:
     return rights
 
 
-def restrict(folders: Iterable[str], files: Iterable[str], *, block_tcp: bool) -> int:
+def restrict(folders: list[str], files: list[str], *, block_tcp: bool) -> int:
     """Confines this process (and what it executes) to writing only under ``folders`` and to ``files``.
 
     Returns the ABI used. Raises ``LandlockError`` when the kernel has no Landlock, or refuses a step. Paths that do

@@ -33,6 +33,7 @@ def world(tmp_path: Path) -> tuple[Path, Path]:
     git(root, "add", ".")
     git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init")
     (root / "src" / "up").symlink_to("..")
+    (root / "vendor" / "lib" / ".git").mkdir(parents=True)  # a nested repository, as a clone inside the project
     (root / "link_out").symlink_to(outside)
     (root / ".coder").mkdir()
     return root.resolve(), outside.resolve()
