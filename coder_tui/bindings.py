@@ -26,6 +26,8 @@ class KeySpec:
     show: bool = True
     priority: bool = False
     key_display: str | None = None
+    # Rows with the same group show in the footer as their keys side by side under one description.
+    group: str | None = None
 
 
 KEY_TABLE: tuple[KeySpec, ...] = (
@@ -46,7 +48,20 @@ KEY_TABLE: tuple[KeySpec, ...] = (
             show=False),
     KeySpec("ctrl+d", "exit_if_empty", "Exit", "prompt", "exit when the input is empty (else delete right)",
             show=False),
-    # The session screen.
+    KeySpec("home", "home_or_top", "Top", "prompt",
+            "start of the line; on an empty input, the top of the transcript", show=False),
+    KeySpec("end", "end_or_bottom", "Bottom", "prompt",
+            "end of the line; on an empty input, the bottom of the transcript", show=False),
+    # The session screen. Paging wins over the prompt's own PageUp/PageDown (a prompt is a few lines at most).
+    KeySpec("pageup,shift+pageup", "scroll_transcript('page_up')", "Scroll", "screen",
+            "scroll the transcript up a page", priority=True, key_display="PgUp", group="Scroll"),
+    KeySpec("pagedown,shift+pagedown", "scroll_transcript('page_down')", "Scroll", "screen",
+            "scroll the transcript down a page", priority=True, key_display="PgDn", group="Scroll"),
+    KeySpec("ctrl+home,home", "scroll_transcript('top')", "Top", "screen",
+            "jump to the top of the transcript (Home too when the input is empty)", show=False, ),
+    KeySpec("ctrl+end,end", "scroll_transcript('bottom')", "Bottom", "screen",
+            "jump to the bottom of the transcript and follow it again (End too when the input is empty)",
+            show=False),
     KeySpec("ctrl+t", "toggle_panes", "Panes", "screen", "show or hide the todo and tool-event panes"),
     KeySpec("ctrl+l", "clear_transcript", "Clear", "screen", "clear the screen (the session is kept)"),
     # The app: these must win over every Screen's own binding for the same key.
@@ -76,6 +91,7 @@ KEY_TABLE: tuple[KeySpec, ...] = (
 
 def bindings_for(scope: Scope) -> list[Binding]:
     """The Textual bindings of one scope, in table order."""
+    groups = {spec.group: Binding.Group(spec.group) for spec in KEY_TABLE if spec.group}
     return [
         Binding(
             spec.keys,
@@ -84,18 +100,24 @@ def bindings_for(scope: Scope) -> list[Binding]:
             show=spec.show,
             priority=spec.priority,
             key_display=spec.key_display,
+            group=groups.get(spec.group) if spec.group else None,
         )
         for spec in KEY_TABLE
         if spec.scope == scope
     ]
 
 
+# How ``/help`` names the keys whose Textual names read badly.
+_KEY_NAMES = {"pageup": "PgUp", "pagedown": "PgDn"}
+
+
 def display_keys(keys: str) -> str:
     """``ctrl+j,shift+enter`` -> ``Ctrl+J / Shift+Enter``: how ``/help`` names keys."""
     names = []
     for key in keys.split(","):
-        parts = [part if len(part) > 1 else part.upper() for part in key.split("+")]
-        names.append("+".join(part.capitalize() if len(part) > 1 else part for part in parts))
+        parts = [_KEY_NAMES.get(part) or (part.capitalize() if len(part) > 1 else part.upper())
+                 for part in key.split("+")]
+        names.append("+".join(parts))
     return " / ".join(names)
 
 

@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from textual import events
 from textual.app import ComposeResult
@@ -161,6 +161,9 @@ class SessionScreen(Screen[None]):
 
     def action_clear_transcript(self) -> None:
         self.transcript.clear()
+
+    def action_scroll_transcript(self, where: Literal["page_up", "page_down", "top", "bottom"]) -> None:
+        self.transcript.scroll_by_key(where)
 
     def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
         self.link.submit(event.text)
@@ -337,4 +340,3 @@ class SessionScreen(Screen[None]):
 
     def _set_mode(self, mode: str) -> None:
         self.prompt.mode = mode
-        self.query_one(FooterBar).mode = mode

@@ -3,7 +3,8 @@
 Most results are their text. A few read better laid out from their data: ``/diff`` shows its per-file summary
 (coloured +/-) and then the whole coloured diff, so it reads top down; ``/skills`` shows each skill's name and
 where it comes from, with its description under it; ``/resume``'s list of sessions gives friendly times
-("today 09:31") rather than stored ISO stamps.
+("today 09:31") rather than stored ISO stamps; ``/tools`` and ``/permissions`` are tables whose long cells wrap
+under their own column.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from textual.widgets import Static
 
 from coder_tui.formatting import bash_result_text, is_bash_result, one_line, session_details
 from coder_tui.widgets.diff_view import DiffView, diff_summary
+from coder_tui.widgets.table_view import Column, TableSection, TableView
 from engine.events import CommandResult
 
 
@@ -38,6 +40,7 @@ class CommandOutput(Vertical):
             height: auto; padding: 0 1 0 4; color: $text-muted; border-left: vkey $foreground 15%;
         }
         & > .problems { height: auto; padding: 0 1; margin-top: 1; color: $text-warning; }
+        & > TableView { padding: 0 1; border-left: vkey $foreground 15%; }
     }
     """
 
@@ -66,10 +69,25 @@ class CommandOutput(Vertical):
             yield from self._skills(skills)
         elif result.command == "/resume" and isinstance(sessions, list) and sessions and self.now is not None:
             yield Static(self._sessions(sessions, self.now), classes="text")
+        elif (table := self._table()) is not None:
+            yield Static(Content(result.text.partition("\n")[0]), classes="text")
+            yield TableView([table])
         elif text := self._text():
             yield Static(Content(text.rstrip("\n")), classes="text")
         if self.diff:
             yield DiffView(self.diff)
+
+    def _table(self) -> TableSection | None:
+        """``/tools`` (tool, state, what it does) and ``/permissions`` (what, decision) as tables; else None."""
+        data = self.result.data
+        tools, matrix = data.get("tools"), data.get("matrix")
+        if self.result.command == "/tools" and isinstance(tools, list) and tools:
+            rows = tuple((str(t.get("name", "")), str(t.get("state", "")), str(t.get("summary", ""))) for t in tools)
+            return TableSection("", (Column("bold"), Column("$text-accent"), Column(wrap=True)), rows)
+        if self.result.command == "/permissions" and isinstance(matrix, list) and matrix:
+            rows = tuple((str(row[0]), str(row[1])) for row in matrix if len(row) == 2)
+            return TableSection("", (Column(wrap=True), Column("bold")), rows)
+        return None
 
     def _text(self) -> str:
         result = self.result

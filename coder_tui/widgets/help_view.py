@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from textual.content import Content
-from textual.widgets import Static
-
 from coder_tui.bindings import help_rows
+from coder_tui.widgets.table_view import Column, TableSection, TableView
 
 INPUT_RULES: tuple[tuple[str, str], ...] = (
     ("text", "a request to the model"),
@@ -16,26 +14,20 @@ INPUT_RULES: tuple[tuple[str, str], ...] = (
     ("@path", "attach a workspace file to the request (Tab completes, fuzzy)"),
 )
 
+_NAME = Column("bold")
+_ABOUT = Column(wrap=True)
 
-def help_content(commands: Sequence[tuple[str, str]]) -> Content:
-    """The help text: commands, input rules, then bindings grouped by where they apply."""
-    parts: list[Content] = [Content.styled("Commands", "bold $text-primary")]
-    width = max((len(name) for name, _ in commands), default=0)
-    parts += [Content.assemble((f"  {name:<{width}}", "bold"), f"  {about}") for name, about in commands]
-    parts.append(Content.styled("\nInput", "bold $text-primary"))
-    parts += [Content.assemble((f"  {form:<10}", "bold"), f"  {about}") for form, about in INPUT_RULES]
-    parts.append(Content.styled("\nKeys", "bold $text-primary"))
-    rows = help_rows()
-    key_width = max(len(keys) for _, keys, _ in rows)
-    where_width = max(len(where) for where, _, _ in rows) + 1
-    parts += [
-        Content.assemble((f"  {where:<{where_width}}", "$text-muted"), (f"{keys:<{key_width}}", "bold"), f"  {about}")
-        for where, keys, about in rows
+
+def help_sections(commands: Sequence[tuple[str, str]]) -> list[TableSection]:
+    """Commands, input rules, then bindings grouped by where they apply; each description wraps in its column."""
+    return [
+        TableSection("Commands", (_NAME, _ABOUT), tuple(commands)),
+        TableSection("Input", (_NAME, _ABOUT), INPUT_RULES),
+        TableSection("Keys", (Column("$text-muted"), _NAME, _ABOUT), tuple(help_rows())),
     ]
-    return Content("\n").join(parts)
 
 
-class HelpView(Static):
+class HelpView(TableView):
     """The ``/help`` block in the transcript."""
 
     DEFAULT_CSS = """
@@ -48,4 +40,4 @@ class HelpView(Static):
     """
 
     def __init__(self, commands: Sequence[tuple[str, str]]) -> None:
-        super().__init__(help_content(commands))
+        super().__init__(help_sections(commands))

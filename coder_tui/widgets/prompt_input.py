@@ -1,5 +1,6 @@
 """The input line (SPEC 15): Enter submits, Ctrl+J / Shift+Enter insert a newline, Up/Down walk the history,
-Tab completes, Esc closes suggestions and twice clears, Ctrl+D on an empty input exits.
+Tab completes, Esc closes suggestions and twice clears, Ctrl+D on an empty input exits, Home/End on an empty input
+leave the transcript's top and bottom to the screen.
 
 A ``TextArea`` so a multi-line paste stays one input; completion itself lives in the ``Prompt`` around it, which
 this widget asks through the small ``Completer`` interface (attributes flow down, messages bubble up).
@@ -146,6 +147,16 @@ class PromptInput(TextArea):
         else:
             self._rewind_armed = True
             self.notify("Press Esc again to rewind to an earlier request", timeout=2)
+
+    def action_home_or_top(self) -> None:
+        if not self.text:
+            raise SkipAction()  # the screen's Home: the top of the transcript
+        self.action_cursor_line_start()
+
+    def action_end_or_bottom(self) -> None:
+        if not self.text:
+            raise SkipAction()  # the screen's End: the bottom of the transcript
+        self.action_cursor_line_end()
 
     def action_exit_if_empty(self) -> None:
         if self.text:

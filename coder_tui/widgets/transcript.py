@@ -20,7 +20,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from textual import work
 from textual.containers import VerticalGroup, VerticalScroll
@@ -188,6 +188,21 @@ class Transcript(VerticalScroll):
         self._tool_views[call_id] = view
         self._add(view)
         return view
+
+    def scroll_by_key(self, where: Literal["page_up", "page_down", "top", "bottom"]) -> None:
+        """PageUp / PageDown / Home / End. Going up stops following the stream; reaching the bottom follows it again
+        (Textual re-anchors a released transcript once it is scrolled to its end)."""
+        if where in ("page_up", "top"):
+            self.release_anchor()
+        match where:
+            case "page_up":
+                self.scroll_page_up(animate=False)
+            case "page_down":
+                self.scroll_page_down(animate=False)
+            case "top":
+                self.scroll_home(animate=False)
+            case "bottom":
+                self.scroll_end(animate=False)
 
     def tool_call(self, call_id: str) -> ToolCallView | None:
         return self._tool_views.get(call_id)

@@ -8,7 +8,6 @@ from pathlib import Path
 from coder_tui.bindings import KEY_TABLE, display_keys
 from coder_tui.widgets.assistant_message import AssistantMessage
 from coder_tui.widgets.command_output import CommandOutput
-from coder_tui.widgets.footer_bar import FooterBar
 from coder_tui.widgets.help_view import HelpView
 from coder_tui.widgets.markdown_lines import MarkdownLines
 from coder_tui.widgets.notice_line import NoticeLine
@@ -25,21 +24,35 @@ from tests.support.scripted_server import ScriptedServer
 from tests.tui.helpers import make_app, prompt_of, ready, settle, submit, wait_until
 
 
-def shown_modes(app) -> tuple[str, str, str]:  # type: ignore[no-untyped-def]
-    screen = app.session
-    return screen.query_one(PromptLine).mode, screen.query_one(FooterBar).mode, app.link.mode.value
+def shown_modes(app) -> tuple[str, str]:  # type: ignore[no-untyped-def]
+    return app.session.query_one(PromptLine).mode, app.link.mode.value
+
+
+def screen_text(app) -> list[str]:  # type: ignore[no-untyped-def]
+    """The screen as drawn, one string per row."""
+    return [strip.text for strip in app.screen._compositor.render_strips()]
 
 
 async def test_shift_tab_cycles_default_auto_edit_plan(workspace: Path, scripted_server: ScriptedServer) -> None:
     app = make_app(workspace, scripted_server)
     async with app.run_test() as pilot:
         await ready(pilot)
-        assert shown_modes(app) == ("default", "default", "default")
+        assert shown_modes(app) == ("default", "default")
         for expected in ("auto-edit", "plan", "default"):
             await pilot.press("shift+tab")
-            assert shown_modes(app) == (expected, expected, expected)
+            assert shown_modes(app) == (expected, expected)
             # The priority binding wins over the screen's focus-previous: the prompt keeps the focus.
             assert app.focused is prompt_of(app)
+
+
+async def test_the_mode_is_shown_once_on_the_prompt_line(workspace: Path, scripted_server: ScriptedServer) -> None:
+    app = make_app(workspace, scripted_server, start_mode="auto-edit")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await pilot.pause()
+        rows = screen_text(app)
+        assert [row for row in rows if "auto-edit" in row] == [rows[-3]]  # the prompt line, above the input
+        assert rows[-3].strip().startswith("⏵⏵ auto-edit")
 
 
 async def test_mode_commands_and_aliases_switch_the_mode(workspace: Path, scripted_server: ScriptedServer) -> None:
@@ -50,7 +63,7 @@ async def test_mode_commands_and_aliases_switch_the_mode(workspace: Path, script
                                   ("/default", "default"), ("/build", "auto-edit")):
             await submit(pilot, command)
             await settle(pilot)
-            assert shown_modes(app) == (expected, expected, expected)
+            assert shown_modes(app) == (expected, expected)
         await submit(pilot, "/yolo")
         await settle(pilot)
         await pilot.press("shift+tab")
@@ -128,11 +141,12 @@ async def test_help_lists_commands_and_every_binding_of_the_footer_table(
         await ready(pilot)
         await submit(pilot, "/help")
         await settle(pilot)
-        help_text = app.session.transcript.query_one(HelpView).visual.plain  # type: ignore[union-attr]
+        # As drawn, with each wrapped description joined back into one line of words.
+        help_text = " ".join(app.session.transcript.query_one(HelpView).render().plain.split())
         for name, _ in app.link.state.slash_commands:
             assert name in help_text
         for spec in KEY_TABLE:
-            assert display_keys(spec.keys) in help_text and spec.help in help_text
+            assert display_keys(spec.keys) in help_text and " ".join(spec.help.split()) in help_text
         footer_keys = {active.binding.key for active in app.session.active_bindings.values()}
         assert {"enter", "shift+tab", "ctrl+t"} <= footer_keys
 

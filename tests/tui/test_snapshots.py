@@ -299,3 +299,15 @@ def test_diff_summary_then_the_whole_diff(
 
     app = make_app(workspace, scripted_server, start_mode="auto-edit")
     assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("command", ["help", "tools", "permissions"])
+def test_two_column_output_as_tables(
+    snap_compare, workspace: Path, scripted_server: ScriptedServer, command, size
+) -> None:
+    async def run_before(pilot: Pilot[object]) -> None:
+        await ready(pilot)  # the side panes shown at 120 columns (the narrowest transcript there), hidden at 80
+        await submit(pilot, f"/{command}")
+        await settle(pilot)
+
+    assert snap_compare(make_app(workspace, scripted_server), terminal_size=size, run_before=run_before)
