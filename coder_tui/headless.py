@@ -94,7 +94,7 @@ class TextRenderer:
                 self._in_reasoning = True
             case ToolCallFinished(tool=tool, key_argument=key, status=status, duration_ms=ms, result=result):
                 self._end_text()
-                line = f"[{tool}] {key} -> {status.value} ({ms:.0f} ms)"
+                line = f"[{tool}] {key} -> {status.value}" + (f" ({ms:.0f} ms)" if ms is not None else "")
                 if not result.get("ok", False):
                     line += f": {result.get('error', '')}"
                 self.err.write(line + "\n")

@@ -86,7 +86,8 @@ class ToolCallFinished:
     tool: str
     key_argument: str
     status: ToolStatus
-    duration_ms: float
+    # How long the tool ran (the wait for an approval left out); None when it never ran (refused, bad arguments).
+    duration_ms: float | None
     # The JSON object written back to the model ({"ok": true, ...} or {"ok": false, "error": ...}).
     result: dict[str, Any]
     # The unified diff a write/edit/patch made, shown by the UI.

@@ -24,11 +24,11 @@ from coder_tui.history import InputHistory
 from coder_tui.screens.rewind_picker import RewindPickerScreen
 from coder_tui.screens.session_picker import SessionPickerScreen
 from coder_tui.widgets.footer_bar import FooterBar
-from coder_tui.widgets.history_entries import compaction_text
+from coder_tui.widgets.history_entries import compaction_text, stored_calls
 from coder_tui.widgets.prompt import Prompt
 from coder_tui.widgets.prompt_input import PromptInput
 from coder_tui.widgets.queue_view import QueueView
-from coder_tui.widgets.status_line import StatusLine
+from coder_tui.widgets.status_line import SessionState, StatusLine
 from coder_tui.widgets.todo_list import TodoList
 from coder_tui.widgets.tool_log import ToolLog
 from coder_tui.widgets.transcript import Transcript
@@ -175,6 +175,9 @@ class SessionScreen(Screen[None]):
 
     def engine_ready(self, state: EngineState) -> None:
         self.status.model = state.model
+        self.status.model_missing = state.missing_model_setup is not None
+        if state.missing_model_setup is not None:
+            self.transcript.add_notice(state.missing_model_setup, "warning")
         self.status.context_window = state.context_window
         self.status.state = "working" if self.link.busy else "ready"
         self.prompt.slash_commands = list(state.slash_commands)
@@ -200,9 +203,15 @@ class SessionScreen(Screen[None]):
         self.set_timer(QUIET_AFTER_S, self._quiet_when_keys_idle)
         if self.link.queued:
             return
-        self.status.state = "interrupted" if outcome.reason == "cancelled" else "ready"
+        state: SessionState = "interrupted" if outcome.reason == "cancelled" else "ready"
         self.prompt.input.task_running = False
         self.app.refresh_bindings()
+        self.transcript.when_drawn(lambda: self._idle(state))
+
+    def _idle(self, state: SessionState) -> None:
+        """Once the answer's last words are drawn; not if another input started meanwhile."""
+        if not self.link.busy:
+            self.status.state = state
 
     def _quiet_when_keys_idle(self) -> None:
         idle_for = time.monotonic() - getattr(self.app, "last_key_at", 0.0)
@@ -254,12 +263,17 @@ class SessionScreen(Screen[None]):
             case HistoryRestored():
                 # The conversation was replaced: show the resumed one (the command's own result follows).
                 transcript.show_history(event)
+                tool_log.show_stored(stored_calls(event))
             case CommandResult(command="/resume", ok=True, data={"sessions": list(sessions)}) if sessions:
                 now = self.clock()
                 transcript.add_command_result(event, now=now)
                 self._pick_session(sessions, now)
             case CommandResult(command="/new" | "/clear", ok=True):
+                # A new, empty session: no call, no todo, no context yet (as at start-up).
                 transcript.clear()
+                tool_log.clear()
+                self.todo_pane.set_todos([])
+                self.status.context_used = 0
                 transcript.add_command_result(event)
             case CommandResult(command="/rewind", ok=True, data={"points": list(points)}) if points:
                 transcript.add_command_result(event)
@@ -291,8 +305,8 @@ class SessionScreen(Screen[None]):
                 self.status.context_window = window
             case ContextCompacted(tokens_before=before, tokens_after=after):
                 transcript.add_notice(compaction_text(before, after))
-            case LoopDetected(what=what):
-                transcript.add_notice(f"loop detected: {what}", "warning")
+            case LoopDetected():
+                pass  # the turn ends on it, and the ErrorEvent that ends it says so: shown once, there
             case VerificationStarted(command=command, attempt=attempt):
                 transcript.add_notice(f"auto-verify: running {command} (attempt {attempt})")
             case VerificationFinished(command=command, outcome=outcome, reason=reason, output_tail=tail):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from textual.widget import Widget
@@ -63,6 +64,32 @@ def history_factories(restored: HistoryRestored) -> list[EntryFactory]:
                     lambda call=call, id=call_id: _stored_call(call, results.get(id), subagents.get(id, ()))
                 )
     return factories
+
+
+@dataclass(frozen=True)
+class StoredCall:
+    """A tool call of a restored history as the tool-event log shows it: tool, key argument, how it ended."""
+
+    call_id: str
+    tool: str
+    key_argument: str
+    status: ToolStatus
+
+
+def stored_calls(restored: HistoryRestored) -> list[StoredCall]:
+    """Every tool call of the restored history, oldest first (a call without a result was cut off: cancelled)."""
+    results = _tool_results(restored.entries)
+    calls = []
+    for entry in restored.entries:
+        if entry.kind != "message" or entry.record.get("role") != "assistant":
+            continue
+        for call in entry.record.get("tool_calls") or ():
+            function = call.get("function") or {}
+            result = results.get(call.get("id", ""))
+            status = ToolStatus.CANCELLED if result is None else result_status(parse_result(result[0]))
+            calls.append(StoredCall(call.get("id", ""), function.get("name", "?"),
+                                    stored_key_argument(function.get("arguments", "")), status))
+    return calls
 
 
 def stored_key_argument(arguments_text: str) -> str:

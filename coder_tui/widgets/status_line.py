@@ -33,12 +33,17 @@ class StatusLine(Widget):
     """
 
     model: reactive[str] = reactive("")
+    # No key and no server URL: no model is named as if it were set.
+    model_missing: reactive[bool] = reactive(False)
     context_used: reactive[int] = reactive(0)
     context_window: reactive[int] = reactive(0)
     state: reactive[SessionState] = reactive("starting")
 
     def render(self) -> Content:
-        left = Content.assemble((self.model or "no model", "bold"))
+        if self.model_missing:
+            left = Content.styled("no model configured (see above)", "bold $text-warning")
+        else:
+            left = Content.assemble((self.model or "no model", "bold"))
         if self.context_window:
             left = Content.assemble(left, "  ·  context ", format_context(self.context_used, self.context_window))
         text, style = _STATE_LOOKS[self.state]

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 from textual.containers import VerticalScroll
 
 from coder_tui.widgets.tool_log_row import ToolLogRow
 from engine.events import Event, ToolStatus
+
+if TYPE_CHECKING:
+    from coder_tui.widgets.history_entries import StoredCall
 
 # Older rows are dropped so a long session keeps a small DOM; the transcript keeps the full story.
 MAX_ROWS = 200
@@ -26,6 +32,22 @@ class ToolLog(VerticalScroll, can_focus=False):
         super().__init__(id=id)
         self._rows: dict[str, ToolLogRow] = {}
         self.border_title = "Tool events"
+
+    def clear(self) -> None:
+        """``/new``: the new session has made no call yet."""
+        self._rows.clear()
+        self.remove_children()
+
+    def show_stored(self, calls: Sequence[StoredCall]) -> None:
+        """``/resume``: the resumed session's calls (the last ``MAX_ROWS``), as they ended."""
+        self.clear()
+        rows = []
+        for call in calls[-MAX_ROWS:]:
+            row = self._rows[call.call_id] = ToolLogRow(call.call_id, call.tool, call.key_argument)
+            row.set_status(call.status)
+            rows.append(row)
+        self.mount_all(rows)
+        self.call_after_refresh(self.scroll_end, animate=False)
 
     def add_call(self, call_id: str, tool: str, key_argument: str) -> None:
         row = ToolLogRow(call_id, tool, key_argument)

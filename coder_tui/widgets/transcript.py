@@ -18,7 +18,7 @@ need them and start-up is shorter without.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal
 
@@ -77,6 +77,9 @@ class Transcript(VerticalScroll):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._streaming: StreamingMarkdown | None = None
+        # Streamed entries still drawing their last words, and who waits for them to be shown in full.
+        self._drawing: list[StreamingMarkdown] = []
+        self._when_drawn: list[Callable[[], None]] = []
         self._tool_views: dict[str, ToolCallView] = {}
         self._groups: list[ExchangeGroup] = []
         self._elided = 0
@@ -176,6 +179,22 @@ class Transcript(VerticalScroll):
             if isinstance(entry, ToolCallView):
                 self._tool_views[entry.call_id] = entry
 
+    def when_drawn(self, callback: Callable[[], None]) -> None:
+        """Calls ``callback`` once every streamed entry shows all its text (at once when none is still drawing):
+        the status says "ready" only when the last words are on screen."""
+        self._when_drawn.append(callback)
+        self._check_drawn()
+
+    def on_streaming_markdown_settled(self) -> None:
+        self._check_drawn()
+
+    def _check_drawn(self) -> None:
+        self._drawing = [entry for entry in self._drawing if entry.is_attached and not entry.is_settled]
+        if not self._drawing:
+            waiting, self._when_drawn = self._when_drawn, []
+            for callback in waiting:
+                callback()
+
     def end_stream(self) -> None:
         """The streaming answer or reasoning is complete; the next text starts a new entry."""
         if self._streaming is not None:
@@ -239,6 +258,7 @@ class Transcript(VerticalScroll):
         self._older.clear()
         self._factory_of.clear()
         self.remove_children()
+        self._check_drawn()
 
     def _show_top_of(self, entry: Widget) -> None:
         if not entry.is_attached:
@@ -254,6 +274,7 @@ class Transcript(VerticalScroll):
         if type(current) is not kind or current is None:
             self.end_stream()
             current = self._streaming = kind()
+            self._drawing.append(current)
             self._add(current)
         current.feed(fragment)
 

@@ -33,6 +33,7 @@ from engine.messages import Message
 from engine.modes import Mode
 from engine.orchestrator.bang import run_bang
 from engine.orchestrator.bus import EventBus
+from engine.orchestrator.context_meter import session_context
 from engine.orchestrator.deps import ApprovalSettings, TurnDeps
 from engine.orchestrator.interaction import CancellingInteraction
 from engine.orchestrator.outcome import TurnOutcome
@@ -44,6 +45,7 @@ from engine.orchestrator.slash import COMMANDS, run_slash
 from engine.orchestrator.turn import TurnState, resume_turn, run_turn
 from engine.policy import PermissionPolicy
 from engine.provider.base import ChatProvider
+from engine.provider.factory import missing_model_setup
 from engine.provider.profiles import effective_config, split_model_spec
 from engine.skills import SkillCatalog
 from engine.storage.store import Store
@@ -75,6 +77,7 @@ class Orchestrator:
         interactive: bool = True,
         mode: Mode | None = None,
         env: dict[str, str] | None = None,
+        model_pinned: bool = False,
     ) -> None:
         """Opens ``.coder/coder.db`` (``StorageError`` with a readable message when it is damaged or locked) and
         starts a new, empty session. Imports nothing heavy: the provider is made at the first turn."""
@@ -84,6 +87,9 @@ class Orchestrator:
         self.workspace = Workspace(workspace)
         self.interactive = interactive
         self._env = dict(os.environ) if env is None else env
+        # The model was named on the command line (``model_pinned``) or by CODER_MODEL: it wins over the one a
+        # resumed session stored.
+        self.model_pinned = model_pinned or bool(self._env.get("CODER_MODEL"))
         self._bus = EventBus()
         self._interaction = CancellingInteraction(interaction, self)
         self._provider = provider
@@ -135,6 +141,13 @@ class Orchestrator:
     @property
     def model(self) -> str:
         return self.session.model
+
+    @property
+    def missing_model_setup(self) -> str | None:
+        """How to configure a model, while none is (no key, no server URL): front ends say so from the start."""
+        if self._provider is not None:
+            return None
+        return missing_model_setup(self.config, self._env)
 
     @property
     def session_id(self) -> str:
@@ -267,9 +280,12 @@ class Orchestrator:
         """Switches to a stored session (planned by ``resume.plan_resume``) and finishes the turn the process
         died in, if an approval was pending in it. Runs inside ``run_input`` (``/resume``), so Esc cancels it."""
         info = plan.loaded.info
+        model = self.config.model if self.model_pinned else info.model or self.session.model
+        if model != info.model:
+            self.store.update_session(info.id, model=model)
         session = Session(
             self.workspace.root,
-            **self._session_args(info.model or self.session.model),
+            **self._session_args(model),
             session_id=info.id,
             messages=plan.messages,
             seqs=plan.seqs,
@@ -282,6 +298,7 @@ class Orchestrator:
             self._bus.emit(ModeChanged(self.policy.mode.value))
         self._bus.emit(ModelChanged(self.session.model))
         self._bus.emit(TodosChanged(self.tool_context.todos.items))
+        await self.announce_context()
         for note in plan.notes:
             self._bus.emit(Notice(f"resume: {note}", level="warning"))
         task_id = plan.loaded.unfinished_task_id
@@ -307,6 +324,14 @@ class Orchestrator:
         recorder.task("TaskCreated", text)
         recorder.task("TaskStarted")
         return await self._turn(TurnState(turn_id=turn_id, user_text=text), recorder, run_turn)
+
+    async def announce_context(self) -> None:
+        """Tells the front end how much context the session in view holds (after /new, /resume, --continue)."""
+        try:
+            deps: TurnDeps | None = self.turn_deps()
+        except ProviderError:
+            deps = None
+        self._bus.emit(await session_context(self.session, self.token_counter, self.context_window, deps))
 
     def note_to_model(self, text: str) -> None:
         """Adds a user-role note to the conversation (an undo, say), so the model's picture of the files stays true."""
@@ -428,6 +453,8 @@ class Orchestrator:
         recorder.tool_completed(
             call_id, "bash", event.data, is_error=not event.ok, duration_ms=event.data["duration_ms"], actor="user"
         )
+        # A session that starts with a shell command is titled with the command, not the text the model reads.
+        self.store.update_session(self.session.id, title=f"$ {command}")
         self.session.append(message)
         self._bus.emit(event)
         status = BANG_TIMEOUT_STATUS if event.data["timed_out"] else event.data["exit_code"]

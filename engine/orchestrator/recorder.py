@@ -47,7 +47,7 @@ class TaskRecorder:
         result: dict[str, Any],
         *,
         is_error: bool,
-        duration_ms: float,
+        duration_ms: float | None,
         actor: Actor = "model",
     ) -> None:
         self.store.record_tool_call_completed(

@@ -50,8 +50,9 @@ def tool_message(call: ToolCall, result: dict[str, Any]) -> Message:
 
 
 async def run_tool_call(call: ToolCall, deps: TurnDeps) -> ToolCallOutcome:
-    """Runs one call to completion. Cancellation propagates after the event says "cancelled"."""
-    started = time.perf_counter()
+    """Runs one call to completion. Cancellation propagates after the event says "cancelled". The duration is the
+    execution's alone (not the time the user took to approve); a call that never ran has none."""
+    started: float | None = None
     key_argument = ""
     tool = deps.registry.get(call.name)
 
@@ -60,7 +61,7 @@ async def run_tool_call(call: ToolCall, deps: TurnDeps) -> ToolCallOutcome:
         deps.emit(ToolCallScheduled(call.id, call.name, key_argument, arguments))
 
     def finish(status: ToolStatus, result: dict[str, Any], output: ToolOutput | None = None) -> ToolCallOutcome:
-        duration_ms = (time.perf_counter() - started) * 1000
+        duration_ms = None if started is None else (time.perf_counter() - started) * 1000
         diff = output.diff if output else None
         deps.recorder.tool_completed(
             call.id, call.name, result, is_error=status is not ToolStatus.SUCCESS, duration_ms=duration_ms
@@ -91,6 +92,7 @@ async def run_tool_call(call: ToolCall, deps: TurnDeps) -> ToolCallOutcome:
         if refusal is not None:
             return finish(ToolStatus.DENIED, error_result(refusal))
         deps.emit(ToolCallExecuting(call.id, call.name))
+        started = time.perf_counter()
         output = await tool.run(params, context)
     except asyncio.CancelledError:
         finish(ToolStatus.CANCELLED, error_result("cancelled by the user"))

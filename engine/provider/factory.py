@@ -14,11 +14,18 @@ HOW_TO_CONFIGURE = (
 )
 
 
+def missing_model_setup(config: Config, env: dict[str, str] | None = None) -> str | None:
+    """How to configure a model when there is neither a key nor a server URL; None when one is configured."""
+    if resolve_api_key(config, env) or config.provider.base_url:
+        return None
+    return HOW_TO_CONFIGURE.format(env=config.provider.api_key_env)
+
+
 def make_provider(config: Config, env: dict[str, str] | None = None) -> ChatProvider:
     """Raises ``ProviderError`` saying how to configure a model when there is neither a key nor a server URL."""
+    if (missing := missing_model_setup(config, env)) is not None:
+        raise ProviderError(missing)
     api_key = resolve_api_key(config, env)
-    if not api_key and not config.provider.base_url:
-        raise ProviderError(HOW_TO_CONFIGURE.format(env=config.provider.api_key_env))
     from engine.provider.openai_provider import OpenAIProvider
 
     return OpenAIProvider(

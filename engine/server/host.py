@@ -95,6 +95,7 @@ class EngineHost:
             interaction=self._frontend,
             mode=self._mode,
             env=self.options.env,
+            model_pinned=bool(self.options.model),
         )
         orchestrator.subscribe(self._frontend.event)
         self.orchestrator = orchestrator
@@ -116,6 +117,7 @@ class EngineHost:
             context_window=orchestrator.context_window,
             slash_commands=tuple(orchestrator.slash_commands()),
             theme=orchestrator.theme,
+            missing_model_setup=orchestrator.missing_model_setup,
         )
 
     @property

@@ -45,7 +45,7 @@ def tool_call_completed(
     task_id: str | None,
     output: dict[str, Any],
     is_error: bool,
-    duration_ms: float,
+    duration_ms: float | None,
     now: str,
 ) -> None:
     """Completes the latest open row of this call id (servers reuse ids such as ``call_0`` across turns). A

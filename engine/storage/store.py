@@ -89,9 +89,14 @@ class Store:
             )
         return session_id
 
-    def update_session(self, session_id: str, *, model: str | None = None, mode: str | None = None) -> None:
+    def update_session(
+        self, session_id: str, *, model: str | None = None, mode: str | None = None, title: str = ""
+    ) -> None:
+        """``title`` titles the session only while it has none (its first request does otherwise)."""
         with self.db.transaction() as conn:
-            conversation_log.touch_session(conn, self.path, session_id, self._now(), model=model, mode=mode)
+            conversation_log.touch_session(
+                conn, self.path, session_id, self._now(), model=model, mode=mode, title=self._redactor.redact(title)
+            )
 
     def list_sessions(self, limit: int = 20) -> list[SessionSummary]:
         """Most recently updated first: id, title, times, model, mode and message count, for the picker. Sessions
@@ -284,7 +289,7 @@ class Store:
         tool: str,
         output: dict[str, Any],
         is_error: bool,
-        duration_ms: float,
+        duration_ms: float | None,
         actor: Actor = "model",
         task_id: str | None = None,
     ) -> None:

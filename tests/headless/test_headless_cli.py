@@ -17,9 +17,16 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def run_cli(
-    args: list[str], workspace: Path, server: ScriptedServer | None, *, stdin: str | None = None, key: str = "sk-cli"
+    args: list[str],
+    workspace: Path,
+    server: ScriptedServer | None,
+    *,
+    stdin: str | None = None,
+    key: str = "sk-cli",
+    extra_env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "CODER_"))}
+    env.update(extra_env or {})
     env["XDG_CONFIG_HOME"] = str(workspace / ".xdg")
     env["PYTHONPATH"] = str(REPO)
     if server is not None:

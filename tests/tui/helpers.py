@@ -29,15 +29,21 @@ def make_app(
     start_mode: str | None = None,
     history: InputHistory | None = None,
     clock: Callable[[], datetime] | None = None,
+    model: str | None = None,
+    first_inputs: tuple[str, ...] = (),
 ) -> CoderApp:
     """The app with its engine in memory (same protocol, same codec as the engine process), so tests can patch
-    engine modules and stay deterministic."""
-    options = EngineOptions(workspace=workspace, mode=start_mode, env={"OPENAI_API_KEY": "sk-test-key"})
+    engine modules and stay deterministic. ``model`` and ``first_inputs``: as ``--model`` and ``--continue`` give them."""
+    options = EngineOptions(
+        workspace=workspace, mode=start_mode, model=model, env={"OPENAI_API_KEY": "sk-test-key"}
+    )
     return CoderApp(
         workspace=workspace,
         engine=lambda: InMemoryEngine(options, config=make_config(server.base_url)),
         workspace_label=WORKSPACE_LABEL,
         start_mode=start_mode,
+        model=model,
+        first_inputs=first_inputs,
         history=history if history is not None else InputHistory(None),
         clock=clock,
     )

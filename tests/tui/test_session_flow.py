@@ -343,14 +343,16 @@ async def test_esc_closes_the_resume_picker_and_nothing_changes(
 
 
 async def test_compaction_loops_and_auto_verify_are_shown(workspace: Path, scripted_server: ScriptedServer) -> None:
-    from engine.events import ContextCompacted, LoopDetected, VerificationFinished, VerificationStarted
+    from engine.events import ContextCompacted, ErrorEvent, LoopDetected, VerificationFinished, VerificationStarted
 
     app = make_app(workspace, scripted_server)
     async with app.run_test() as pilot:
         await ready(pilot)
         for event in (
             ContextCompacted(90_500, 30_200, "summary"),
+            # As the engine sends a loop: the detection, then the error that ends the turn.
             LoopDetected("repeated_tool_call", "read src/app.py, 5 times"),
+            ErrorEvent("loop detected: read src/app.py, 5 times"),
             VerificationStarted("pytest -q", 1),
             VerificationFinished("pytest -q", "fixable", 1, "2 tests failed", "FAILED test_a\nFAILED test_b"),
         ):
@@ -359,7 +361,46 @@ async def test_compaction_loops_and_auto_verify_are_shown(workspace: Path, scrip
         notices = [(e.text, e.level) for e in app.session.transcript.entries if isinstance(e, NoticeLine)]
         assert notices == [
             ("context compacted here: 90.5k → 30.2k tokens", "info"),
-            ("loop detected: read src/app.py, 5 times", "warning"),
+            ("loop detected: read src/app.py, 5 times", "error"),
             ("auto-verify: running pytest -q (attempt 1)", "info"),
             ("auto-verify fixable: pytest -q — 2 tests failed\nFAILED test_a\nFAILED test_b", "warning"),
         ]
+
+
+async def test_a_loop_is_reported_once(workspace: Path, scripted_server: ScriptedServer) -> None:
+    from engine.workflow.loop_detection import TOOL_CALL_REPEATS
+
+    scripted_server.add(*[reply(tool_call("read", path="src/app.py")) for _ in range(TOOL_CALL_REPEATS)])
+    app = make_app(workspace, scripted_server)
+    async with app.run_test() as pilot:
+        await ready(pilot)
+        await submit(pilot, "read the app")
+        await settle(pilot)
+        notices = [e.text for e in app.session.transcript.entries if isinstance(e, NoticeLine)]
+        loops = [text for text in notices if "loop detected" in text]
+        assert len(loops) == 1 and f"called {TOOL_CALL_REPEATS} times" in loops[0]
+
+
+async def test_the_status_says_ready_only_once_the_last_words_are_shown(
+    workspace: Path, scripted_server: ScriptedServer
+) -> None:
+    from coder_tui.widgets.streaming_markdown import StreamingMarkdown
+    from tests.support.scenario import slow
+
+    answer = " ".join(f"word{index}" for index in range(120))
+    scripted_server.add(slow(reply(text(answer, chunk=12)), delay=0.01))
+    app = make_app(workspace, scripted_server)
+    async with app.run_test() as pilot:
+        await ready(pilot)
+        status = app.session.status
+        seen: list[tuple[str, bool]] = []
+
+        def all_drawn() -> bool:
+            return all(entry.is_settled for entry in app.session.transcript.query(StreamingMarkdown))
+
+        app.session.watch(status, "state", lambda state: seen.append((state, all_drawn())), init=False)
+        await submit(pilot, "say many words")
+        await settle(pilot)
+        await wait_until(pilot, lambda: status.state == "ready", "the status to say ready")
+        assert ("ready", True) in seen and ("ready", False) not in seen
+        assert answer in app.session.transcript.entries[-1].text

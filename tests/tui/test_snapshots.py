@@ -311,3 +311,9 @@ def test_two_column_output_as_tables(
         await settle(pilot)
 
     assert snap_compare(make_app(workspace, scripted_server), terminal_size=size, run_before=run_before)
+
+
+def test_first_screen_without_a_model(snap_compare, workspace: Path, size) -> None:
+    from tests.tui.test_no_model import unconfigured_app
+
+    assert snap_compare(unconfigured_app(workspace), terminal_size=size, run_before=ready)
