@@ -78,9 +78,10 @@ class StoredCall:
 
 def stored_calls(restored: HistoryRestored) -> list[StoredCall]:
     """Every tool call of the restored history, oldest first (a call without a result was cut off: cancelled)."""
-    results = _tool_results(restored.entries)
+    entries = restored.entries()
+    results = _tool_results(entries)
     calls = []
-    for entry in restored.entries:
+    for entry in entries:
         if entry.kind != "message" or entry.record.get("role") != "assistant":
             continue
         for call in entry.record.get("tool_calls") or ():
