@@ -17,7 +17,7 @@ from textual.app import App
 from textual.worker import Worker
 
 from coder_tui.interaction import TuiInteraction
-from engine.events import CommandResult, Event, ModeChanged, ModelChanged, Notice
+from engine.events import CommandResult, Event, HistoryRestored, ModeChanged, ModelChanged, Notice
 from engine.interaction import ApprovalRequest
 from engine.modes import Mode, next_mode
 from engine.protocol import (
@@ -174,8 +174,9 @@ class EngineLink:
             return
         view = self._view
         match message:
+            case EngineEvent(event=HistoryRestored()) if self._running in self._restarts_by_id:
+                pass  # the transcript already shows this session: it is not drawn again
             case EngineEvent(event=CommandResult(command="/resume", ok=True)) if self._running in self._restarts_by_id:
-                # The transcript already shows this session: say it was resumed rather than draw it again.
                 if view is not None:
                     view.show_event(Notice(f"the engine restarted; session {self._restarts_by_id[self._running]} "
                                            "resumed", "warning"))

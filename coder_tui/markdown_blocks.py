@@ -21,17 +21,23 @@ def _parser() -> MarkdownIt:
     return MarkdownIt("gfm-like")
 
 
-def finished_length(markdown: str) -> int:
+def finished_length(markdown: str, at_most: int | None = None) -> int:
     """How many leading characters of ``markdown`` are complete blocks: the offset of the line where its last
-    top-level block starts (0 when there is one block or none)."""
-    last_start = 0
-    for token in _parser().parse(markdown):
-        if token.level == 0 and token.map is not None:
-            last_start = token.map[0]
-    offset = 0
-    for _ in range(last_start):
-        found = markdown.find("\n", offset)
-        if found < 0:
-            return 0  # lines ended by a lone "\r": markdown-it counts them, we keep the text whole
-        offset = found + 1
-    return offset
+    top-level block starts (0 when there is one block or none). With ``at_most``: the longest such prefix of at most
+    that many characters, but at least one whole block (so a caller taking it bit by bit always makes progress)."""
+    starts = sorted({token.map[0] for token in _parser().parse(markdown) if token.level == 0 and token.map})
+    offsets = []
+    offset, line = 0, 0
+    for start in starts[1:]:
+        while line < start:
+            found = markdown.find("\n", offset)
+            if found < 0:
+                return 0  # lines ended by a lone "\r": markdown-it counts them, we keep the text whole
+            offset, line = found + 1, line + 1
+        offsets.append(offset)
+    if not offsets:
+        return 0
+    if at_most is None:
+        return offsets[-1]
+    fitting = [offset for offset in offsets if offset <= at_most]
+    return fitting[-1] if fitting else offsets[0]

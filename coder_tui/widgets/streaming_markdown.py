@@ -32,6 +32,9 @@ from coder_tui.widgets.markdown_lines import MarkdownLines
 
 # How often, at most, new text reaches the screen while streaming: reads as live, leaves the loop free for typing.
 APPEND_INTERVAL_S = 0.15
+# At most this much finished text is rendered in one step (a step's pause and memory stay small when the screen
+# lags behind a very fast model; it catches up step by step).
+ROUND_CHARS = 6000
 
 
 class StreamingMarkdown(Vertical):
@@ -115,15 +118,25 @@ class StreamingMarkdown(Vertical):
             self.post_message(self.Settled())
 
     async def _show(self, arrived: str, finishing: bool) -> None:
-        """One round: newly finished blocks are appended, the last block is shown again. Both are rendered in a
-        worker thread first and then shown together, so the screen never shows a block twice."""
+        """One round: newly finished blocks (at most ``ROUND_CHARS`` of them) are appended and the rest is shown as
+        the last block; when finishing, rounds go on until everything is appended. Each step is rendered in a worker
+        thread and then shown at once, so the screen never shows a block twice."""
         self._tail += arrived
-        done = len(self._tail) if finishing else finished_length(self._tail)
+        while True:
+            done = finished_length(self._tail, ROUND_CHARS)
+            final = finishing and not done
+            await self._step(len(self._tail) if final else done, show_tail=bool(arrived) and not finishing)
+            if final or not finishing:
+                break
+        if finishing:
+            self._last_block.remove()
+
+    async def _step(self, done: int, *, show_tail: bool) -> None:
         chunk, self._tail = self._tail[:done], self._tail[done:]
         tail = self._tail
         finished, last = self._finished_blocks, self._last_block
         append = finished.render_job(chunk) if chunk else None
-        replace = last.render_job(tail, append=False) if arrived and not finishing else None
+        replace = last.render_job(tail, append=False) if show_tail else None
         if append is not None or replace is not None:
             appended, replaced = await asyncio.to_thread(lambda: (append and append(), replace and replace()))
         else:
@@ -134,9 +147,7 @@ class StreamingMarkdown(Vertical):
             else:
                 finished.extend_rendered(chunk, *appended)
             finished.set_class(bool(finished.text), "-filled")
-        if finishing:
-            last.remove()
-        elif arrived:
+        if show_tail:
             if replaced is None:
                 last.replace(tail)
             else:

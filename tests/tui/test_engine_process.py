@@ -62,8 +62,8 @@ async def test_a_killed_engine_is_shown_restarted_on_its_session_and_resumable(
         assert app.session.status.state != "working"
         # The transcript still shows the conversation and why the engine restarted.
         texts = [getattr(entry, "text", "") for entry in app.session.transcript.entries]
-        assert "remember this" in texts and "the first answer" in texts and "a long task" in texts
-        assert any("killed by signal 9" in n for n in notices(app))
+        assert "remember this" in texts and "the first answer" in texts and "a long task" in texts, texts
+        assert any("killed by signal 9" in n for n in notices(app)), notices(app)
         assert notices(app)[-1] == f"the engine restarted; session {session_id} resumed"
 
     app, engine = process_app(workspace, first_inputs=("/resume --last",))

@@ -96,3 +96,27 @@ async def test_fragments_fed_between_rounds_are_shown_together() -> None:
         answer.finish()
         await wait_until(pilot, lambda: answer.is_settled, "the answer to settle")
     assert rounds == ["streamed in many small pieces"]
+
+
+async def test_a_long_answer_arriving_at_once_is_shown_in_bounded_steps_and_whole() -> None:
+    from coder_tui.widgets import streaming_markdown
+
+    long_answer = "\n\n".join(f"## Part {n}\n\n{ANSWER}" for n in range(100))
+    assert len(long_answer) > 3 * streaming_markdown.ROUND_CHARS
+    answer, whole = AssistantMessage(), MarkdownLines(long_answer, classes="-entry")
+    steps: list[int] = []
+    async with Host(answer, whole).run_test(size=(70, 40)) as pilot:
+        finished = answer.query_one(".finished", MarkdownLines)
+        original = finished.extend_rendered
+        finished.extend_rendered = (  # type: ignore[method-assign]
+            lambda text, *rest: (steps.append(len(text)), original(text, *rest))
+        )
+        await pilot.pause()
+        answer.feed(long_answer)
+        answer.finish()
+        await wait_until(pilot, lambda: answer.is_settled, "the answer to settle")
+        await pilot.pause()
+        assert finished.text == long_answer
+        assert len(steps) > 3 and max(steps) <= streaming_markdown.ROUND_CHARS
+        # The same lines as one whole rendering (the answer is two columns narrower: its padding).
+        assert [line.strip() for line in shown_lines(finished)] == [line.strip() for line in shown_lines(whole)]
