@@ -48,6 +48,7 @@ async def resume_command(orch: Orchestrator, arg: str) -> CommandResult | TurnOu
     try:
         if orch.interactive:  # a screen shows the whole history (at once, while the session is planned)
             orch.emit(history_restored(orch.store, session_ref))
+            await asyncio.sleep(0)  # a front end in another process gets it now, not after the planning
         plan = plan_resume(orch.store, session_ref)
     except UnknownSession as exc:
         return CommandResult.slash("/resume", str(exc), ok=False)

@@ -134,7 +134,8 @@ class EngineHost:
         from engine.orchestrator import TurnOutcome
 
         orchestrator = self._require()
-        if self._preload is not None and not self._preload.done():
+        # A resume needs neither the SDK nor the token encoding: it does not wait for them.
+        if self._preload is not None and not self._preload.done() and not _resumes(text):
             self._starting, self._cancelled_early = True, False
             try:
                 # Not cancelled with this input: the next one needs the SDK just as much.
