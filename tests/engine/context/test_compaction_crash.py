@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,7 @@ from engine.context.compaction import SUMMARY_HEADER, SUMMARY_INSTRUCTIONS
 from engine.storage.records import CompactionMarker, HistoryMessage
 from engine.storage.store import Store
 from tests.engine.orchestrator.test_crash_resume import assert_valid_for_the_api
-from tests.support.fakes import CREATED, make_orchestrator
+from tests.support.fakes import make_orchestrator
 from tests.support.scenario import ReplyLike, reply, stall, text, tool_call
 from tests.support.scripted_server import ScriptedServer
 
@@ -46,13 +45,6 @@ class Script:
                 return stall(after=reply(text("## Goal\nPartial")), seconds=60)
             return text(f"SUMMARY {self.summaries}")
         return self.replies.pop(0) if self.replies else text(f"Later answer. {FILLER}")
-
-
-@pytest.fixture(autouse=True)
-async def close_orchestrators() -> AsyncIterator[None]:
-    yield
-    while CREATED:
-        await CREATED.pop().aclose()
 
 
 def kill_during_summary(workspace: Path, server: ScriptedServer, script: Script) -> None:

@@ -5,7 +5,7 @@ the latest epoch's view, and the full history has one "context compacted here" m
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,13 +38,6 @@ class CompactingScript:
             self.summaries += 1
             return text(f"SUMMARY {self.summaries}")
         return self.replies.popleft()
-
-
-@pytest.fixture(autouse=True)
-async def close_orchestrators() -> AsyncIterator[None]:
-    yield
-    while CREATED:
-        await CREATED.pop().aclose()
 
 
 @pytest.fixture
