@@ -12,9 +12,10 @@ Order of precedence, for a tool and for each command of a bash line:
 5. Bash risk reasons (`rm -rf`, `sudo`, `$(...)`, `> existing-file`, a write under `.git/`...) always ask,
    whatever 2-4 said: an allowance for `rm *` covers `rm build.log`, never `rm -rf build`. Approvals you can
    trust means a dangerous command is always seen, and `always` is never broader than the dialog said.
-6. The sandbox (SPEC 20): a bash line that runs because every command is read-only gets the `unasked` grant
-   (writes only to a temp folder, scrubbed environment); one a rule, an allowance or the user let through gets
-   `approved` (the workspace too). Where the system has no sandbox, read-only commands ask as well.
+6. The sandbox (SPEC 20): a bash line whose every command is read-only gets the `unasked` grant (writes only to
+   a temp folder, scrubbed environment, git's command hooks off), also where it asked (the strict preset, or no
+   sandbox on this system, where read-only commands ask as well: the environment is still scrubbed); any other
+   line a rule, an allowance or the user let through gets `approved` (the workspace too).
 A bash line takes the strictest answer of its commands: one blocked command blocks the line, one denied
 command denies it, and one asking command or one risk reason asks, once, with every reason. In yolo mode
 bash skips steps 2-5 entirely (SPEC 5); other tools still meet their config rules.
@@ -28,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from engine.modes import Mode
-from engine.policy.bash_analysis import CommandVerdict, analyse
+from engine.policy.bash_analysis import BashAnalysis, CommandVerdict, analyse
 from engine.policy.bash_readonly import Access
 from engine.policy.decision import Action, Allowance, PolicyDecision
 from engine.policy.matrix import bash_cell, rows, tool_cell
@@ -57,8 +58,6 @@ class _Judgement:
     reason: str | None
     rule: str
     allowance: Allowance | None = None
-    # Allowed by the read-only cell of the matrix, not by a rule or an allowance.
-    unasked: bool = False
 
 
 class PermissionPolicy:
@@ -211,8 +210,7 @@ class PermissionPolicy:
         asking = [j for j in judged if j.action is Action.ASK]
         if not asking and not analysis.risks:
             rule = "; ".join(_unique(j.rule for j in judged)) or "no command to run"
-            grant = self._grant(unasked=all(j.unasked for j in judged))
-            return PolicyDecision(Action.ALLOW, (), rule, sandbox=grant)
+            return PolicyDecision(Action.ALLOW, (), rule, sandbox=self._grant(analysis))
         reasons = [*(j.reason for j in asking), *(f"{tool}: {risk.text}" for risk in analysis.risks)]
         because = [*(j.rule for j in asking), *(["bash risk analysis"] if analysis.risks else [])]
         # A line that does not parse has no trustworthy commands to build an `always` from.
@@ -226,13 +224,12 @@ class PermissionPolicy:
             scope if allowances else None,
             allowances,
             codes,
-            sandbox=self._grant(unasked=False),
+            sandbox=self._grant(analysis),
         )
 
-    def _grant(self, unasked: bool) -> SandboxGrant | None:
-        if not self.sandbox.available:
-            return None
-        confinement = Confinement.UNASKED if unasked else Confinement.APPROVED
+    def _grant(self, analysis: BashAnalysis) -> SandboxGrant:
+        read_only = all(verdict.access is Access.READ_ONLY for verdict in analysis.verdicts)
+        confinement = Confinement.UNASKED if read_only else Confinement.APPROVED
         return SandboxGrant(confinement, network=self.mode is not Mode.PLAN, extra_writable=self._sandbox_writable)
 
     def _judge(self, tool: str, verdict: CommandVerdict) -> _Judgement:
@@ -250,13 +247,13 @@ class PermissionPolicy:
             return _Judgement(Action.DENY, f"{tool}: `{verdict.shown}` is denied by {rule.text}", rule.text)
         read_only = verdict.access is Access.READ_ONLY
         if rule is not None and rule.action is Action.ALLOW and (read_only or not plan):
-            return _Judgement(Action.ALLOW, None, rule.text, unasked=read_only)
+            return _Judgement(Action.ALLOW, None, rule.text)
         unconfined = not self.sandbox.available
         cell = bash_cell(mode, verdict.access, self.preset == STRICT or unconfined)
         if rule is not None and rule.action is Action.ASK:
             because, reason = rule.text, f"{tool}: `{verdict.shown}` asks by {rule.text}"
         elif cell is Action.ALLOW:
-            return _Judgement(Action.ALLOW, None, f"mode {mode.value}: read-only {tool} commands run", unasked=True)
+            return _Judgement(Action.ALLOW, None, f"mode {mode.value}: read-only {tool} commands run")
         elif read_only and unconfined and self.preset != STRICT:
             because = "no sandbox on this system: every bash command asks"
             reason = f"{tool}: no sandbox is available here, so even `{verdict.shown}` asks before it runs"

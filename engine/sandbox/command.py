@@ -53,7 +53,9 @@ def confine(
         env = {**parent, "TMPDIR": tmpdir}
         folders = [tmpdir, str(workspace), *(os.path.expanduser(p) for p in grant.extra_writable)]
     inner = [shell, "-c", command]
-    if support.kind == "seatbelt":
+    if support.kind == "none":
+        argv = inner  # nothing confines it: the policy asked first, and the environment is still scrubbed
+    elif support.kind == "seatbelt":
         argv = seatbelt.argv(folders, grant.network, inner)
     else:
         argv = [sys.executable, "-E", "-s", "-S", LAUNCHER]
@@ -67,9 +69,11 @@ def confine(
     return ConfinedCommand(argv, env, tmpdir)
 
 
-def refused_write_note(grant: SandboxGrant, exit_code: int | None, stderr: str) -> str | None:
+def refused_write_note(
+    grant: SandboxGrant, support: SandboxSupport, exit_code: int | None, stderr: str
+) -> str | None:
     """The sentence added to a failed command's result when its error looks like the sandbox refusing a write."""
-    if exit_code in (0, None) or not _REFUSED.search(stderr):
+    if not support.available or exit_code in (0, None) or not _REFUSED.search(stderr):
         return None
     if grant.unasked:
         where = (

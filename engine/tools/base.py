@@ -73,7 +73,7 @@ class ToolContext:
     # Called with each file's path right before a tool changes it (the undo journal snapshots it there).
     before_change: Callable[[Path], None] | None = None
     # The sandbox the policy granted this call (bash only; SPEC 20), set per call by the tool chain; None runs
-    # unsandboxed (yolo, or no sandbox on this system).
+    # unsandboxed with the user's environment (yolo).
     sandbox: SandboxGrant | None = None
 
     def about_to_change(self, paths: Iterable[Path]) -> None:

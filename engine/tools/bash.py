@@ -88,7 +88,7 @@ class BashTool(Tool[BashParams]):
             parts += [f"{name}:\n{text}" for name, text in outputs if text]
             raise ToolError("\n".join(parts))
         data = result.to_data()
-        note = refused_write_note(ctx.sandbox, result.exit_code, result.stderr) if ctx.sandbox else None
+        note = refused_write_note(ctx.sandbox, detect(), result.exit_code, result.stderr) if ctx.sandbox else None
         if note is not None:
             data["sandbox"] = note
         return ToolOutput(data=data)
@@ -101,7 +101,8 @@ async def run_command(
 
     ``cap`` bounds stdout and stderr each. A timeout kills the process group and returns ``timed_out=True`` with
     the output so far; cancellation kills the group, waits for it, and re-raises ``CancelledError`` unchanged.
-    With a ``sandbox`` grant the command runs confined (SPEC 20) with a private temp folder, removed afterwards.
+    With a ``sandbox`` grant the command runs confined (SPEC 20; only its environment where the system has no
+    sandbox) with a private temp folder, removed afterwards.
     """
     confined = confine(sandbox, detect(), _shell(), command, cwd) if sandbox is not None else None
     try:

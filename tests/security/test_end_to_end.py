@@ -12,6 +12,7 @@ import pytest
 from engine.events import CommandResult
 from engine.interaction import ApprovalDecision
 from engine.modes import Mode
+from engine.sandbox import detect
 from tests.security.conftest import git, snapshot
 from tests.support.fakes import CREATED, FakeInteraction, make_orchestrator
 from tests.support.scenario import reply, text, tool_call
@@ -83,14 +84,15 @@ async def test_auto_edit_write_to_git_config_asks_and_git_status_stays_harmless(
     orch, _, _ = make_orchestrator(root, scripted_server.base_url, mode=Mode.AUTO_EDIT, interaction=interaction)
     before = snapshot(outside)
     await orch.run_input("fix the repo")
-    [request] = interaction.approval_requests
-    assert request.tool == "write" and any("inside .git/" in reason for reason in request.reasons)
+    [request] = [r for r in interaction.approval_requests if r.tool == "write"]
+    assert any("inside .git/" in reason for reason in request.reasons)
     results = _results(scripted_server)
     assert results["w1"]["ok"] is (answer is ApprovalDecision.YES)
     assert results["b1"]["ok"] is True and results["b1"]["exit_code"] == 0
     assert not mark.exists() and snapshot(outside) == before
 
 
+@pytest.mark.skipif(not detect().available, reason="without a sandbox the sub-agent's read-only commands ask too")
 async def test_subagent_meets_the_same_chain(world: tuple[Path, Path], scripted_server: ScriptedServer) -> None:
     """The `task` sub-agent: its env attack is refused (it cannot ask), and its read-only `git status` in a
     repository with a hostile fsmonitor runs with the hooks off."""

@@ -1,7 +1,7 @@
 """Finding 1, for real: a workspace whose `.git/config` (or a file it includes) makes read-only git commands run
 programs, and git commands that the policy lets run unasked. Each line of data/hostile_git.tsv really runs through
-the policy and the bash tool in plan and default mode, in a temp git repository; the marker file outside the
-workspace must not appear, and the command must still work."""
+the policy and the bash tool in plan and default mode, in a temp git repository, with the sandbox and without
+any; the marker file outside the workspace must not appear, and the command must still work."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 
 from engine.modes import Mode
 from engine.policy import PermissionPolicy
+from engine.sandbox import SandboxSupport, detect
 from engine.tools.base import ToolContext, ToolKind
 from engine.tools.bash import BashParams, BashTool
 from engine.tools.guard import Workspace
@@ -53,16 +54,22 @@ def _arm(root: Path, outside: Path, key: str, value: str) -> Path:
 
 
 @pytest.mark.parametrize(("key", "value", "command"), _cases())
-@pytest.mark.parametrize("mode", [Mode.PLAN, Mode.DEFAULT])
+@pytest.mark.parametrize(("mode", "sandboxed"), [(Mode.PLAN, True), (Mode.DEFAULT, True), (Mode.DEFAULT, False)])
 async def test_hostile_repository_config_runs_nothing(
-    world: tuple[Path, Path], mode: Mode, key: str, value: str, command: str
+    world: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, mode: Mode, sandboxed: bool, key: str, value: str,
+    command: str,
 ) -> None:
+    """Sandboxed (where the kernel has Landlock) and, to show the environment alone holds, with no sandbox at all:
+    then the read-only command asks first, and approved it runs the same harmless way."""
+    support = detect() if sandboxed else SandboxSupport("none")
+    monkeypatch.setattr("engine.tools.bash.detect", lambda: support)
     root, outside = world
     mark = _arm(root, outside, key, value)
     before = snapshot(outside)
     config_before = (root / ".git" / "config").read_bytes()
-    decision = PermissionPolicy(mode, workspace=root).decide("bash", ToolKind.EXECUTE, {"command": command})
-    assert decision.action.value == "allow", decision
+    policy = PermissionPolicy(mode, workspace=root, sandbox=support)
+    decision = policy.decide("bash", ToolKind.EXECUTE, {"command": command})
+    assert decision.action.value == ("allow" if support.available else "ask"), decision
     context = ToolContext(workspace=Workspace(root), sandbox=decision.sandbox)
     output = await BashTool().run(BashParams(command=command), context)
     assert not mark.exists(), output.data

@@ -153,8 +153,9 @@ def test_policy_grants_follow_the_decision(tmp_path: Path) -> None:
 def test_without_a_sandbox_read_only_commands_ask_and_a_notice_is_given_once(tmp_path: Path) -> None:
     policy = PermissionPolicy(Mode.DEFAULT, workspace=tmp_path, sandbox=SandboxSupport("none"))
     decision = policy.decide("bash", ToolKind.EXECUTE, {"command": "ls"})
-    assert decision.action.value == "ask" and decision.sandbox is None
-    assert "no sandbox" in decision.reasons[0]
+    assert decision.action.value == "ask" and "no sandbox" in decision.reasons[0]
+    # Approved, it still runs with the scrubbed environment and git's hooks off.
+    assert decision.sandbox == SandboxGrant(Confinement.UNASKED)
     notice = policy.take_sandbox_notice()
     assert notice is not None and "no bash sandbox" in notice
     assert policy.take_sandbox_notice() is None
@@ -185,12 +186,24 @@ def test_seatbelt_profile_denies_writes_but_the_allowed_folders() -> None:
 
 
 def test_refused_write_note_only_for_failures_that_look_like_refusals() -> None:
-    assert refused_write_note(UNASKED, 0, "Permission denied") is None
-    assert refused_write_note(UNASKED, 1, "no such file") is None
-    assert refused_write_note(UNASKED, 1, "touch: cannot touch 'x': Permission denied") is not None
-    assert "Read-only" in "Read-only file system" and refused_write_note(APPROVED, 2, "Read-only file system")
-    plan = refused_write_note(SandboxGrant(Confinement.UNASKED, network=False), 1, "Operation not permitted")
+    landlock = SandboxSupport("landlock", 7)
+    assert refused_write_note(UNASKED, landlock, 0, "Permission denied") is None
+    assert refused_write_note(UNASKED, landlock, 1, "no such file") is None
+    assert refused_write_note(UNASKED, landlock, 1, "touch: cannot touch 'x': Permission denied") is not None
+    assert refused_write_note(APPROVED, landlock, 2, "Read-only file system") is not None
+    assert refused_write_note(UNASKED, SandboxSupport("none"), 1, "Permission denied") is None
+    plan = refused_write_note(SandboxGrant(Confinement.UNASKED, network=False), landlock, 1, "Operation not permitted")
     assert plan is not None and "network is off" in plan
+
+
+def test_without_a_sandbox_the_grant_still_scrubs_the_environment(tmp_path: Path) -> None:
+    confined = confine(UNASKED, SandboxSupport("none"), "/bin/bash", "true", tmp_path, {"GIT_DIR": "/x", "A": "1"})
+    try:
+        assert confined.argv == ["/bin/bash", "-c", "true"]
+        assert "GIT_DIR" not in confined.env and confined.env["A"] == "1"
+        assert confined.env["GIT_CONFIG_KEY_0"] == "core.fsmonitor"
+    finally:
+        confined.cleanup()
 
 
 def test_launcher_that_cannot_confine_does_not_run_the_command(tmp_path: Path) -> None:
