@@ -326,12 +326,17 @@ class Orchestrator:
         return await self._turn(TurnState(turn_id=turn_id, user_text=text), recorder, run_turn)
 
     async def announce_context(self) -> None:
-        """Tells the front end how much context the session in view holds (after /new, /resume, --continue)."""
-        try:
-            deps: TurnDeps | None = self.turn_deps()
-        except ProviderError:
-            deps = None
-        self._bus.emit(await session_context(self.session, self.token_counter, self.context_window, deps))
+        """Tells the front end how much context the session in view holds (after /resume, --continue)."""
+        self._bus.emit(
+            await session_context(
+                self.session,
+                self.token_counter,
+                self.context_window,
+                root=self.workspace.root,
+                mode=self.policy.mode,
+                build_prompt=self._system_prompt,
+            )
+        )
 
     def note_to_model(self, text: str) -> None:
         """Adds a user-role note to the conversation (an undo, say), so the model's picture of the files stays true."""

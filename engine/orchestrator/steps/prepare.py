@@ -4,12 +4,15 @@ attached, and, for a complex request with no unfinished todo, the instruction to
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from pathlib import Path
 
 from engine.context.instructions import load_instructions
 from engine.context.mentions import expand_mentions
-from engine.context.system_prompt import probe_environment
+from engine.context.system_prompt import Environment, probe_environment
 from engine.events import Notice
 from engine.messages import Message
+from engine.modes import Mode
 from engine.orchestrator.deps import TurnDeps
 from engine.orchestrator.state import TurnState
 from engine.workflow.complex_task import is_complex, should_init_todos, todo_init_instruction
@@ -27,16 +30,24 @@ async def prepare_turn_state(state: TurnState, deps: TurnDeps) -> None:
     deps.loops.reset()
 
 
-async def refresh_system_prompt(deps: TurnDeps) -> None:
-    """Rebuilds the system prompt for the current mode, environment and project instructions, and gets the token
-    counter ready off the event loop (loading an encoding takes a moment, once)."""
-    root = deps.tool_context.workspace.root
+async def current_system_prompt(
+    root: Path, mode: Mode, build_prompt: Callable[[Mode, Environment, str], str]
+) -> tuple[str, tuple[str, ...]]:
+    """The system prompt for this mode, the environment and the project's instructions, read off the event loop;
+    and the problems found in the instructions."""
     environment, instructions = await asyncio.gather(
         asyncio.to_thread(probe_environment, root), asyncio.to_thread(load_instructions, root)
     )
-    for problem in instructions.problems:
+    return build_prompt(mode, environment, instructions.text), tuple(instructions.problems)
+
+
+async def refresh_system_prompt(deps: TurnDeps) -> None:
+    """Rebuilds the system prompt for the current mode, environment and project instructions, and gets the token
+    counter ready off the event loop (loading an encoding takes a moment, once)."""
+    prompt, problems = await current_system_prompt(deps.tool_context.workspace.root, deps.policy.mode, deps.build_prompt)
+    for problem in problems:
         deps.emit(Notice(problem, level="warning"))
-    deps.session.system_prompt = deps.build_prompt(deps.policy.mode, environment, instructions.text)
+    deps.session.system_prompt = prompt
     deps.session.mode = deps.policy.mode.value
     await asyncio.to_thread(deps.counter.load)
     note = deps.counter.take_notice()

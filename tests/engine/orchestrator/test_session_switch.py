@@ -50,12 +50,13 @@ async def test_resume_announces_the_context_the_next_request_sends(
     announced = log.of(UsageUpdated)[-1]
     session = orchestrator.session
     assert len(session.messages) >= 4
-    assert session.system_prompt  # counted as the next request will send it
-    assert announced.context_tokens == orchestrator.token_counter.total(
-        session.messages, system=session.system_prompt, tools=session.tools
+    scripted_server.add(reply(text("go on")))
+    await orchestrator.run_input("next")  # the request the count was for, less the new message
+    sent = orchestrator.token_counter.total(
+        session.messages[:-2], system=session.system_prompt, tools=session.tools
     )
-    only_messages = orchestrator.token_counter.total(session.messages)
-    assert announced.context_tokens > only_messages
+    assert announced.context_tokens == sent
+    assert announced.context_tokens > orchestrator.token_counter.total(session.messages[:-2])
     assert [todo.content for todo in log.of(TodosChanged)[-1].todos] == ["Fix the pager"]
 
 
