@@ -209,7 +209,10 @@ def run_session(workspace: Path, env: dict[str, str], server: ScriptedServerProc
 
 def clear_prompt(term: Terminal) -> None:
     """Home, then kill to the end of the line; waits until the prompt is empty. (Both keys are bindings, which
-    Textual runs from the app's queue: a key typed right after them can be inserted before they act.)"""
+    Textual runs from the app's queue: a key typed right after them can be inserted before they act. Home on an
+    empty prompt scrolls the transcript to its top, so an empty prompt is left alone.)"""
+    if PROMPT_PLACEHOLDER in term.text():
+        return
     term.type(HOME)
     term.pump(until=now() + KEY_INTERVAL_S)
     term.type(KILL_LINE)

@@ -70,15 +70,17 @@ class MarkdownLines(Widget):
         self._width = -1
         self.refresh(layout=True)
 
-    def render_job(self, markdown: str, *, append: bool = True) -> RenderJob | None:
+    def render_job(self, markdown: str, *, append: bool = True, first: bool | None = None) -> RenderJob | None:
         """A function that renders ``markdown`` (appended after the current text, or alone) and is safe to run in
-        a worker thread: what it needs from the app is read now, and it renders on a console of its own. None
-        before the widget has a width (it then renders at its first layout)."""
+        a worker thread: what it needs from the app is read now, and it renders on a console of its own. ``first``:
+        whether it will be the first text (default: judged now). None before the widget has a width (it then
+        renders at its first layout)."""
         width = self._width
         if width <= 0 or not markdown.strip():
             return None
         options = self.app.console.options.update(width=width, highlight=False)
-        look, style, first = markdown_look(self), self.rich_style, not (append and self._chunks)
+        look, style = markdown_look(self), self.rich_style
+        first = not (append and self._chunks) if first is None else first
         color_system = self.app.console.color_system
         return lambda: (width, _render(_thread_console(color_system), markdown, options, look, style, first=first))
 

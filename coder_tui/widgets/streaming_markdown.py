@@ -28,12 +28,12 @@ from textual.containers import Vertical
 from textual.message import Message
 
 from coder_tui.markdown_blocks import finished_length
-from coder_tui.widgets.markdown_lines import MarkdownLines
+from coder_tui.widgets.markdown_lines import Lines, MarkdownLines, RenderJob
 
 # How often, at most, new text reaches the screen while streaming: reads as live, leaves the loop free for typing.
 APPEND_INTERVAL_S = 0.15
-# At most this much finished text is rendered in one step (a step's pause and memory stay small when the screen
-# lags behind a very fast model; it catches up step by step).
+# At most this much finished text is rendered in one step: when a very fast model is far ahead of the screen, the
+# screen catches up in short steps with the loop free between them.
 ROUND_CHARS = 6000
 
 
@@ -118,37 +118,33 @@ class StreamingMarkdown(Vertical):
             self.post_message(self.Settled())
 
     async def _show(self, arrived: str, finishing: bool) -> None:
-        """One round: newly finished blocks (at most ``ROUND_CHARS`` of them) are appended and the rest is shown as
-        the last block; when finishing, rounds go on until everything is appended. Each step is rendered in a worker
-        thread and then shown at once, so the screen never shows a block twice."""
+        """One round. The newly finished blocks are rendered in steps of at most ``ROUND_CHARS`` in a worker
+        thread (the loop runs between steps), then the last block; then all of it is shown at once, so the screen
+        never shows a block twice nor a gap. When finishing, the last block is appended too."""
         self._tail += arrived
-        while True:
-            done = finished_length(self._tail, ROUND_CHARS)
-            final = finishing and not done
-            await self._step(len(self._tail) if final else done, show_tail=bool(arrived) and not finishing)
-            if final or not finishing:
-                break
-        if finishing:
-            self._last_block.remove()
-
-    async def _step(self, done: int, *, show_tail: bool) -> None:
-        chunk, self._tail = self._tail[:done], self._tail[done:]
-        tail = self._tail
         finished, last = self._finished_blocks, self._last_block
-        append = finished.render_job(chunk) if chunk else None
-        replace = last.render_job(tail, append=False) if show_tail else None
-        if append is not None or replace is not None:
-            appended, replaced = await asyncio.to_thread(lambda: (append and append(), replace and replace()))
-        else:
-            appended = replaced = None
-        if chunk:
+        steps: list[tuple[str, tuple[int, Lines] | None]] = []
+        while (done := len(self._tail) if finishing else finished_length(self._tail, ROUND_CHARS)) > 0:
+            if finishing:
+                done = finished_length(self._tail, ROUND_CHARS) or done
+            chunk, self._tail = self._tail[:done], self._tail[done:]
+            steps.append((chunk, await _rendered(finished.render_job(chunk, first=not finished.text and not steps))))
+        tail = self._tail
+        replaced = await _rendered(last.render_job(tail, append=False)) if arrived and not finishing else None
+        for chunk, appended in steps:
             if appended is None:
                 finished.extend(chunk)
             else:
                 finished.extend_rendered(chunk, *appended)
-            finished.set_class(bool(finished.text), "-filled")
-        if show_tail:
+        finished.set_class(bool(finished.text), "-filled")
+        if finishing:
+            last.remove()
+        elif arrived:
             if replaced is None:
                 last.replace(tail)
             else:
                 last.replace_rendered(tail, *replaced)
+
+
+async def _rendered(job: RenderJob | None) -> tuple[int, Lines] | None:
+    return None if job is None else await asyncio.to_thread(job)
