@@ -171,7 +171,7 @@ class _Walk:
     def _environment(self, command: SimpleCommand, chain: _Chain) -> str | None:
         """A read-only command run with a changed environment is no longer read-only (SPEC 13)."""
         if chain.env_options:
-            return f"changes its environment or folder through `env {' '.join(chain.env_options)}`"
+            return f"changes its environment or folder through `{'`, `'.join(chain.env_options)}`"
         if command.words:
             prefix = prefix_problem([name for name, _ in command.assignments], via_env=False)
             if prefix is not None:

@@ -46,7 +46,10 @@ def sed_script_problem(script: str) -> str | None:
                 index += 1
         elif command in _SED_LABEL or command == "v":
             index = _label_end(script, index)
-        elif command in _SED_TEXT or command in _SED_READ:
+        elif command in _SED_READ:
+            # `r file`/`R file` read a file the path check cannot see inside the script (`r /etc/passwd`).
+            return f"`{command}` reads a file named inside the script"
+        elif command in _SED_TEXT:
             index = _line_end(script, index)
         elif command in "sy":
             index, flags = _skip_sed_substitution(script, index)
@@ -153,6 +156,9 @@ _AWK_RUNS = (
     (re.compile(r"\bsystem\s*\("), "`system()` runs a command"),
     (re.compile(r"\|&|[^|]\|[^|]"), "`|` pipes to or from a command"),
     (re.compile(r"@load"), "`@load` loads an extension"),
+    (re.compile(r"@include"), "`@include` reads a program file"),
+    # `getline < "file"` reads a file named inside the program, which the path check cannot see.
+    (re.compile(r"\bgetline\b[^;{}\n]*<"), "`getline <` reads a file named inside the program"),
 )
 _AWK_PRINT = re.compile(r"\bprintf?\b(.*)", re.DOTALL)
 

@@ -76,7 +76,8 @@ class Unwrapped:
     appends_args: bool = False
     # `env NAME=VALUE cmd` sets variables exactly like a `NAME=VALUE cmd` prefix.
     assignments: tuple[tuple[str, Word], ...] = ()
-    # `env -u NAME`, `env -i`, `env -C DIR`: options of `env` that change the environment or the folder.
+    # `env -u NAME`, `env -i`, `env -C DIR`, `exec -c`: wrapper options that change the environment or the folder,
+    # each with its wrapper ("env -u").
     env_options: tuple[str, ...] = ()
 
 
@@ -125,7 +126,11 @@ def unwrap(words: Sequence[Word]) -> Unwrapped | None:
     options = [word.shown for word in wrapper[1:]]
     other_values = "".join(c for c in spec.value_short if c not in spec.writing_short)
     writes = has_option(options, spec.writing_short, spec.writing_long, other_values)
-    return Unwrapped(wrapper, tuple(words[start:]), spec.transparent and not writes, spec.appends_args)
+    # `exec -c cmd` runs the command with an empty environment, as `env -i` does.
+    clears = ("exec -c",) if name == "exec" and has_option(options, "c", value_letters="a") else ()
+    return Unwrapped(
+        wrapper, tuple(words[start:]), spec.transparent and not writes, spec.appends_args, env_options=clears
+    )
 
 
 def _skip_options(words: Sequence[Word], start: int, spec: _Spec) -> int | None:
@@ -157,7 +162,7 @@ def _unwrap_env(words: Sequence[Word]) -> Unwrapped | None:
     index, assignments, split = _scan_env(words)
     if split is not None or index >= len(words):
         return None  # `env -S '...'` is an inline script; `env` alone prints the environment
-    options = tuple(w.shown for w in words[1:index] if w.shown.startswith("-") and w.shown not in ("-", "--"))
+    options = tuple(f"env {w.shown}" for w in words[1:index] if w.shown.startswith("-") and w.shown not in ("-", "--"))
     return Unwrapped(
         tuple(words[:index]), tuple(words[index:]), transparent=True, assignments=tuple(assignments),
         env_options=options,
