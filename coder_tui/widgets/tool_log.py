@@ -15,6 +15,9 @@ if TYPE_CHECKING:
 
 # Older rows are dropped so a long session keeps a small DOM; the transcript keeps the full story.
 MAX_ROWS = 200
+# A resumed session shows its last calls, a few panes' worth: each row is three widgets to build, and a resumed
+# 5,000-message session would otherwise build 600 of them before its screen is drawn.
+RESTORED_ROWS = 40
 
 
 class ToolLog(VerticalScroll, can_focus=False):
@@ -39,10 +42,10 @@ class ToolLog(VerticalScroll, can_focus=False):
         self.remove_children()
 
     def show_stored(self, calls: Sequence[StoredCall]) -> None:
-        """``/resume``: the resumed session's calls (the last ``MAX_ROWS``), as they ended."""
+        """``/resume``: the resumed session's calls (the last ``RESTORED_ROWS``), as they ended."""
         self.clear()
         rows = []
-        for call in calls[-MAX_ROWS:]:
+        for call in calls[-RESTORED_ROWS:]:
             row = self._rows[call.call_id] = ToolLogRow(call.call_id, call.tool, call.key_argument)
             row.set_status(call.status)
             rows.append(row)
