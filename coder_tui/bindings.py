@@ -11,7 +11,7 @@ from typing import Literal
 
 from textual.binding import Binding
 
-Scope = Literal["app", "screen", "prompt", "approval", "question", "picker", "rewind"]
+Scope = Literal["app", "screen", "prompt", "approval", "question", "picker", "rewind", "trust"]
 
 
 @dataclass(frozen=True)
@@ -86,6 +86,10 @@ KEY_TABLE: tuple[KeySpec, ...] = (
     KeySpec("escape", "cancel", "Cancel task", "question", "dismiss the question and cancel the task"),
     KeySpec("escape", "close", "Close", "picker", "close the list of sessions (/resume) without resuming"),
     KeySpec("escape", "close", "Close", "rewind", "close the /rewind list without rewinding"),
+    KeySpec("t", "decide('trust')", "Trust", "trust", "trust this folder: its own config applies (remembered)"),
+    KeySpec("d", "decide('dont_trust')", "Don't trust", "trust",
+            "keep ignoring this folder's power-widening keys (remembered)"),
+    KeySpec("escape", "decide('later')", "Later", "trust", "not now: untrusted for this run, asked again next time"),
 )
 
 
@@ -125,6 +129,6 @@ def help_rows() -> list[tuple[str, str, str]]:
     """(where, keys, what it does) for every binding, for ``/help``."""
     where = {
         "app": "anywhere", "screen": "session", "prompt": "input", "approval": "approval", "question": "question",
-        "picker": "/resume list", "rewind": "/rewind list",
+        "picker": "/resume list", "rewind": "/rewind list", "trust": "trust",
     }
     return [(where[spec.scope], display_keys(spec.keys), spec.help) for spec in KEY_TABLE]

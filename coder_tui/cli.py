@@ -30,6 +30,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--provider", metavar="NAME", help="use this provider profile of the configuration's providers (SPEC 18)"
     )
     parser.add_argument("--cwd", metavar="DIR", help="the workspace root (default: the current directory)")
+    parser.add_argument(
+        "--trust",
+        action="store_true",
+        help="trust this folder's own .coder/config.json for this run (its provider, mode, permissions and other "
+        "power-widening keys apply); not remembered: /trust on remembers it",
+    )
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--resume", metavar="ID", help="resume a saved session of this workspace (see /resume)")
     which.add_argument(
@@ -68,6 +74,7 @@ def main(argv: list[str] | None = None) -> int:
             output_format=args.output_format,
             resume=args.resume,
             cont=args.cont,
+            trust=args.trust,
         )
     if args.output_format != "text":
         parser.error("--output-format applies to headless runs only (-p or piped stdin)")
@@ -78,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     # The engine process starts before the app is even imported: it loads on the other core meanwhile.
     from coder_tui.engine_process import EngineProcesses
 
-    engine = EngineProcesses(workspace=workspace, mode=args.mode, model=model)
+    engine = EngineProcesses(workspace=workspace, mode=args.mode, model=model, trust=args.trust)
     from coder_tui.app import run_tui
 
     return run_tui(

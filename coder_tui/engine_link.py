@@ -18,7 +18,7 @@ from textual.worker import Worker
 
 from coder_tui.interaction import TuiInteraction
 from engine.events import CommandResult, Event, HistoryRestored, ModeChanged, ModelChanged, Notice
-from engine.interaction import ApprovalRequest
+from engine.interaction import ApprovalRequest, TrustRequest
 from engine.modes import Mode, next_mode
 from engine.protocol import (
     CODEC,
@@ -218,6 +218,8 @@ class EngineLink:
     async def _answer(self, request_id: str, request: object) -> None:
         if isinstance(request, ApprovalRequest):
             answer: object = await self.interaction.request_approval(request)
+        elif isinstance(request, TrustRequest):
+            answer = await self.interaction.request_trust(request)
         else:
             answer = await self.interaction.ask_question(request)  # type: ignore[arg-type]
         self._dialogs.pop(request_id, None)

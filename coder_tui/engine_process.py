@@ -40,12 +40,15 @@ class EngineProcess:
         mode: str | None = None,
         model: str | None = None,
         env: dict[str, str] | None = None,
+        trust: bool = False,
     ) -> EngineProcess:
         command = [sys.executable, "-m", "engine.server", "--cwd", str(workspace)]
         if mode:
             command += ["--mode", mode]
         if model:
             command += ["--model", model]
+        if trust:
+            command += ["--trust"]
         stderr = tempfile.TemporaryFile(prefix="coder-engine-")
         process = subprocess.Popen(
             command,
@@ -137,9 +140,11 @@ class _LineProtocol(asyncio.Protocol):
 class EngineProcesses:
     """Starts engine processes for one app: the first at once (before the app runs), more on restart."""
 
-    def __init__(self, *, workspace: Path, mode: str | None = None, model: str | None = None) -> None:
-        self._arguments = {"workspace": workspace, "mode": mode, "model": model}
-        self._next: EngineProcess | None = EngineProcess.spawn(workspace=workspace, mode=mode, model=model)
+    def __init__(
+        self, *, workspace: Path, mode: str | None = None, model: str | None = None, trust: bool = False
+    ) -> None:
+        self._arguments = {"workspace": workspace, "mode": mode, "model": model, "trust": trust}
+        self._next: EngineProcess | None = EngineProcess.spawn(**self._arguments)  # type: ignore[arg-type]
         self.current: EngineProcess | None = None
 
     def __call__(self) -> EngineProcess:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TextIO
 
 from engine.config import load_config
+from engine.config.startup import config_notices
 from engine.events import (
     CommandResult,
     ErrorEvent,
@@ -31,7 +32,14 @@ from engine.events import (
     VerificationStarted,
     event_to_dict,
 )
-from engine.interaction import ApprovalDecision, ApprovalRequest, QuestionAnswer, QuestionRequest
+from engine.interaction import (
+    ApprovalDecision,
+    ApprovalRequest,
+    QuestionAnswer,
+    QuestionRequest,
+    TrustDecision,
+    TrustRequest,
+)
 from engine.modes import Mode
 from engine.orchestrator import Orchestrator, TurnOutcome
 from engine.storage.errors import StorageError
@@ -51,6 +59,9 @@ class HeadlessInteraction:
 
     async def ask_question(self, request: QuestionRequest) -> QuestionAnswer:
         return QuestionAnswer(answer=None)
+
+    async def request_trust(self, request: TrustRequest) -> TrustDecision:
+        return TrustDecision.LATER  # headless trusts with --trust or the user config's list, never by asking
 
 
 class Output:
@@ -156,12 +167,13 @@ async def run_headless(
     output_format: str = "text",
     resume: str | None = None,
     cont: bool = False,
+    trust: bool = False,
     out: TextIO = sys.stdout,
     err: TextIO = sys.stderr,
 ) -> int:
-    loaded = load_config(workspace)
-    for issue in loaded.issues:
-        err.write(f"config: {issue} (ignored)\n")
+    loaded = load_config(workspace, trust=trust)
+    for notice, _level in config_notices(loaded, workspace):
+        err.write(f"{notice}\n")
     try:
         orchestrator = Orchestrator(
             workspace=workspace,
@@ -173,6 +185,7 @@ async def run_headless(
     except StorageError as exc:
         err.write(f"error: {exc}\n")
         return EXIT_FAILED
+    orchestrator.trusted_for_run = trust
     stdout, stderr = Output(out, orchestrator.cancel), Output(err, orchestrator.cancel)
     if resume or cont:
         # What resuming says is progress, not the answer: it goes to stderr in both output formats.

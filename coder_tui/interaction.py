@@ -14,13 +14,22 @@ from textual.screen import ModalScreen
 
 from coder_tui.screens.approval import ApprovalScreen
 from coder_tui.screens.question import QuestionScreen
-from engine.interaction import ApprovalDecision, ApprovalRequest, QuestionAnswer, QuestionRequest
+from coder_tui.screens.trust import TrustScreen
+from engine.interaction import (
+    ApprovalDecision,
+    ApprovalRequest,
+    QuestionAnswer,
+    QuestionRequest,
+    TrustDecision,
+    TrustRequest,
+)
 
 ResultT = TypeVar("ResultT")
 
 
 class TuiInteraction:
-    """Implements ``engine.interaction.InteractionHandler`` with ``ApprovalScreen`` and ``QuestionScreen``."""
+    """Implements ``engine.interaction.InteractionHandler`` with ``ApprovalScreen``, ``QuestionScreen`` and
+    ``TrustScreen``."""
 
     def __init__(self, app: App[object]) -> None:
         self._app = app
@@ -30,6 +39,9 @@ class TuiInteraction:
 
     async def ask_question(self, request: QuestionRequest) -> QuestionAnswer:
         return await self._ask(QuestionScreen(request))
+
+    async def request_trust(self, request: TrustRequest) -> TrustDecision:
+        return await self._ask(TrustScreen(request))
 
     async def _ask(self, screen: ModalScreen[ResultT]) -> ResultT:
         answer: asyncio.Future[ResultT] = asyncio.get_running_loop().create_future()

@@ -50,7 +50,28 @@ class QuestionAnswer:
     cancelled: bool = False
 
 
+class TrustDecision(str, Enum):
+    """The answer to "Trust this folder?" (SPEC 19). TRUST and DONT_TRUST are remembered in the user's config;
+    LATER (Esc) leaves the folder untrusted for this run and asks again next time."""
+
+    TRUST = "trust"
+    DONT_TRUST = "dont_trust"
+    LATER = "later"
+
+
+@dataclass(frozen=True)
+class TrustRequest:
+    """Asked once, on first opening a folder whose own config sets keys that widen what runs or where data goes."""
+
+    folder: str
+    config_file: str
+    # The dotted names of the keys that stay ignored unless the folder is trusted (e.g. "provider", "mode").
+    keys: tuple[str, ...]
+
+
 class InteractionHandler(Protocol):
     async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision: ...
 
     async def ask_question(self, request: QuestionRequest) -> QuestionAnswer: ...
+
+    async def request_trust(self, request: TrustRequest) -> TrustDecision: ...

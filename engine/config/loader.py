@@ -1,7 +1,10 @@
 """Layered configuration: defaults < ``~/.config/coder/config.json`` < ``./.coder/config.json`` < environment.
 
 A bad value never stops the app: the key that is wrong is reported with its file and the rest still loads. Keys
-are applied one at a time (recursing into sections), so one typo costs only that key.
+are applied one at a time (recursing into sections), so one typo costs only that key. Values are never coerced
+(``"yes"`` is not a boolean): a wrong type is reported like any bad value and the default applies.
+
+The project's file is filtered first when the folder is not trusted (SPEC 19, ``engine.config.trust``).
 """
 
 from __future__ import annotations
@@ -9,13 +12,16 @@ from __future__ import annotations
 import copy
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from engine.config.paths import project_config_path, user_config_path
 from engine.config.schema import Config
+from engine.config.trust import USER_ONLY_KEYS, decision_in, split_untrusted
 
 _SECRET_HINT = "API keys are read from the environment (see provider.api_key_env), never from a config file"
 
@@ -37,25 +43,24 @@ class LoadedConfig:
     issues: list[ConfigIssue] = field(default_factory=list)
     # Which files were read, in the order applied.
     sources: list[Path] = field(default_factory=list)
+    # Whether the project's own config was applied whole (SPEC 19), and the keys ignored because it was not.
+    trusted: bool = False
+    ignored_untrusted: tuple[str, ...] = ()
 
 
-def user_config_path() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "coder" / "config.json"
-
-
-def project_config_path(workspace: Path) -> Path:
-    return workspace / ".coder" / "config.json"
-
-
-def load_config(workspace: Path, env: dict[str, str] | None = None) -> LoadedConfig:
+def load_config(workspace: Path, env: Mapping[str, str] | None = None, *, trust: bool = False) -> LoadedConfig:
+    """``trust`` trusts the folder for this load (``--trust``) whatever the user's config remembers."""
     env = dict(os.environ) if env is None else env
     merged: dict[str, Any] = Config().model_dump()
     result = LoadedConfig(config=Config())
-    for path in (user_config_path(), project_config_path(workspace)):
-        layer = _read_layer(path, result.issues)
+    user_path, project_path = user_config_path(env), project_config_path(workspace)
+    user_layer = _read_layer(user_path, result.issues)
+    result.trusted = trust or decision_in(user_layer, workspace) is True
+    for path, layer in ((user_path, user_layer), (project_path, _read_layer(project_path, result.issues))):
         if layer is None:
             continue
+        if path == project_path:
+            layer = _project_layer(layer, path, result)
         result.sources.append(path)
         for key, value in layer.items():
             merged = _apply(merged, (key,), value, str(path), result.issues)
@@ -68,6 +73,17 @@ def load_config(workspace: Path, env: dict[str, str] | None = None) -> LoadedCon
         merged = _apply(merged, path_key, value, "environment", result.issues)
     result.config = Config.model_validate(merged)
     return result
+
+
+def _project_layer(layer: dict[str, Any], path: Path, result: LoadedConfig) -> dict[str, Any]:
+    for key in USER_ONLY_KEYS:
+        if key in layer:
+            result.issues.append(ConfigIssue(str(path), key, "read from the user's config only"))
+    layer = {key: value for key, value in layer.items() if key not in USER_ONLY_KEYS}
+    if result.trusted:
+        return layer
+    layer, result.ignored_untrusted = split_untrusted(layer)
+    return layer
 
 
 def _read_layer(path: Path, issues: list[ConfigIssue]) -> dict[str, Any] | None:
@@ -151,6 +167,6 @@ def _get_in(data: dict[str, Any], path: tuple[str, ...]) -> Any:
     return node
 
 
-def resolve_api_key(config: Config, env: dict[str, str] | None = None) -> str | None:
+def resolve_api_key(config: Config, env: Mapping[str, str] | None = None) -> str | None:
     env = dict(os.environ) if env is None else env
     return env.get(config.provider.api_key_env) or None

@@ -10,8 +10,9 @@ PermissionAction = Literal["allow", "ask", "deny"]
 
 
 class _Section(BaseModel):
-    # An unknown key is an error that names it, not a silent no-op.
-    model_config = ConfigDict(extra="forbid")
+    # An unknown key is an error that names it, not a silent no-op. Strict: no coercion, "yes" is not a boolean and
+    # "5" not a number (SPEC 19); a JSON integer is still a valid float.
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class ProviderConfig(_Section):
@@ -104,3 +105,6 @@ class Config(_Section):
     # The TUI's colour theme, one of Textual's built-in themes (``/theme`` saves it in the user's config).
     theme: str | None = None
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
+    # Folder trust (SPEC 19), read from the user's config only: absolute paths the user trusted or declined.
+    trusted_folders: list[str] = Field(default_factory=list)
+    untrusted_folders: list[str] = Field(default_factory=list)

@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engine.interaction import ApprovalDecision, ApprovalRequest, InteractionHandler, QuestionAnswer, QuestionRequest
+from engine.interaction import (
+    ApprovalDecision,
+    ApprovalRequest,
+    InteractionHandler,
+    QuestionAnswer,
+    QuestionRequest,
+    TrustDecision,
+    TrustRequest,
+)
 from engine.orchestrator.recorder import TaskRecorder
 
 if TYPE_CHECKING:
@@ -34,3 +42,6 @@ class CancellingInteraction:
         if answer.cancelled:
             orch.cancel()
         return answer
+
+    async def request_trust(self, request: TrustRequest) -> TrustDecision:
+        return await self._inner.request_trust(request)

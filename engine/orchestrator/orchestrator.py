@@ -93,6 +93,7 @@ class Orchestrator:
         self._bus = EventBus()
         self._interaction = CancellingInteraction(interaction, self)
         self._provider = provider
+        self._provider_given = provider is not None
         self._approvals = ApprovalSettings.from_config(config, interactive=interactive)
         self.skills = SkillCatalog.for_workspace(self.workspace.root, self._env)
         self.registry = ToolRegistry(
@@ -128,6 +129,8 @@ class Orchestrator:
         self._task: asyncio.Task[TurnOutcome] | None = None
         self._cancel_requested = False
         self.current_task_id: str | None = None
+        # ``--trust``: the folder is trusted for this run without being remembered (SPEC 19, ``/trust``).
+        self.trusted_for_run = False
 
     # -- what front ends read -------------------------------------------------------------------------------------
     @property
@@ -170,6 +173,10 @@ class Orchestrator:
         """The TUI colour theme the configuration names, if any (``/theme`` changes it)."""
         return self.config.theme
 
+    @property
+    def env(self) -> dict[str, str]:
+        return self._env
+
     def slash_commands(self) -> list[tuple[str, str]]:
         return [(command.name, command.summary) for command in COMMANDS.values()]
 
@@ -204,6 +211,27 @@ class Orchestrator:
         self.token_counter.set_model(model)
         self.store.update_session(self.session.id, model=model)
         self._bus.emit(ModelChanged(model))
+
+    async def reconfigure(self, config: Config) -> None:
+        """Applies a reloaded configuration (``/trust on|off``): approvals, permission rules and the provider
+        follow it; the mode too when the configured mode or preset changed. The session's "always" answers reset."""
+        mode_changed = (config.mode, config.permissions.preset) != (self.config.mode, self.config.permissions.preset)
+        current_mode = self.policy.mode
+        self.config = config
+        self._approvals = ApprovalSettings.from_config(config, interactive=self.interactive)
+        self.policy = PermissionPolicy.from_config(config.permissions, config.mode, workspace=self.workspace.root)
+        if not mode_changed:
+            self.policy.set_mode(current_mode)
+        self.tool_context.limits = ToolLimits(
+            bash_timeout_s=config.bash.timeout,
+            bash_max_timeout_s=config.bash.max_timeout,
+            output_cap_bytes=config.bash.output_cap_bytes,
+        )
+        if not self._provider_given:  # made from the config: the new one may point elsewhere
+            provider, self._provider = self._provider, None
+            if provider is not None:
+                await provider.aclose()
+        self._mode_changed()
 
     def new_session(self) -> str:
         self.session = self._start_session(Session(self.workspace.root, **self._session_args(self.session.model)))

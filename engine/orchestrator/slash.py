@@ -23,6 +23,7 @@ from engine.commands.init import init_command
 from engine.commands.rewind import rewind_command
 from engine.commands.status import status_command
 from engine.commands.theme import theme_command
+from engine.orchestrator.trust_command import trust_command
 
 if TYPE_CHECKING:
     from engine.orchestrator.orchestrator import Orchestrator
@@ -230,6 +231,8 @@ COMMANDS: dict[str, SlashCommand] = {
                      theme_command),
         SlashCommand("/quit", "/quit", "exit coder-tui", quit_command),
         SlashCommand("/exit", "/exit", "exit coder-tui", quit_command),
+        SlashCommand("/trust", "/trust [on|off]", "whether this folder's own config is trusted; change it",
+                     trust_command),
     ]
 }
 

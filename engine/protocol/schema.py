@@ -10,7 +10,8 @@ A session, front end (client) to engine (server)::
     client  → RunInput(input_id, text)                 queued in the engine; runs after the ones before it
     engine  → InputStarted(input_id)
     engine  → EngineEvent(event) ...                   everything the input does, in order
-    engine  → InteractionRequested(request_id, request)   an approval or a question; the input waits
+    engine  → InteractionRequested(request_id, request)   an approval or a question; the input waits (also the
+                                                       folder-trust question, asked while the engine starts)
     client  → AnswerRequest(request_id, answer)
     engine  → InteractionWithdrawn(request_id)         the input was cancelled; close the dialog, send no answer
     engine  → InputFinished(input_id, reason, error, text, state)
@@ -26,12 +27,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.events import Event, TurnEndReason
-from engine.interaction import ApprovalDecision, ApprovalRequest, QuestionAnswer, QuestionRequest
+from engine.interaction import (
+    ApprovalDecision,
+    ApprovalRequest,
+    QuestionAnswer,
+    QuestionRequest,
+    TrustDecision,
+    TrustRequest,
+)
 
 PROTOCOL_VERSION = 1
 
-InteractionRequest = ApprovalRequest | QuestionRequest
-InteractionAnswer = ApprovalDecision | QuestionAnswer
+InteractionRequest = ApprovalRequest | QuestionRequest | TrustRequest
+InteractionAnswer = ApprovalDecision | QuestionAnswer | TrustDecision
 
 
 @dataclass(frozen=True)

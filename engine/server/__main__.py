@@ -1,4 +1,4 @@
-"""``python -m engine.server --cwd DIR [--mode M] [--model NAME]``: the engine process the TUI starts.
+"""``python -m engine.server --cwd DIR [--mode M] [--model NAME] [--trust]``: the engine process the TUI starts.
 
 Speaks ``engine.protocol`` on stdin/stdout; logs and errors go to stderr. Exits when stdin ends or on ``Shutdown``.
 """
@@ -19,8 +19,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cwd", required=True, help="the workspace root")
     parser.add_argument("--mode", help="the permission mode to start in")
     parser.add_argument("--model", help="the model (overrides the configuration)")
+    parser.add_argument("--trust", action="store_true", help="trust the folder's own config for this run")
     args = parser.parse_args(argv)
-    asyncio.run(serve_stdio(EngineOptions(workspace=Path(args.cwd), mode=args.mode, model=args.model)))
+    options = EngineOptions(workspace=Path(args.cwd), mode=args.mode, model=args.model, trust=args.trust)
+    asyncio.run(serve_stdio(options))
     return 0
 
 

@@ -18,14 +18,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import logging
+import os
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from engine.events import Event, Notice
-from engine.interaction import ApprovalDecision, ApprovalRequest, QuestionAnswer, QuestionRequest
+from engine.interaction import (
+    ApprovalDecision,
+    ApprovalRequest,
+    QuestionAnswer,
+    QuestionRequest,
+    TrustDecision,
+    TrustRequest,
+)
 from engine.modes import Mode
 from engine.protocol.schema import PROTOCOL_VERSION, EngineState
 
@@ -45,6 +54,8 @@ class EngineOptions:
     model: str | None = None
     # The environment the engine reads (API keys, base URL); None = this process's.
     env: dict[str, str] | None = None
+    # ``--trust``: the folder's own config applies whole for this run, not remembered (SPEC 19).
+    trust: bool = False
 
 
 class Frontend(Protocol):
@@ -60,6 +71,8 @@ class Frontend(Protocol):
     async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision: ...
 
     async def ask_question(self, request: QuestionRequest) -> QuestionAnswer: ...
+
+    async def request_trust(self, request: TrustRequest) -> TrustDecision: ...
 
 
 class EngineHost:
@@ -84,9 +97,7 @@ class EngineHost:
 
         config = self._config
         if config is None:
-            config, issues = await asyncio.to_thread(self._load_config)
-            for issue in issues:
-                self._frontend.event(Notice(f"config: {issue} (ignored)", "warning"))
+            config = await self._load_config()
         if self.options.model:
             config = config.model_copy(update={"model": self.options.model})
         orchestrator = Orchestrator(
@@ -97,6 +108,7 @@ class EngineHost:
             env=self.options.env,
             model_pinned=bool(self.options.model),
         )
+        orchestrator.trusted_for_run = self.options.trust
         orchestrator.subscribe(self._frontend.event)
         self.orchestrator = orchestrator
         if not (self._pending and _resumes(self._pending[0][1])):
@@ -180,11 +192,15 @@ class EngineHost:
             raise RuntimeError("the engine has not started")
         return self.orchestrator
 
-    def _load_config(self) -> tuple[Config, list[str]]:
-        from engine.config import load_config
-
-        loaded = load_config(self.options.workspace, self.options.env)
-        return loaded.config, [str(issue) for issue in loaded.issues]
+    async def _load_config(self) -> Config:
+        """Loads the configuration; a folder whose own config needs trust asks the front end once (SPEC 19)."""
+        startup = await asyncio.to_thread(importlib.import_module, "engine.config.startup")
+        workspace = self.options.workspace
+        env = dict(os.environ) if self.options.env is None else self.options.env
+        loaded = await startup.load_config_asking_trust(workspace, env, self._frontend, trust=self.options.trust)
+        for text, level in startup.config_notices(loaded, workspace):
+            self._frontend.event(Notice(text, level))
+        return loaded.config  # type: ignore[no-any-return]
 
     def _drain(self) -> None:
         if self.orchestrator is not None and self._runner is None and self._pending:

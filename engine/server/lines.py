@@ -13,7 +13,14 @@ from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
 from engine.events import ErrorEvent, Event
-from engine.interaction import ApprovalDecision, ApprovalRequest, QuestionAnswer, QuestionRequest
+from engine.interaction import (
+    ApprovalDecision,
+    ApprovalRequest,
+    QuestionAnswer,
+    QuestionRequest,
+    TrustDecision,
+    TrustRequest,
+)
 from engine.protocol import (
     CODEC,
     AnswerRequest,
@@ -58,21 +65,35 @@ class LineSession:
         self._request_ids = (f"r{number}" for number in itertools.count(1))
 
     async def serve(self, lines: AsyncIterator[str]) -> None:
+        # Commands are read while the engine starts: starting may ask the client something (the folder-trust
+        # question), and inputs sent early wait in the host's queue.
+        reader = asyncio.create_task(self._read(lines))
         try:
+            starting = asyncio.create_task(self.host.start())
+            await asyncio.wait({starting, reader}, return_when=asyncio.FIRST_COMPLETED)
+            if not starting.done():  # the client left or shut down while the engine was starting
+                starting.cancel()
+                await asyncio.gather(starting, return_exceptions=True)
+                return
             try:
-                state = await self.host.start()
+                state = starting.result()
             except Exception as exc:  # the client shows why; the traceback goes to the log
                 log.exception("the engine could not start")
                 self._send(EngineFailed(f"the engine could not start: {type(exc).__name__}: {exc}"))
                 return
             self._send(EngineReady(state))
-            async for line in lines:
-                if line.strip() and not self._handle(line):
-                    break
+            await reader
         finally:
+            reader.cancel()
+            await asyncio.gather(reader, return_exceptions=True)
             for answer in self._answers.values():
                 answer.cancel()
             await self.host.aclose()
+
+    async def _read(self, lines: AsyncIterator[str]) -> None:
+        async for line in lines:
+            if line.strip() and not self._handle(line):
+                return
 
     def _handle(self, line: str) -> bool:
         """Applies one command; False on ``Shutdown``."""
@@ -122,7 +143,11 @@ class LineSession:
         answer = await self._ask(request)
         return answer if isinstance(answer, QuestionAnswer) else QuestionAnswer(None, cancelled=True)
 
-    async def _ask(self, request: ApprovalRequest | QuestionRequest) -> object:
+    async def request_trust(self, request: TrustRequest) -> TrustDecision:
+        answer = await self._ask(request)
+        return answer if isinstance(answer, TrustDecision) else TrustDecision.LATER
+
+    async def _ask(self, request: ApprovalRequest | QuestionRequest | TrustRequest) -> object:
         request_id = next(self._request_ids)
         future: asyncio.Future[object] = asyncio.get_running_loop().create_future()
         self._answers[request_id] = future

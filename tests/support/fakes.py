@@ -10,7 +10,14 @@ from typing import Any
 
 from engine.config import Config
 from engine.events import Event
-from engine.interaction import ApprovalDecision, ApprovalRequest, QuestionAnswer, QuestionRequest
+from engine.interaction import (
+    ApprovalDecision,
+    ApprovalRequest,
+    QuestionAnswer,
+    QuestionRequest,
+    TrustDecision,
+    TrustRequest,
+)
 from engine.modes import Mode
 from engine.orchestrator import Orchestrator
 
@@ -23,6 +30,9 @@ class FakeInteraction:
         self.answers = list(answers)
         self.approval_requests: list[ApprovalRequest] = []
         self.questions: list[QuestionRequest] = []
+        self.trust_requests: list[TrustRequest] = []
+        # The answer to "Trust this folder?" (SPEC 19).
+        self.trust_answer = TrustDecision.LATER
         # Set to make request_approval wait until the test releases it (an "open dialog").
         self.hold: asyncio.Event | None = None
 
@@ -35,6 +45,10 @@ class FakeInteraction:
     async def ask_question(self, request: QuestionRequest) -> QuestionAnswer:
         self.questions.append(request)
         return QuestionAnswer(self.answers.pop(0) if self.answers else None)
+
+    async def request_trust(self, request: TrustRequest) -> TrustDecision:
+        self.trust_requests.append(request)
+        return self.trust_answer
 
 
 @dataclass

@@ -33,7 +33,7 @@ def test_defaults_when_no_file(tmp_path: Path, home: Path) -> None:
 def test_project_file_overrides_user_file_over_defaults(tmp_path: Path, home: Path) -> None:
     write(home / "coder" / "config.json", {"model": "user-model", "max_steps": 7, "workflow": {"max_verify_attempts": 4}})
     write(tmp_path / ".coder" / "config.json", {"model": "project-model", "workflow": {"verify_commands": ["pytest -q"]}})
-    config = load_config(tmp_path, env={}).config
+    config = load_config(tmp_path, env={}, trust=True).config
     assert config.model == "project-model"
     assert config.max_steps == 7
     # Sections merge key by key: the user's verify attempts survive the project's verify commands.
@@ -71,7 +71,7 @@ def test_unknown_key_is_reported(tmp_path: Path, home: Path) -> None:
 
 def test_api_key_in_a_file_is_refused_with_a_hint(tmp_path: Path, home: Path) -> None:
     write(tmp_path / ".coder" / "config.json", {"provider": {"api_key": "sk-secret"}})
-    loaded = load_config(tmp_path, env={})
+    loaded = load_config(tmp_path, env={}, trust=True)
     (issue,) = loaded.issues
     assert issue.key == "provider.api_key"
     assert "environment" in issue.message
@@ -93,6 +93,6 @@ def test_bad_permission_rule_drops_only_that_rule(tmp_path: Path, home: Path) ->
         tmp_path / ".coder" / "config.json",
         {"permissions": {"bash": {"git push *": "deny", "npm test*": "sometimes"}}},
     )
-    loaded = load_config(tmp_path, env={})
+    loaded = load_config(tmp_path, env={}, trust=True)
     assert loaded.config.permissions.bash == {"git push *": "deny"}
     assert [i.key for i in loaded.issues] == ["permissions.bash.npm test*"]

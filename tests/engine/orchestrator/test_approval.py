@@ -100,8 +100,8 @@ async def test_always_for_this_project_is_saved_and_holds_in_a_new_session(
     assert saved["max_steps"] == 9
     assert saved["permissions"]["bash"] == {"mkdir *": "allow"}
     assert any("saved in" in n.text for n in log.of(Notice))
-    # A later session of the project loads the rule: the same prefix no longer asks.
-    permissions = load_config(tmp_path, env={}).config.permissions
+    # A later session of the project (trusted: SPEC 19) loads the rule: the same prefix no longer asks.
+    permissions = load_config(tmp_path, env={}, trust=True).config.permissions
     scripted_server.add(reply(tool_call("bash", command="mkdir -p dist")), text("done"))
     later, _, later_interaction = make_orchestrator(
         tmp_path, scripted_server.base_url, permissions=permissions.model_dump()
