@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from engine.config.loader import project_config_path
+from engine.config.paths import project_config_path
 from engine.storage.atomic import write_atomic
 
 
@@ -17,17 +17,27 @@ def update_project_config(workspace: Path, key_path: tuple[str, ...], value: Any
     return update_config_file(project_config_path(workspace), key_path, value)
 
 
+def read_config_file(path: Path) -> dict[str, Any]:
+    """The JSON object in ``path`` (empty when there is no file); ``ValueError`` naming the file when it is not one."""
+    if not path.exists():
+        return {}
+    try:
+        loaded = json.loads(path.read_text(encoding="utf-8") or "{}")
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path} is not valid JSON ({exc.msg} at line {exc.lineno})") from exc
+    if not isinstance(loaded, dict):
+        raise ValueError(f"{path} does not hold a JSON object")
+    return loaded
+
+
+def write_config_file(path: Path, data: dict[str, Any]) -> Path:
+    write_atomic(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+    return path
+
+
 def update_config_file(path: Path, key_path: tuple[str, ...], value: Any) -> Path:
     """Sets ``key_path`` to ``value`` in the config file at ``path`` (the project's or the user's), keeping the rest."""
-    data: dict[str, Any] = {}
-    if path.exists():
-        try:
-            loaded = json.loads(path.read_text(encoding="utf-8") or "{}")
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path} is not valid JSON ({exc.msg} at line {exc.lineno})") from exc
-        if not isinstance(loaded, dict):
-            raise ValueError(f"{path} does not hold a JSON object")
-        data = loaded
+    data = read_config_file(path)
     node = data
     for part in key_path[:-1]:
         child = node.get(part)
@@ -38,5 +48,4 @@ def update_config_file(path: Path, key_path: tuple[str, ...], value: Any) -> Pat
             node[part] = child
         node = child
     node[key_path[-1]] = value
-    write_atomic(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
-    return path
+    return write_config_file(path, data)

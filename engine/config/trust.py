@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.config.paths import project_config_path, user_config_path
-from engine.storage.atomic import write_atomic
+from engine.config.project_file import read_config_file, write_config_file
 
 # Dotted names of the project-config keys an untrusted folder may not set.
 UNTRUSTED_KEYS: tuple[str, ...] = (
@@ -55,8 +55,11 @@ def split_untrusted(layer: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, .
 
 
 def folder_decision(workspace: Path, env: Mapping[str, str]) -> bool | None:
-    """True if the user trusted this folder, False if they declined, None if never asked."""
-    data = _read_user_config(env, strict=False)
+    """True if the user trusted this folder, False if they declined, None if never asked (or unreadable)."""
+    try:
+        data = read_config_file(user_config_path(env))
+    except (OSError, ValueError):
+        return None
     return decision_in(data, workspace)
 
 
@@ -86,15 +89,6 @@ def untrust_folder(workspace: Path, env: Mapping[str, str]) -> Path:
     return _remember(workspace, env, add_to=UNTRUSTED_KEY, remove_from=TRUSTED_KEY)
 
 
-def project_has_untrusted_keys(workspace: Path) -> tuple[str, ...]:
-    """The power-widening keys the project's config sets (empty when it has none or cannot be read)."""
-    try:
-        data = json.loads(project_config_path(workspace).read_text(encoding="utf-8") or "{}")
-    except (OSError, ValueError):
-        return ()
-    return split_untrusted(data)[1] if isinstance(data, dict) else ()
-
-
 def untrusted_notice(config_file: Path, ignored: tuple[str, ...]) -> str:
     """The one notice an untrusted folder gets."""
     return (
@@ -108,40 +102,16 @@ def _folders(layer: Mapping[str, Any], key: str) -> list[str]:
     return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
 
 
-def _read_user_config(env: Mapping[str, str], *, strict: bool) -> dict[str, Any]:
-    path = user_config_path(env)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}
-    except OSError:
-        if strict:
-            raise
-        return {}
-    try:
-        data = json.loads(text) if text.strip() else {}
-    except json.JSONDecodeError as exc:
-        if strict:
-            raise ValueError(f"{path} is not valid JSON ({exc.msg} at line {exc.lineno}); not changed") from exc
-        return {}
-    if not isinstance(data, dict):
-        if strict:
-            raise ValueError(f"{path} does not hold a JSON object; not changed")
-        return {}
-    return data
-
-
 def _remember(workspace: Path, env: Mapping[str, str], *, add_to: str, remove_from: str) -> Path:
-    data = _read_user_config(env, strict=True)
+    path = user_config_path(env)
+    data = read_config_file(path)
     key = folder_key(workspace)
     for name in (add_to, remove_from):
         if name in data and not isinstance(data[name], list):
-            raise ValueError(f"{user_config_path(env)}: {name} is not a list; not changed")
+            raise ValueError(f"{path}: {name} is not a list; not changed")
     data[remove_from] = [item for item in data.get(remove_from, []) if item != key]
     if not data[remove_from]:
         del data[remove_from]
     if key not in data.get(add_to, []):
         data[add_to] = [*data.get(add_to, []), key]
-    path = user_config_path(env)
-    write_atomic(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
-    return path
+    return write_config_file(path, data)
