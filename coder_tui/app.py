@@ -5,6 +5,8 @@ Kept short on purpose: rendering lives in the screen and widgets, engine plumbin
 
 from __future__ import annotations
 
+import asyncio
+import signal
 import time
 from collections.abc import Callable
 from datetime import datetime
@@ -19,6 +21,7 @@ from coder_tui.engine_link import EngineLink, EngineStarter
 from coder_tui.formatting import display_path
 from coder_tui.history import InputHistory
 from coder_tui.screens.session import SessionScreen
+from engine.signals import install_ending_signals
 
 if TYPE_CHECKING:
     from coder_tui.engine_process import EngineProcesses
@@ -74,7 +77,19 @@ class CoderApp(App[int]):
             self.last_key_at = time.monotonic()
         await super().on_event(event)
 
+    def on_mount(self) -> None:
+        # SIGTERM and SIGHUP (the terminal closed) end the app like Ctrl+C would end a task, then exit: closing
+        # the link shuts the engine down, which kills a running bash group and marks its call interrupted.
+        self._signals = install_ending_signals(
+            lambda: None, asyncio.get_running_loop(), signals=(signal.SIGTERM, signal.SIGHUP), on_signal=self._end
+        )
+
+    def _end(self, signum: signal.Signals) -> None:
+        self.link.cancel()
+        self.exit(128 + int(signum))
+
     async def on_unmount(self) -> None:
+        self._signals.remove()
         await self.link.aclose()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -113,6 +128,7 @@ def run_tui(
     resume: str | None = None,
     cont: bool = False,
     engine: EngineProcesses | None = None,
+    fork: bool = False,
 ) -> int:
     """Runs the full-screen session until the user exits; returns the exit code.
 
@@ -124,10 +140,9 @@ def run_tui(
         from coder_tui.engine_process import EngineProcesses
 
         engine = EngineProcesses(workspace=workspace, mode=mode, model=model)
-    first_inputs: tuple[str, ...] = ()
-    if resume:
-        first_inputs = (f"/resume {resume}",)
-    elif cont:
-        first_inputs = ("/resume --last",)
+    from coder_tui.cli import session_input
+
+    opening = session_input(resume, cont, fork)
+    first_inputs: tuple[str, ...] = (opening,) if opening else ()
     app = CoderApp(workspace=workspace, engine=engine, first_inputs=first_inputs, start_mode=mode, model=model)
     return app.run() or 0

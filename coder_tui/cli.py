@@ -36,12 +36,25 @@ def build_parser() -> argparse.ArgumentParser:
         help="trust this folder's own .coder/config.json for this run (its provider, mode, permissions and other "
         "power-widening keys apply); not remembered: /trust on remembers it",
     )
+    parser.add_argument(
+        "--fork",
+        action="store_true",
+        help="with --continue or --resume: continue in a new session that copies that one's history (works while "
+        "another coder-tui process has the session open)",
+    )
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--resume", metavar="ID", help="resume a saved session of this workspace (see /resume)")
     which.add_argument(
         "--continue", dest="cont", action="store_true", help="resume the latest session of this workspace"
     )
     return parser
+
+
+def session_input(resume: str | None, cont: bool, fork: bool) -> str | None:
+    """The input that opens the session ``--resume`` / ``--continue`` name, or copies it with ``--fork``."""
+    if not (resume or cont):
+        return None
+    return f"/{'fork' if fork else 'resume'} {resume or '--last'}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -57,6 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     model = args.model
     if args.provider:
         model = _profile_model(parser, workspace, args.provider, args.model)
+    if args.fork and not (args.cont or args.resume):
+        parser.error("--fork copies a saved session: give --continue or --resume ID with it")
 
     text: str | None = args.prompt
     if text is None and not sys.stdin.isatty():
@@ -75,6 +90,7 @@ def main(argv: list[str] | None = None) -> int:
             resume=args.resume,
             cont=args.cont,
             trust=args.trust,
+            fork=args.fork,
         )
     if args.output_format != "text":
         parser.error("--output-format applies to headless runs only (-p or piped stdin)")
@@ -89,7 +105,8 @@ def main(argv: list[str] | None = None) -> int:
     from coder_tui.app import run_tui
 
     return run_tui(
-        workspace=workspace, mode=args.mode, model=model, resume=args.resume, cont=args.cont, engine=engine
+        workspace=workspace, mode=args.mode, model=model, resume=args.resume, cont=args.cont, engine=engine,
+        fork=args.fork,
     )
 
 

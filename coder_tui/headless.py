@@ -10,12 +10,12 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
+from coder_tui.cli import session_input
 from engine.config import load_config
 from engine.config.startup import config_notices
 from engine.events import (
@@ -42,7 +42,9 @@ from engine.interaction import (
 )
 from engine.modes import Mode
 from engine.orchestrator import Orchestrator, TurnOutcome
+from engine.signals import install_ending_signals
 from engine.storage.errors import StorageError
+from engine.storage.rebuild import rebuilt_notice
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -168,6 +170,7 @@ async def run_headless(
     resume: str | None = None,
     cont: bool = False,
     trust: bool = False,
+    fork: bool = False,
     out: TextIO = sys.stdout,
     err: TextIO = sys.stderr,
 ) -> int:
@@ -186,33 +189,34 @@ async def run_headless(
         err.write(f"error: {exc}\n")
         return EXIT_FAILED
     orchestrator.trusted_for_run = trust
+    if rebuilt := rebuilt_notice(orchestrator.store):
+        err.write(f"warning: {rebuilt}\n")
+    # SIGINT, SIGTERM and SIGHUP cancel what runs (the bash group is killed, the call marked interrupted); the
+    # exit code then says which signal it was.
+    signals = install_ending_signals(orchestrator, asyncio.get_running_loop())
     stdout, stderr = Output(out, orchestrator.cancel), Output(err, orchestrator.cancel)
-    if resume or cont:
+    if opening := session_input(resume, cont, fork):
         # What resuming says is progress, not the answer: it goes to stderr in both output formats.
         unsubscribe = orchestrator.subscribe(TextRenderer(stderr, stderr))
-        resumed = await orchestrator.run_input(f"/resume {resume or '--last'}")
+        resumed = await orchestrator.run_input(opening)
         unsubscribe()
-        if not resumed.ok:
+        if not resumed.ok or signals.received is not None:
             await orchestrator.aclose()
-            return exit_code(resumed)
+            return signals.exit_code(exit_code(resumed))
     if model:
         orchestrator.set_model(model)
     orchestrator.subscribe(JsonRenderer(stdout) if output_format == "json" else TextRenderer(stdout, stderr))
-    loop = asyncio.get_running_loop()
-    try:
-        loop.add_signal_handler(signal.SIGINT, orchestrator.cancel)
-    except (NotImplementedError, RuntimeError):
-        pass
     try:
         outcome = await orchestrator.run_input(text)
     finally:
         await orchestrator.aclose()
+        signals.remove()
     if output_format == "json":
         stdout.write(json.dumps(_result_line(outcome, orchestrator), ensure_ascii=False) + "\n")
     if stdout.broken:
         _silence(out)
         return EXIT_BROKEN_PIPE
-    return exit_code(outcome)
+    return signals.exit_code(exit_code(outcome))
 
 
 def _silence(stream: TextIO) -> None:

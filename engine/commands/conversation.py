@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine.events import CommandResult
+from engine.storage.errors import UnknownSession
 
 if TYPE_CHECKING:
     from engine.orchestrator.orchestrator import Orchestrator
@@ -23,9 +24,17 @@ async def clear_command(orch: Orchestrator, arg: str) -> CommandResult:
 
 
 async def fork_command(orch: Orchestrator, arg: str) -> CommandResult:
-    """A new session carrying this one's history; the original stays as it was and can be resumed."""
+    """A new session carrying this one's history; the original stays as it was and can be resumed. ``/fork <id>``
+    (``--last``: the latest) copies a stored session instead, also one another process has open (``--fork``)."""
     original = orch.session_id
-    session_id = orch.fork_session()
+    try:
+        if arg:
+            original = orch.store.latest_session_id() if arg == "--last" else orch.store.resolve_session_id(arg)
+            if original is None:
+                return CommandResult.slash("/fork", "no saved session in this workspace yet", ok=False)
+        session_id = orch.fork_session(original if arg else None)
+    except UnknownSession as exc:
+        return CommandResult.slash("/fork", str(exc), ok=False)
     count = len(orch.session.messages)
     text = f"forked into session {session_id} with {count} messages (the original, {original}: /resume {original})"
     return CommandResult.slash(

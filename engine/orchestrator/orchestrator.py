@@ -48,6 +48,9 @@ from engine.provider.base import ChatProvider
 from engine.provider.factory import missing_model_setup
 from engine.provider.profiles import effective_config, split_model_spec
 from engine.skills import SkillCatalog
+from engine.storage.errors import StorageError
+from engine.storage.recovery import repair_history
+from engine.storage.session_lock import SessionLocks
 from engine.storage.store import Store
 from engine.tools.base import ToolContext, ToolLimits
 from engine.tools.guard import Workspace
@@ -125,6 +128,8 @@ class Orchestrator:
         self.compaction_state = CompactionState()
         self.loop_detector = LoopDetector()
         self.store = Store.open(self.workspace.root)
+        # One owner per session (SPEC 21): the lock of the session in use, held until the switch or exit.
+        self.session_locks = SessionLocks(self.workspace.root)
         self.session = self._start_session(Session(self.workspace.root, **self._session_args()))
         self._task: asyncio.Task[TurnOutcome] | None = None
         self._cancel_requested = False
@@ -237,18 +242,24 @@ class Orchestrator:
         self.session = self._start_session(Session(self.workspace.root, **self._session_args(self.session.model)))
         return self.session.id
 
-    def fork_session(self) -> str:
+    def fork_session(self, source_id: str | None = None) -> str:
         """Continues in a new session that starts with a copy of this one's history and todos; the original stays
-        as it was, resumable by its id."""
-        source = self.session
-        title = self.store.load_session(source.id).info.title
-        session_id = self.store.create_session(model=source.model, mode=source.mode, title=title)
-        self.store.append_messages(session_id, source.messages)
-        self.store.save_todos(session_id, self.tool_context.todos.items)
-        session = Session(
-            self.workspace.root, **self._session_args(source.model), session_id=session_id, messages=source.messages
-        )
-        session.system_prompt = source.system_prompt
+        as it was, resumable by its id. ``source_id``: copy that stored session instead (``--fork``), read only, so
+        a live process may hold it; its open tool calls are marked interrupted in the copy."""
+        if source_id is None:
+            source = self.session
+            title = self.store.load_session(source.id).info.title
+            model, mode, messages, todos = source.model, source.mode, source.messages, self.tool_context.todos.items
+            system_prompt = source.system_prompt
+        else:
+            loaded = self.store.load_session(source_id)
+            title, model, mode = loaded.info.title, loaded.info.model or self.session.model, loaded.info.mode
+            messages, todos, system_prompt = tuple(repair_history(loaded.messages)[0]), None, ""
+        session_id = self.store.create_session(model=model, mode=mode or self.policy.mode.value, title=title)
+        self.store.append_messages(session_id, messages)
+        self.store.save_todos(session_id, todos if todos is not None else self.store.load_todos(source_id or ""))
+        session = Session(self.workspace.root, **self._session_args(model), session_id=session_id, messages=messages)
+        session.system_prompt = system_prompt
         self.session = self._start_session(session, restored=True)
         self.session.save()
         return session_id
@@ -279,6 +290,7 @@ class Orchestrator:
         if self._provider is not None:
             await self._provider.aclose()
         self.store.close()
+        self.session_locks.release_all()
 
     async def run_input(self, text: str) -> TurnOutcome:
         """Runs one input to its end. A user cancellation is an outcome (``reason == "cancelled"``); cancelling the
@@ -413,6 +425,9 @@ class Orchestrator:
         }
 
     def _start_session(self, session: Session, *, restored: bool = False) -> Session:
+        """Raises ``SessionBusy`` when another live process holds the session (SPEC 21)."""
+        self.session_locks.claim(session.id)
+        self.session_locks.keep_only(session.id)
         if not restored:
             self.store.create_session(model=session.model, mode=session.mode, session_id=session.id)
         self.undo = self.store.undo_journal(session.id, self.workspace.root, max_turns=self.config.undo.max_turns)
@@ -442,6 +457,9 @@ class Orchestrator:
             return await self.run_prompt(text, turn_id)
         except asyncio.CancelledError:
             raise
+        except StorageError as exc:  # the disk is full, the database locked...: a known failure, said plainly
+            self._bus.emit(ErrorEvent(str(exc)))
+            return TurnOutcome("error", str(exc))
         except Exception as exc:  # a bug must end this input readably, never the app; the log has the traceback
             log.exception("input failed")
             message = f"internal error: {type(exc).__name__}: {exc}"

@@ -10,6 +10,7 @@ from engine.interaction import QuestionRequest
 from engine.orchestrator.outcome import TurnOutcome
 from engine.orchestrator.resume import history_restored, plan_resume
 from engine.storage.errors import UnknownSession
+from engine.storage.session_lock import SessionBusy
 from engine.storage.undo import UndoResult
 from engine.storage.workspace_diff import collect_workspace_diff
 
@@ -46,11 +47,14 @@ async def resume_command(orch: Orchestrator, arg: str) -> CommandResult | TurnOu
             return CommandResult.slash("/resume", "no saved session in this workspace yet", ok=False)
         session_ref = latest
     try:
+        # The lock first: repairing the history writes to the session, which another live process may own.
+        orch.session_locks.claim(orch.store.resolve_session_id(session_ref))
         if orch.interactive:  # a screen shows the whole history (at once, while the session is planned)
             orch.emit(history_restored(orch.store, session_ref))
             await asyncio.sleep(0)  # a front end in another process gets it now, not after the planning
         plan = plan_resume(orch.store, session_ref)
-    except UnknownSession as exc:
+    except (UnknownSession, SessionBusy) as exc:
+        orch.session_locks.keep_only(orch.session_id)
         return CommandResult.slash("/resume", str(exc), ok=False)
     info = plan.loaded.info
     orch.emit(

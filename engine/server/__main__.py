@@ -22,8 +22,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trust", action="store_true", help="trust the folder's own config for this run")
     args = parser.parse_args(argv)
     options = EngineOptions(workspace=Path(args.cwd), mode=args.mode, model=args.model, trust=args.trust)
-    asyncio.run(serve_stdio(options))
-    return 0
+    return asyncio.run(serve_stdio(options))
 
 
 if __name__ == "__main__":

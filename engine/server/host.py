@@ -94,6 +94,7 @@ class EngineHost:
         """Loads the configuration and builds the orchestrator (raises on a damaged database or config); the model
         SDK and token encoding then load in the background. Queued inputs start once they have."""
         from engine.orchestrator import Orchestrator
+        from engine.storage.rebuild import rebuilt_notice
 
         config = self._config
         if config is None:
@@ -109,6 +110,8 @@ class EngineHost:
             model_pinned=bool(self.options.model),
         )
         orchestrator.trusted_for_run = self.options.trust
+        if rebuilt := rebuilt_notice(orchestrator.store):
+            self._frontend.event(Notice(rebuilt, "warning"))
         orchestrator.subscribe(self._frontend.event)
         self.orchestrator = orchestrator
         if not (self._pending and _resumes(self._pending[0][1])):

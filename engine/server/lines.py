@@ -68,12 +68,10 @@ class LineSession:
         # Commands are read while the engine starts: starting may ask the client something (the folder-trust
         # question), and inputs sent early wait in the host's queue.
         reader = asyncio.create_task(self._read(lines))
+        starting = asyncio.create_task(self.host.start())
         try:
-            starting = asyncio.create_task(self.host.start())
             await asyncio.wait({starting, reader}, return_when=asyncio.FIRST_COMPLETED)
             if not starting.done():  # the client left or shut down while the engine was starting
-                starting.cancel()
-                await asyncio.gather(starting, return_exceptions=True)
                 return
             try:
                 state = starting.result()
@@ -84,8 +82,9 @@ class LineSession:
             self._send(EngineReady(state))
             await reader
         finally:
-            reader.cancel()
-            await asyncio.gather(reader, return_exceptions=True)
+            for task in (starting, reader):
+                task.cancel()
+            await asyncio.gather(starting, reader, return_exceptions=True)
             for answer in self._answers.values():
                 answer.cancel()
             await self.host.aclose()

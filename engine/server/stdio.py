@@ -6,11 +6,13 @@ stray print from a library cannot corrupt the stream.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sys
 from collections.abc import AsyncIterator
 
 from engine.server.host import EngineOptions
+from engine.signals import install_ending_signals
 from engine.server.lines import LineSession
 
 
@@ -57,9 +59,19 @@ async def read_lines(stream: object = None) -> AsyncIterator[str]:
         yield line.decode()
 
 
-async def serve_stdio(options: EngineOptions) -> None:
+async def serve_stdio(options: EngineOptions) -> int:
+    """Serves until the client leaves or a signal ends the engine; returns the exit code (128 + a signal's number
+    after SIGINT, SIGTERM or SIGHUP: the running input was cancelled, its bash group killed, everything saved)."""
     writer = LineWriter(protocol_stdout())
+    session = LineSession(options, writer)
+    serving = asyncio.create_task(session.serve(read_lines()))
+    signals = install_ending_signals(
+        lambda: session.host.orchestrator, asyncio.get_running_loop(), on_signal=lambda _signum: serving.cancel()
+    )
     try:
-        await LineSession(options, writer).serve(read_lines())
+        with contextlib.suppress(asyncio.CancelledError):
+            await serving
     finally:
+        signals.remove()
         writer.flush()
+    return signals.exit_code(0)

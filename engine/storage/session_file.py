@@ -11,6 +11,8 @@ atomically (temp file + rename), as the first save does.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
 from dataclasses import dataclass
@@ -18,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.messages import Message
+from engine.storage.errors import StorageError
 from engine.storage.redact import default_redactor
 
 SNAPSHOT_VERSION = 1
@@ -63,7 +66,19 @@ class SessionFile:
         self._tail = b""
 
     def save(self, header: SnapshotHeader, tools: list[dict[str, Any]], encoded_messages: list[str]) -> None:
-        """``encoded_messages`` are the messages' JSON texts (``encode_message``), the system prompt first."""
+        """``encoded_messages`` are the messages' JSON texts (``encode_message``), the system prompt first. A write
+        that fails (the disk is full) leaves the previous snapshot whole and no temp file, and raises a
+        ``StorageError`` saying so."""
+        try:
+            self._save(header, tools, encoded_messages)
+        except OSError as exc:
+            raise StorageError(
+                f"cannot save the session file {self.path}: {exc.strerror or exc}. The messages before this one "
+                "are saved (the database has this one too, if it could be written); free some space, then "
+                "continue with --continue or /resume"
+            ) from exc
+
+    def _save(self, header: SnapshotHeader, tools: list[dict[str, Any]], encoded_messages: list[str]) -> None:
         if tools is not self._tools_source:
             self._tools_json = json.dumps(tools, ensure_ascii=False)
             self._tools_source = tools
@@ -104,7 +119,8 @@ class SessionFile:
                 written = os.pwrite(handle.fileno(), data, self._tail_at)
                 if written != len(data):
                     os.pwrite(handle.fileno(), self._tail, self._tail_at)  # a full disk: put the old tail back
-                    raise OSError(f"{self.path}: the disk is full ({written} of {len(data)} bytes written)")
+                    os.ftruncate(handle.fileno(), self._size)
+                    raise OSError(errno.ENOSPC, f"the disk is full ({written} of {len(data)} bytes written)")
         except OSError:
             self._head = None  # the next save rewrites the whole file
             raise
@@ -127,9 +143,14 @@ class SessionFile:
         if not self._folder_ready:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._folder_ready = True
-        with open(self._tmp, "wb") as handle:
-            handle.write(data)
-        os.replace(self._tmp, self.path)
+        try:
+            with open(self._tmp, "wb") as handle:
+                handle.write(data)
+            os.replace(self._tmp, self.path)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.unlink(self._tmp)
+            raise
 
 
 @dataclass
@@ -140,6 +161,7 @@ class LoadedSnapshot:
     created_at: str
     tools: list[dict[str, Any]]
     messages: list[Message]
+    updated_at: str = ""
 
 
 def load_snapshot(path: Path) -> LoadedSnapshot:
@@ -151,4 +173,5 @@ def load_snapshot(path: Path) -> LoadedSnapshot:
         created_at=data.get("created_at", ""),
         tools=data.get("tools", []),
         messages=[Message.from_record(record) for record in data.get("messages", [])],
+        updated_at=data.get("updated_at", ""),
     )

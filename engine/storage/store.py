@@ -56,6 +56,8 @@ class Store:
         self.db = db
         self._redactor = redactor or Redactor()
         self._now = clock
+        # Set by ``open`` when an empty database was rebuilt from the session snapshots: one note per session.
+        self.rebuilt: list[str] = []
 
     @classmethod
     def open(
@@ -71,7 +73,14 @@ class Store:
             ensure_state_folder(workspace)
         except OSError as exc:
             raise StorageError(f"cannot create {workspace / STATE_FOLDER}: {exc.strerror or exc}") from exc
-        return cls(Database.open(database_path(workspace), busy_timeout_ms=busy_timeout_ms), redactor=Redactor(environ))
+        from engine.storage.rebuild import needs_rebuild, rebuild_from_snapshots
+
+        path = database_path(workspace)
+        empty = needs_rebuild(path)
+        store = cls(Database.open(path, busy_timeout_ms=busy_timeout_ms), redactor=Redactor(environ))
+        if empty:
+            store.rebuilt = rebuild_from_snapshots(store, workspace)
+        return store
 
     @property
     def path(self) -> Path:
@@ -107,6 +116,11 @@ class Store:
     def latest_session_id(self) -> str | None:
         with self.db.read() as conn:
             return conversation_log.latest_session_id(conn)
+
+    def resolve_session_id(self, session_ref: str) -> str:
+        """The full id of the session ``session_ref`` names (an id or a unique prefix); ``UnknownSession`` else."""
+        with self.db.read() as conn:
+            return conversation_log.resolve_session_id(conn, self.path, session_ref)
 
     def load_session(self, session_id: str) -> LoadedSession:
         """The session's metadata and the model's view of its latest context epoch, in order. ``session_id`` may be

@@ -1,0 +1,67 @@
+"""Rebuilding the database from the session snapshots (SPEC 12): when ``.coder/coder.db`` is missing or empty (a
+0-byte file after a full disk or a bad copy) but ``.coder/sessions/*.json`` are there, every session is read back
+from its snapshot, so ``--continue`` and ``/resume`` find them and nothing is lost. Task events, the audit log and
+the undo journal live only in the database and cannot come back; the conversations do."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from engine.storage.errors import StorageError
+from engine.storage.records import TaskEvent
+from engine.storage.session_file import load_snapshot, sessions_dir
+from engine.storage.store import Store
+
+
+def needs_rebuild(database: Path) -> bool:
+    """True when the database holds nothing yet (absent, or 0 bytes with no write-ahead log behind it)."""
+    wal = database.with_name(database.name + "-wal")
+    try:
+        empty = not database.exists() or database.stat().st_size == 0
+        return empty and (not wal.exists() or wal.stat().st_size == 0)
+    except OSError:
+        return False
+
+
+def rebuild_from_snapshots(store: Store, workspace: Path) -> list[str]:
+    """Imports every snapshot, oldest first (so the latest is the one ``--continue`` picks); returns one note per
+    session restored or snapshot skipped."""
+    snapshots = []
+    notes: list[str] = []
+    for path in sessions_dir(workspace).glob("*.json"):
+        try:
+            snapshots.append(load_snapshot(path))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            notes.append(f"{path} could not be read back ({exc}); left as it is")
+    for snapshot in sorted(snapshots, key=lambda s: s.updated_at or s.created_at):
+        when = snapshot.updated_at or snapshot.created_at
+        # Snapshots are redacted already; dating the rows as the snapshot was keeps the sessions' order.
+        dated = Store(store.db, clock=(lambda when=when: when)) if when else store
+        messages = [message for message in snapshot.messages if message.role != "system"]
+        title = next((m.content or "" for m in messages if m.role == "user"), "")
+        try:
+            dated.create_session(
+                model=snapshot.model, mode=snapshot.mode, session_id=snapshot.session_id, title=title
+            )
+            dated.append_messages(snapshot.session_id, messages)
+            if any(m.role == "assistant" for m in messages):
+                # One task stands for the restored conversation, so --continue counts it as one with the model.
+                task_id = f"restored-{snapshot.session_id}"
+                dated.record_event(snapshot.session_id, TaskEvent("TaskCreated", task_id, title))
+                done = TaskEvent("TaskCompleted", task_id, "restored from its snapshot")
+                dated.record_event(snapshot.session_id, done)
+        except StorageError as exc:
+            notes.append(f"session {snapshot.session_id} could not be restored: {exc}")
+            continue
+        notes.append(f"session {snapshot.session_id} restored from its snapshot ({len(messages)} messages)")
+    return notes
+
+
+def rebuilt_notice(store: Store) -> str | None:
+    """The one notice a front end shows after ``Store.open`` rebuilt the database, or None."""
+    if not store.rebuilt:
+        return None
+    return (
+        f"{store.path} was empty: rebuilt it from the session files (their task events, audit log and undo history "
+        "were only in the database):\n" + "\n".join(f"  {note}" for note in store.rebuilt)
+    )
