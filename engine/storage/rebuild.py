@@ -30,10 +30,11 @@ def rebuild_from_snapshots(store: Store, workspace: Path) -> list[str]:
     notes: list[str] = []
     for path in sessions_dir(workspace).glob("*.json"):
         try:
-            snapshots.append(load_snapshot(path))
+            # The file's time breaks ties between snapshot times written within the same second.
+            snapshots.append((load_snapshot(path), path.stat().st_mtime_ns))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             notes.append(f"{path} could not be read back ({exc}); left as it is")
-    for snapshot in sorted(snapshots, key=lambda s: s.updated_at or s.created_at):
+    for snapshot, _ in sorted(snapshots, key=lambda pair: (pair[0].updated_at or pair[0].created_at, pair[1])):
         when = snapshot.updated_at or snapshot.created_at
         # Snapshots are redacted already; dating the rows as the snapshot was keeps the sessions' order.
         dated = Store(store.db, clock=(lambda when=when: when)) if when else store

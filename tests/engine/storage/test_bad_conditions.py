@@ -4,6 +4,7 @@ the file system refuses. Each is a clear message; nothing saved is lost; no temp
 from __future__ import annotations
 
 import errno
+from collections.abc import AsyncIterator
 import json
 import os
 from pathlib import Path
@@ -16,9 +17,16 @@ from engine.storage.db import database_path
 from engine.storage.session_file import sessions_dir
 from engine.storage.store import Store
 from engine.tools.guard import Workspace
-from tests.support.fakes import make_orchestrator
+from tests.support.fakes import CREATED, make_orchestrator
 from tests.support.scenario import reply, text, tool_call
 from tests.support.scripted_server import ScriptedServer
+
+
+@pytest.fixture(autouse=True)
+async def close_orchestrators() -> AsyncIterator[None]:
+    yield
+    while CREATED:
+        await CREATED.pop().aclose()
 
 
 async def test_disk_full_mid_turn_is_a_clear_error_and_loses_nothing(
