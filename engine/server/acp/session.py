@@ -11,7 +11,14 @@ from typing import TYPE_CHECKING, Any
 
 
 from engine.events import Event
-from engine.interaction import ApprovalDecision, ApprovalRequest, QuestionAnswer, QuestionRequest
+from engine.interaction import (
+    ApprovalDecision,
+    ApprovalRequest,
+    QuestionAnswer,
+    QuestionRequest,
+    TrustDecision,
+    TrustRequest,
+)
 from engine.server.acp.permissions import decision_from, permission_options, permission_tool_call
 from engine.server.acp.replay import replay_updates
 from engine.server.acp.updates import UpdateMapper
@@ -114,6 +121,11 @@ class AcpSession:
         """ACP has no question dialog: the question is shown and the model told there is no answer, as headless."""
         self.event_text(f"\n(the model asked: {request.question}; answer it in your next prompt)\n")
         return QuestionAnswer(answer=None)
+
+    async def request_trust(self, request: TrustRequest) -> TrustDecision:
+        """ACP has no dialog for folder trust: the folder stays untrusted for this session (the notice naming the
+        ignored keys says so) and ``/trust on`` trusts it."""
+        return TrustDecision.LATER
 
     def event_text(self, text: str) -> None:
         from acp import update_agent_message_text

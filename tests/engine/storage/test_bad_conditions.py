@@ -39,16 +39,27 @@ async def test_disk_full_mid_turn_is_a_clear_error_and_loses_nothing(
     snapshot = orch.session.path
     saved_before = snapshot.read_bytes()
 
-    real_replace = os.replace
+    # The snapshot is appended to in place (pwrite) or rewritten (temp file + replace): both meet a full disk.
+    real_replace, real_pwrite = os.replace, os.pwrite
 
-    def full(source: object, target: object) -> None:
+    def no_space() -> OSError:
+        return OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    def full_replace(source: object, target: object) -> None:
         if str(target).endswith(".json"):
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            raise no_space()
         real_replace(source, target)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(os, "replace", full)
+    def full_pwrite(fd: int, data: bytes, offset: int) -> int:
+        if os.readlink(f"/proc/self/fd/{fd}").endswith(".json"):
+            raise no_space()
+        return real_pwrite(fd, data, offset)
+
+    monkeypatch.setattr(os, "replace", full_replace)
+    monkeypatch.setattr(os, "pwrite", full_pwrite)
     outcome = await orch.run_input("second")
     monkeypatch.setattr(os, "replace", real_replace)
+    monkeypatch.setattr(os, "pwrite", real_pwrite)
 
     assert outcome.reason == "error"
     (error,) = [e.message for e in log.of(ErrorEvent)]
