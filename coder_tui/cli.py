@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     workspace = workspace.resolve()
     model = args.model
     if args.provider:
-        model = _profile_model(parser, workspace, args.provider, args.model)
+        model = _profile_model(parser, workspace, args.provider, args.model, trust=args.trust)
     if args.fork and not (args.cont or args.resume):
         parser.error("--fork copies a saved session: give --continue or --resume ID with it")
 
@@ -123,7 +123,9 @@ def run_acp(argv: list[str]) -> int:
     return serve()
 
 
-def _profile_model(parser: argparse.ArgumentParser, workspace: Path, provider: str, model: str | None) -> str:
+def _profile_model(
+    parser: argparse.ArgumentParser, workspace: Path, provider: str, model: str | None, *, trust: bool
+) -> str:
     """``--provider NAME [--model X]`` as the model name ``NAME:X`` the engine resolves; an unknown profile is a
     usage error that lists the configured ones."""
     from engine.config.loader import load_config
@@ -131,7 +133,7 @@ def _profile_model(parser: argparse.ArgumentParser, workspace: Path, provider: s
     from engine.provider.profiles import check_profile
 
     try:
-        check_profile(provider, load_config(workspace).config)
+        check_profile(provider, load_config(workspace, trust=trust).config)
     except ConfigError as exc:
         parser.error(f"--provider {provider}: {exc}")
     return f"{provider}:{model or ''}"

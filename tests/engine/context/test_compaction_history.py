@@ -108,6 +108,7 @@ async def test_continue_sends_only_the_latest_epochs_view(
     assert "SUMMARY 2" in (first.session.messages[0].content or "")
 
     script.add(text("went on"))
+    await first.aclose()  # the restart: one process owns a session at a time (SPEC 21)
     resumed, _, _ = make_orchestrator(tmp_path, server.base_url)
     assert (await resumed.run_input("/resume --last")).ok
     assert (await resumed.run_input("go on")).ok

@@ -78,9 +78,10 @@ async def test_model_command_switches_to_a_profile_server(tmp_path: Path, script
 
 
 def test_provider_option_runs_a_headless_turn_on_that_profile(tmp_path: Path, scripted_server: ScriptedServer) -> None:
-    (tmp_path / ".coder").mkdir()
+    (tmp_path / ".xdg" / "coder").mkdir(parents=True)
     profiles = {"scripted": {"base_url": scripted_server.base_url, "model": "profile-model"}}
-    (tmp_path / ".coder" / "config.json").write_text(json.dumps({"providers": profiles}))
+    # The user's config: a folder's own config sets profiles only once trusted (SPEC 19).
+    (tmp_path / ".xdg" / "coder" / "config.json").write_text(json.dumps({"providers": profiles}))
     scripted_server.add(text("hello from the profile"))
 
     done = run_cli(["--provider", "scripted", "-p", "hi"], tmp_path, None)
