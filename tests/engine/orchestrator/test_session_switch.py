@@ -23,6 +23,7 @@ async def stored_session(workspace: Path, server: ScriptedServer, model: str) ->
     orchestrator, _, _ = make_orchestrator(workspace, server.base_url, model=model)
     await orchestrator.run_input("plan the pager fix")
     await orchestrator.run_input("and now?")
+    await orchestrator.aclose()  # its process ends: one owns a session at a time (SPEC 21)
     return orchestrator.session_id
 
 
