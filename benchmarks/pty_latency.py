@@ -178,7 +178,8 @@ def run_session(workspace: Path, env: dict[str, str], server: ScriptedServerProc
         line = 0
         deadline = now() + 120
         while now() < deadline and (end.seen_at is None or now() < end.seen_at + FINISH_WINDOW_S):
-            clear_prompt(term)
+            if line:
+                clear_prompt(term)
             letters = letters_for(LINE_KEYS, seed * 1000 + line)
             keys, expected = typing_run(letters, line + 1)
             measured += term.type_schedule(keys, expected, interval=KEY_INTERVAL_S)
@@ -210,9 +211,7 @@ def run_session(workspace: Path, env: dict[str, str], server: ScriptedServerProc
 def clear_prompt(term: Terminal) -> None:
     """Home, then kill to the end of the line; waits until the prompt is empty. (Both keys are bindings, which
     Textual runs from the app's queue: a key typed right after them can be inserted before they act. Home on an
-    empty prompt scrolls the transcript to its top, so an empty prompt is left alone.)"""
-    if PROMPT_PLACEHOLDER in term.text():
-        return
+    empty prompt scrolls the transcript to its top: call this only after typing into it.)"""
     term.type(HOME)
     term.pump(until=now() + KEY_INTERVAL_S)
     term.type(KILL_LINE)
