@@ -211,6 +211,14 @@ class SubagentEvent:
 
 
 @dataclass(frozen=True)
+class SlashCommandsChanged:
+    """The slash commands on offer changed (an MCP server's prompts came or went): (name, summary) pairs, for
+    Tab completion."""
+
+    commands: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
 class Notice:
     text: str
     level: Literal["info", "warning"] = "info"
@@ -242,6 +250,7 @@ Event = (
     | VerificationStarted
     | VerificationFinished
     | SubagentEvent
+    | SlashCommandsChanged
     | Notice
     | ErrorEvent
 )

@@ -44,6 +44,7 @@ from engine.events import (
     ModelChanged,
     Notice,
     ReasoningDelta,
+    SlashCommandsChanged,
     SubagentEvent,
     TextDelta,
     TodosChanged,
@@ -320,6 +321,8 @@ class SessionScreen(Screen[None]):
                 tool_log.subagent_event(parent, inner)
             case Notice(text=text, level=level):
                 transcript.add_notice(text, level)
+            case SlashCommandsChanged(commands=commands):
+                self.prompt.slash_commands = [tuple(command) for command in commands]
             case ErrorEvent(message=message):
                 transcript.add_notice(message, "error")
             case TurnFinished(reason=reason):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 PermissionAction = Literal["allow", "ask", "deny"]
 
@@ -85,6 +85,32 @@ class SandboxConfig(_Section):
     writable: list[str] = Field(default_factory=list)
 
 
+class McpServerConfig(_Section):
+    """One MCP server (SPEC 22): a command run over stdio, or a URL (streamable HTTP; SSE with ``type: "sse"``).
+    ``${VAR}`` in ``env`` and ``headers`` is expanded from the environment when the server starts."""
+
+    type: Literal["stdio", "http", "sse"] | None = None
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    enabled: bool = True
+    startup_timeout: float = Field(default=30.0, gt=0)
+    tool_timeout: float = Field(default=600.0, gt=0)
+    # What "always" in the approval dialog allows: the one tool, or every tool of this server.
+    always: Literal["tool", "server"] = "tool"
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> McpServerConfig:
+        if (self.command is None) == (self.url is None):
+            raise ValueError("an MCP server needs either `command` (stdio) or `url` (HTTP), not both")
+        if self.type == "stdio" and self.command is None or self.type in ("http", "sse") and self.url is None:
+            raise ValueError(f"type {self.type!r} does not fit: stdio needs `command`, http and sse need `url`")
+        return self
+
+
 class Config(_Section):
     model: str = "gpt-4o-mini"
     provider: ProviderConfig = Field(default_factory=ProviderConfig)
@@ -108,3 +134,4 @@ class Config(_Section):
     # Folder trust (SPEC 19), read from the user's config only: absolute paths the user trusted or declined.
     trusted_folders: list[str] = Field(default_factory=list)
     untrusted_folders: list[str] = Field(default_factory=list)
+    mcp_servers: dict[str, McpServerConfig] = Field(default_factory=dict)

@@ -24,11 +24,14 @@ from engine.events import (
     ModeChanged,
     ModelChanged,
     Notice,
+    SlashCommandsChanged,
     TodosChanged,
     TurnFinished,
     TurnStarted,
 )
 from engine.interaction import InteractionHandler
+from engine.mcp.manager import McpManager
+from engine.mcp.specs import ServerSpec, server_specs
 from engine.messages import Message
 from engine.modes import Mode
 from engine.orchestrator.bang import run_bang
@@ -41,7 +44,7 @@ from engine.orchestrator.recorder import TaskRecorder
 from engine.orchestrator.resume import ResumePlan
 from engine.orchestrator.session import Session
 from engine.orchestrator.subagent import NestedTurnRunner
-from engine.orchestrator.slash import COMMANDS, run_slash
+from engine.orchestrator.slash import available_commands, run_slash
 from engine.orchestrator.turn import TurnState, resume_turn, run_turn
 from engine.policy import PermissionPolicy
 from engine.provider.base import ChatProvider
@@ -116,6 +119,7 @@ class Orchestrator:
         )
         if mode is not None:
             self.policy.set_mode(mode)
+        self.mcp = self._make_mcp()
         self.tool_context = ToolContext(
             workspace=self.workspace,
             limits=ToolLimits(
@@ -183,7 +187,7 @@ class Orchestrator:
         return self._env
 
     def slash_commands(self) -> list[tuple[str, str]]:
-        return [(command.name, command.summary) for command in COMMANDS.values()]
+        return [(command.name, command.summary) for command in available_commands(self).values()]
 
     # -- what front ends do ---------------------------------------------------------------------------------------
     def subscribe(self, callback: Callable[[Event], None]) -> Callable[[], None]:
@@ -280,12 +284,14 @@ class Orchestrator:
             await asyncio.to_thread(self.provider)
         await asyncio.to_thread(self.token_counter.load)
         self.skills.start()
+        self.mcp.start()
 
     async def aclose(self) -> None:
         """Cancels what runs and releases the provider's connections and the database. Called on exit."""
         task = self._task
         if task is not None and self.cancel():
             await asyncio.gather(task, return_exceptions=True)
+        await self.mcp.aclose()
         await self.skills.stop()
         if self._provider is not None:
             await self._provider.aclose()
@@ -358,8 +364,12 @@ class Orchestrator:
         )
 
     async def run_prompt(self, text: str, turn_id: str | None = None) -> TurnOutcome:
-        """A turn with ``text`` as the user's request: typed, or made by a command (``/init``, a custom command)."""
+        """A turn with ``text`` as the user's request: typed, or made by a command (``/init``, a custom command, an
+        MCP prompt). Starts the MCP servers if nothing did yet; a non-interactive run waits (bounded) for them."""
         turn_id = turn_id or uuid.uuid4().hex[:12]
+        self.mcp.start()
+        if not self.interactive:
+            await self.mcp.settle()
         recorder = TaskRecorder(self.store, self.session.id, turn_id)
         recorder.task("TaskCreated", text)
         recorder.task("TaskStarted")
@@ -423,6 +433,30 @@ class Orchestrator:
             "store": self.store,
             "mode": self.policy.mode.value,
         }
+
+    def _make_mcp(self) -> McpManager:
+        manager = McpManager(
+            self._mcp_specs,
+            registry=self.registry,
+            workspace=self.workspace.root,
+            env=self._env,
+            emit=self._bus.emit,
+            on_tools_changed=self._mcp_tools_changed,
+            on_prompts_changed=lambda: self._bus.emit(SlashCommandsChanged(tuple(self.slash_commands()))),
+        )
+        self.policy.always_scopes = manager.always_scopes
+        return manager
+
+    def _mcp_specs(self) -> tuple[list[ServerSpec], list[str]]:
+        """The servers of the config, and of the project's .mcp.json when the folder is trusted (SPEC 19)."""
+        from engine.config.trust import folder_trusted
+
+        trusted = getattr(self, "trusted_for_run", False) or folder_trusted(self.workspace.root, self._env)
+        return server_specs(self.config, self.workspace.root, project_trusted=trusted)
+
+    def _mcp_tools_changed(self) -> None:
+        """An MCP server's tools came, changed or went: the next model call offers the new list."""
+        self.session.tools = self.registry.wire()
 
     def _start_session(self, session: Session, *, restored: bool = False) -> Session:
         """Raises ``SessionBusy`` when another live process holds the session (SPEC 21)."""

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 from engine.config.project_file import update_project_config
 from engine.errors import ProviderError
+from engine.mcp.commands import mcp_command, prompt_command_rows, run_prompt_command
+from engine.mcp.manager import PromptCommand
 from engine.events import CommandResult
 from engine.modes import Mode
 from engine.tools.base import ToolKind
@@ -51,10 +53,11 @@ class SlashCommand:
 
 
 async def _help(orch: Orchestrator, arg: str) -> CommandResult:
-    width = max(len(c.usage) for c in COMMANDS.values())
-    lines = ["Commands:"] + [f"  {c.usage.ljust(width)}  {c.summary}" for c in COMMANDS.values()]
+    offered = list(available_commands(orch).values())
+    width = max(len(c.usage) for c in offered)
+    lines = ["Commands:"] + [f"  {c.usage.ljust(width)}  {c.summary}" for c in offered]
     lines += ["", "Input:"] + [f"  {key.ljust(width)}  {what}" for key, what in INPUT_RULES]
-    commands = [{"name": c.name, "usage": c.usage, "summary": c.summary} for c in COMMANDS.values()]
+    commands = [{"name": c.name, "usage": c.usage, "summary": c.summary} for c in offered]
     rules = [{"key": key, "action": what} for key, what in INPUT_RULES]
     return CommandResult.slash("/help", "\n".join(lines), commands=commands, input_rules=rules)
 
@@ -234,13 +237,38 @@ COMMANDS: dict[str, SlashCommand] = {
         SlashCommand("/exit", "/exit", "exit coder-tui", quit_command),
         SlashCommand("/trust", "/trust [on|off]", "whether this folder's own config is trusted; change it",
                      trust_command),
+        SlashCommand("/mcp", "/mcp [restart <name>]", "MCP servers: state, tools, errors; restart one", mcp_command),
     ]
 }
 
 
+def _mcp_prompts(orch: Orchestrator) -> list[SlashCommand]:
+    return [SlashCommand(r.command, r.usage, r.summary, _prompt_handler(r)) for r in prompt_command_rows(orch)]
+
+
+def _prompt_handler(row: PromptCommand) -> Handler:
+    async def run(orch: Orchestrator, arg: str) -> CommandResult | TurnOutcome:
+        return await run_prompt_command(orch, row, arg)
+
+    return run
+
+
+# Commands that come and go during a session (an MCP server's prompts): each source lists what it offers now.
+COMMAND_SOURCES: list[Callable[[Orchestrator], list[SlashCommand]]] = [_mcp_prompts]
+
+
+def available_commands(orch: Orchestrator) -> dict[str, SlashCommand]:
+    """The fixed commands, then those of the sources; a source never shadows a fixed command."""
+    commands = dict(COMMANDS)
+    for source in COMMAND_SOURCES:
+        for command in source(orch):
+            commands.setdefault(command.name.lower(), command)
+    return commands
+
+
 async def run_slash(orch: Orchestrator, text: str) -> CommandResult | TurnOutcome:
     name, _, arg = text.strip().partition(" ")
-    command = COMMANDS.get(name.lower())
+    command = available_commands(orch).get(name.lower())
     if command is None:
         return CommandResult.slash(name, f"unknown command {name}: type /help for the list", ok=False)
     return await command.handler(orch, arg.strip())

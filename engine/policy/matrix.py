@@ -16,6 +16,9 @@ TOOL_CELLS: dict[ToolKind, dict[Mode, Action]] = {
     ToolKind.INTERACT: {Mode.PLAN: _A, Mode.DEFAULT: _A, Mode.AUTO_EDIT: _A, Mode.YOLO: _A},
     # bash as a whole; each command is then judged by the BASH_CELLS below.
     ToolKind.EXECUTE: {Mode.PLAN: _Q, Mode.DEFAULT: _Q, Mode.AUTO_EDIT: _Q, Mode.YOLO: _A},
+    # MCP tools (SPEC 22): they ask, except in yolo; in plan only those annotated read-only may run.
+    ToolKind.MCP: {Mode.PLAN: _B, Mode.DEFAULT: _Q, Mode.AUTO_EDIT: _Q, Mode.YOLO: _A},
+    ToolKind.MCP_READ_ONLY: {Mode.PLAN: _Q, Mode.DEFAULT: _Q, Mode.AUTO_EDIT: _Q, Mode.YOLO: _A},
 }
 BASH_CELLS: dict[Access, dict[Mode, Action]] = {
     Access.READ_ONLY: {Mode.PLAN: _A, Mode.DEFAULT: _A, Mode.AUTO_EDIT: _A, Mode.YOLO: _A},
@@ -27,6 +30,8 @@ TOOL_ROWS: dict[ToolKind, str] = {
     ToolKind.EDIT: "write, edit, patch",
     ToolKind.SUBAGENT: "task (sub-agent)",
     ToolKind.INTERACT: "question",
+    ToolKind.MCP: "MCP tools (mcp__<server>__<tool>)",
+    ToolKind.MCP_READ_ONLY: "MCP tools annotated read-only (readOnlyHint)",
 }
 BASH_ROWS: dict[Access, str] = {
     Access.READ_ONLY: "bash: read-only whitelist (ls, cat, grep, rg, find without -exec, git status/diff/log...)",

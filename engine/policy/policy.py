@@ -36,6 +36,7 @@ from engine.policy.matrix import bash_cell, rows, tool_cell
 from engine.policy.presets import PRESET_MODES, STRICT, parse_preset, preset_for_mode
 from engine.policy.rules import RuleMatch, RuleSet
 from engine.sandbox import Confinement, SandboxGrant, SandboxSupport, describe, detect, no_sandbox_notice
+from engine.policy.tool_patterns import name_matches
 from engine.tools.base import ToolKind
 
 if TYPE_CHECKING:
@@ -47,6 +48,8 @@ _KIND_WORK = {
     ToolKind.SUBAGENT: "starting a sub-agent",
     ToolKind.INTERACT: "asking you",
     ToolKind.EXECUTE: "running commands",
+    ToolKind.MCP: "using a tool of an MCP server",
+    ToolKind.MCP_READ_ONLY: "using a tool of an MCP server",
 }
 _RISK_NOTE = " (a command with a risk reason still asks)"
 T = TypeVar("T")
@@ -84,6 +87,9 @@ class PermissionPolicy:
         self.sandbox = sandbox if sandbox is not None else detect()
         self._sandbox_writable = tuple(sandbox_writable)
         self._sandbox_notice_given = False
+        # Tool name -> the name pattern "always" allows for it (an MCP server's tools may share one); default: the
+        # tool alone. Shared with whoever registers such tools (the MCP manager), who keeps it up to date.
+        self.always_scopes: dict[str, str] = {}
 
     @classmethod
     def from_config(
@@ -182,9 +188,10 @@ class PermissionPolicy:
         if rule is None and cell is Action.ALLOW:
             verb = "enabled" if kind is ToolKind.INTERACT else "allowed"
             return PolicyDecision(Action.ALLOW, (), f"mode {mode}: {tool} {verb}")
-        allowance = Allowance(tool)
-        if allowance in self._session:
-            return PolicyDecision(Action.ALLOW, (), f"session: always allowed {allowance.describe()}")
+        allowance = Allowance(self.always_scopes.get(tool, tool))
+        granted = next((a for a in self._session if a.prefix is None and name_matches(a.tool, tool)), None)
+        if granted is not None:
+            return PolicyDecision(Action.ALLOW, (), f"session: always allowed {granted.describe()}")
         if rule is not None:
             because, reason = rule.text, f"{tool}: {rule.text}"
         else:

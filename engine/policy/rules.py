@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.policy.decision import STRICTNESS, Action
+from engine.policy.tool_patterns import matching_rule
 
 CONFIG_ACTIONS = {"allow": Action.ALLOW, "ask": Action.ASK, "deny": Action.DENY}
 
@@ -79,10 +80,12 @@ class RuleSet:
             self.bash.append(BashPattern.compile(pattern, _action(f"permissions.bash {pattern!r}", value, source)))
 
     def tool_rule(self, tool: str) -> RuleMatch | None:
-        action = self.tools.get(tool)
-        if action is None:
+        """The tool's own entry, else the most specific name pattern (``"mcp__git__*"``) that covers it."""
+        found = matching_rule(self.tools, tool)
+        if found is None:
             return None
-        return RuleMatch(action, f"permissions.tools {tool} = {action.value} ({self.source})")
+        name, action = found
+        return RuleMatch(action, f"permissions.tools {name} = {action.value} ({self.source})")
 
     def bash_rule(self, forms: Sequence[str]) -> RuleMatch | None:
         """The rule for one command seen in several forms: per form the most specific, then the strictest."""

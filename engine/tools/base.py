@@ -27,6 +27,8 @@ class ToolKind(str, Enum):
     EXECUTE = "execute"  # bash
     SUBAGENT = "subagent"  # task
     INTERACT = "interact"  # question
+    MCP = "mcp"  # a tool of an MCP server (SPEC 22)
+    MCP_READ_ONLY = "mcp_read_only"  # an MCP tool annotated readOnlyHint
 
 
 @dataclass(frozen=True)

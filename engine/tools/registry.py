@@ -32,6 +32,10 @@ class ToolRegistry:
             raise ValueError(f"a tool named {tool.name!r} is already registered")
         self._tools[tool.name] = tool
 
+    def unregister(self, name: str) -> None:
+        """Removes a tool that comes and goes with its source (an MCP server's); unknown names are ignored."""
+        self._tools.pop(name, None)
+
     def get(self, name: str) -> Tool[Any] | None:
         return self._tools.get(name)
 

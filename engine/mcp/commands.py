@@ -1,0 +1,139 @@
+"""The slash commands of MCP: ``/mcp`` (each server's state, transport, tools and last error), ``/mcp restart NAME``,
+and every server prompt as ``/mcp__<server>__<prompt> [arguments]``, which runs a turn on the prompt's text."""
+
+from __future__ import annotations
+
+import shlex
+from typing import TYPE_CHECKING, Any
+
+from engine.errors import ToolError
+from engine.events import CommandResult
+from engine.mcp.manager import PromptCommand
+from engine.mcp.results import block_text
+
+if TYPE_CHECKING:
+    from engine.orchestrator.orchestrator import Orchestrator
+    from engine.orchestrator.outcome import TurnOutcome
+
+USAGE = "/mcp [restart <name>]"
+
+
+async def mcp_command(orch: Orchestrator, arg: str) -> CommandResult:
+    orch.mcp.start()  # a headless `/mcp` comes before anything started them
+    words = arg.split()
+    if words and words[0] == "restart":
+        return await _restart(orch, words[1:])
+    if words:
+        return CommandResult.slash("/mcp", f"unknown argument {arg!r}: usage {USAGE}", ok=False)
+    return _listing(orch)
+
+
+def _listing(orch: Orchestrator) -> CommandResult:
+    manager = orch.mcp
+    rows = []
+    for name, connection in manager.connections.items():
+        rows.append(
+            {
+                "name": name,
+                "state": connection.state.value,
+                "transport": connection.spec.transport,
+                "tools": len(manager.tools_of(name)),
+                "prompts": len(connection.prompts),
+                "error": connection.error,
+                "source": connection.spec.source,
+                "target": connection.spec.target,
+                "log": str(connection.log_path),
+            }
+        )
+    problems = list(manager.problems)
+    if not rows:
+        text = (
+            "no MCP servers configured: add them under mcp_servers in .coder/config.json or "
+            "~/.config/coder/config.json (or in a trusted project's .mcp.json)"
+        )
+    else:
+        width = max(len(row["name"]) for row in rows)
+        lines = ["MCP servers (restart one with /mcp restart <name>):"]
+        for row in rows:
+            lines.append(
+                f"  {row['name'].ljust(width)}  {row['state']:<8}  {row['transport']:<5}  "
+                f"{row['tools']} tools  {row['prompts']} prompts  {row['target']}"
+            )
+            if row["error"]:
+                lines.append(f"  {''.ljust(width)}  last error: {row['error']} (log: {row['log']})")
+        text = "\n".join(lines)
+    if problems:
+        text += "\nproblems:\n" + "\n".join(f"  {p}" for p in problems)
+    return CommandResult.slash("/mcp", text, servers=rows, problems=problems)
+
+
+async def _restart(orch: Orchestrator, names: list[str]) -> CommandResult:
+    if len(names) != 1:
+        return CommandResult.slash("/mcp", f"usage: {USAGE}", ok=False)
+    name = names[0]
+    if name not in orch.mcp.connections:
+        known = ", ".join(orch.mcp.connections) or "none"
+        return CommandResult.slash("/mcp", f"no MCP server named {name!r} (configured: {known})", ok=False)
+    connection = await orch.mcp.restart(name)
+    await orch.mcp.settle()
+    state = connection.state.value
+    detail = f": {connection.error}" if connection.error else f" ({len(orch.mcp.tools_of(name))} tools)"
+    return CommandResult.slash(
+        "/mcp", f"MCP server {name} restarted: {state}{detail}", ok=connection.error is None, server=name, state=state
+    )
+
+
+def prompt_command_rows(orch: Orchestrator) -> list[PromptCommand]:
+    return orch.mcp.prompt_commands()
+
+
+async def run_prompt_command(orch: Orchestrator, command: PromptCommand, arg: str) -> CommandResult | TurnOutcome:
+    """Fetches the prompt with its arguments and runs a turn on its text, as if the user had typed it."""
+    try:
+        arguments = prompt_arguments(command, arg)
+    except ValueError as exc:
+        return CommandResult.slash(command.command, f"{exc}\nusage: {command.usage}", ok=False)
+    try:
+        result = await command.connection.get_prompt(command.prompt.name, arguments)
+    except ToolError as exc:
+        return CommandResult.slash(command.command, str(exc), ok=False)
+    text = prompt_text(result.messages)
+    if not text.strip():
+        return CommandResult.slash(command.command, f"the prompt {command.prompt.name} is empty", ok=False)
+    return await orch.run_prompt(text)
+
+
+def prompt_arguments(command: PromptCommand, arg: str) -> dict[str, str]:
+    """``name=value`` words by name, the other words in the order of the prompt's arguments; the last argument
+    takes the rest of the words. ``ValueError`` for a missing required argument or an unknown name."""
+    declared = [a.name for a in command.arguments]
+    try:
+        words = shlex.split(arg)
+    except ValueError as exc:
+        raise ValueError(f"cannot read the arguments: {exc}") from exc
+    values: dict[str, str] = {}
+    positional: list[str] = []
+    for word in words:
+        key, eq, value = word.partition("=")
+        if eq and key in declared:
+            values[key] = value
+        else:
+            positional.append(word)
+    free = [name for name in declared if name not in values]
+    if len(positional) > len(free):
+        if not free:
+            raise ValueError(f"{command.command} takes no more arguments (got {' '.join(positional)!r})")
+        positional = [*positional[: len(free) - 1], " ".join(positional[len(free) - 1 :])]
+    values.update(zip(free, positional, strict=False))
+    missing = [a.name for a in command.arguments if a.required and a.name not in values]
+    if missing:
+        raise ValueError(f"missing argument{'s' if len(missing) > 1 else ''}: {', '.join(missing)}")
+    return values
+
+
+def prompt_text(messages: list[Any]) -> str:
+    """The prompt's messages as one request: a single user message as it is, several with their roles."""
+    parts = [(message.role, block_text(message.content)) for message in messages]
+    if len(parts) == 1 and parts[0][0] == "user":
+        return parts[0][1]
+    return "\n\n".join(f"[{role}]\n{text}" for role, text in parts)

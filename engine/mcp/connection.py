@@ -1,0 +1,302 @@
+"""One MCP server: its connection task, its state, its tools and prompts, and calls to it.
+
+The SDK's ``Client`` is entered and left in one task (``_run``), as anyio requires; calls come from the turn's task
+and travel over the client's streams. A call cancelled by Esc is cancelled at the server too (the SDK sends
+``notifications/cancelled``). The server's stderr goes to ``.coder/logs/mcp-<name>.log``, never the screen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Mapping
+from datetime import datetime, timezone
+from enum import Enum
+from pathlib import Path
+from typing import Any, TextIO
+
+from engine.errors import ToolError
+from engine.mcp.names import clean
+from engine.mcp.specs import ServerSpec
+from engine.mcp.transport import open_transport
+
+# How often a quiet server is pinged, so that one which died is noticed without waiting for a call.
+PING_INTERVAL_S = 5.0
+# How long a stop waits for the SDK's shutdown (close stdin, then terminate, then kill: bounded at about 6 s).
+STOP_TIMEOUT_S = 10.0
+CLIENT_NAME = "coder-tui"
+
+
+class ServerState(str, Enum):
+    STARTING = "starting"
+    READY = "ready"
+    FAILED = "failed"
+    STOPPED = "stopped"
+
+
+class ServerGone(Exception):
+    """The server closed the connection or its process ended."""
+
+
+class ServerConnection:
+    def __init__(
+        self,
+        spec: ServerSpec,
+        *,
+        env: Mapping[str, str],
+        workspace: Path,
+        on_change: Callable[[ServerConnection], None],
+    ) -> None:
+        self.spec = spec
+        self.state = ServerState.STOPPED
+        self.error: str | None = None
+        self.tools: list[Any] = []  # mcp_types.Tool
+        self.prompts: list[Any] = []  # mcp_types.Prompt
+        self._env = env
+        self._workspace = workspace
+        self._on_change = on_change
+        self._client: Any = None
+        self._task: asyncio.Task[None] | None = None
+        self._stop = asyncio.Event()
+        self._gone = asyncio.Event()
+        self._relist = asyncio.Event()
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def log_path(self) -> Path:
+        return self._workspace / ".coder" / "logs" / f"mcp-{clean(self.spec.name)}.log"
+
+    @property
+    def starting(self) -> bool:
+        return self.state is ServerState.STARTING
+
+    def start(self) -> None:
+        """Starts the connection task; the state says how it goes. Needs the SDK imported (the manager does it)."""
+        if self._task is not None and not self._task.done():
+            return
+        self.state, self.error = ServerState.STARTING, None
+        self._stop, self._gone, self._relist = asyncio.Event(), asyncio.Event(), asyncio.Event()
+        self._task = asyncio.create_task(self._run(), name=f"mcp-{self.spec.name}")
+        self._on_change(self)
+
+    async def stop(self) -> None:
+        task = self._task
+        if task is None:
+            return
+        self._stop.set()
+        try:
+            await asyncio.wait_for(asyncio.shield(task), STOP_TIMEOUT_S)
+        except (asyncio.TimeoutError, Exception):
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        self._task = None
+
+    async def restart(self) -> None:
+        await self.stop()
+        self.start()
+
+    async def call_tool(self, tool: str, arguments: dict[str, Any]) -> Any:
+        """The server's ``CallToolResult``; ``ToolError`` when the server is not ready or the call fails."""
+        client = self._ready_client()
+        try:
+            return await client.call_tool(tool, arguments, read_timeout_seconds=self.spec.config.tool_timeout)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            raise ToolError(self._call_failed(exc)) from exc
+
+    async def get_prompt(self, prompt: str, arguments: dict[str, str]) -> Any:
+        client = self._ready_client()
+        try:
+            return await client.get_prompt(prompt, arguments)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            raise ToolError(self._call_failed(exc)) from exc
+
+    # -- inside ---------------------------------------------------------------------------------------------------
+    def _ready_client(self) -> Any:
+        if self.state is not ServerState.READY or self._client is None:
+            detail = f": {self.error}" if self.error else ""
+            raise ToolError(f"MCP server {self.spec.name} is {self.state.value}{detail}")
+        return self._client
+
+    def _call_failed(self, exc: Exception) -> str:
+        text = describe(exc)
+        if "connection closed" in text.lower():
+            self._gone.set()
+        return f"MCP server {self.spec.name}: {text}"
+
+    async def _run(self) -> None:
+        try:
+            self.log_path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.log_path, "a", encoding="utf-8") as stderr:
+                _log_line(stderr, f"starting {self.spec.transport} server: {self.spec.target}")
+                start = stderr.tell()
+                try:
+                    await self._serve(stderr)
+                    self.state = ServerState.STOPPED
+                except asyncio.CancelledError:
+                    self.state = ServerState.STOPPED
+                    raise
+                except BaseException as exc:  # ExceptionGroups from anyio included; never the app's problem
+                    if self._stop.is_set():
+                        self.state = ServerState.STOPPED
+                    else:
+                        self.state, self.error = ServerState.FAILED, describe(exc)
+                        said = _last_line(self.log_path, start)
+                        if said:
+                            self.error += f"; its last words: {said}"
+                        _log_line(stderr, f"failed: {self.error}")
+        except OSError as exc:
+            self.state, self.error = ServerState.FAILED, f"cannot write its log {self.log_path}: {exc}"
+        finally:
+            self._client = None
+            self.tools, self.prompts = [], []
+            self._on_change(self)
+
+    async def _serve(self, stderr: TextIO) -> None:
+        from mcp import Client
+        from mcp_types import Implementation
+
+        config = self.spec.config
+        client = Client(
+            open_transport(self.spec, self._env, self._workspace, stderr),
+            message_handler=self._on_message,
+            cache=None,
+            client_info=Implementation(name=CLIENT_NAME, version="0.1.0"),
+        )
+        async with contextlib.AsyncExitStack() as stack:
+            try:
+                async with asyncio.timeout(config.startup_timeout):
+                    await stack.enter_async_context(client)
+                    await self._fetch_lists(client)
+            except TimeoutError:
+                raise TimeoutError(f"did not start within {config.startup_timeout:g} s") from None
+            self._client = client
+            self.state = ServerState.READY
+            _log_line(stderr, f"ready: {len(self.tools)} tools, {len(self.prompts)} prompts")
+            self._on_change(self)
+            await self._watch(client)
+
+    async def _watch(self, client: Any) -> None:
+        """Until a stop is asked (returns) or the server goes away (raises ``ServerGone``); meanwhile refreshes the
+        lists when the server says they changed."""
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        stop = asyncio.create_task(self._stop.wait())
+        watchers = [
+            stop,
+            asyncio.create_task(self._keep_alive(client)),
+            asyncio.create_task(self._refresh_on_change(client)),
+        ]
+        if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            watchers.append(asyncio.create_task(self._listen(client)))
+        try:
+            done, _ = await asyncio.wait(watchers, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for watcher in watchers:
+                watcher.cancel()
+            await asyncio.gather(*watchers, return_exceptions=True)
+        if stop in done:
+            return
+        for watcher in done:
+            if not watcher.cancelled() and watcher.exception() is not None:
+                raise ServerGone(f"the server stopped: {describe(watcher.exception())}")  # type: ignore[arg-type]
+        raise ServerGone("the server stopped")
+
+    async def _keep_alive(self, client: Any) -> None:
+        while True:
+            try:
+                await asyncio.wait_for(self._gone.wait(), PING_INTERVAL_S)
+                return
+            except asyncio.TimeoutError:
+                pass
+            try:
+                await asyncio.wait_for(client.send_ping(), PING_INTERVAL_S * 2)
+            except Exception as exc:
+                if "connection closed" in describe(exc).lower() or isinstance(exc, asyncio.TimeoutError):
+                    raise ServerGone(describe(exc)) from exc
+
+    async def _listen(self, client: Any) -> None:
+        """On a 2026-07-28 connection change notifications come through a ``subscriptions/listen`` stream; it also
+        ends, with ``SubscriptionLost``, when the server goes away."""
+        from mcp.client.subscriptions import SubscriptionLost
+
+        try:
+            async with client.listen(tools_list_changed=True, prompts_list_changed=True) as subscription:
+                async for _event in subscription:
+                    self._relist.set()
+        except SubscriptionLost as exc:
+            raise ServerGone(describe(exc)) from exc
+        except Exception:
+            # A server that does not offer the stream still works; it just cannot tell us about changes.
+            await asyncio.Event().wait()
+
+    async def _refresh_on_change(self, client: Any) -> None:
+        while True:
+            await self._relist.wait()
+            self._relist.clear()
+            await self._fetch_lists(client)
+            self._on_change(self)
+
+    async def _on_message(self, message: Any) -> None:
+        from mcp_types import PromptListChangedNotification, ToolListChangedNotification
+
+        if isinstance(message, ToolListChangedNotification | PromptListChangedNotification):
+            self._relist.set()
+
+    async def _fetch_lists(self, client: Any) -> None:
+        capabilities = client.server_capabilities
+        tools: list[Any] = []
+        if capabilities.tools is not None:
+            cursor = None
+            while True:
+                page = await client.list_tools(cursor=cursor)
+                tools.extend(page.tools)
+                cursor = page.next_cursor
+                if not cursor:
+                    break
+        prompts: list[Any] = []
+        if capabilities.prompts is not None:
+            cursor = None
+            while True:
+                prompt_page = await client.list_prompts(cursor=cursor)
+                prompts.extend(prompt_page.prompts)
+                cursor = prompt_page.next_cursor
+                if not cursor:
+                    break
+        self.tools, self.prompts = tools, prompts
+
+
+def describe(exc: BaseException) -> str:
+    """One readable line for an error, looking inside the exception groups anyio raises."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    if isinstance(exc, FileNotFoundError):
+        return f"command not found: {exc.filename or exc}"
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text and not isinstance(exc, (ServerGone, TimeoutError)) else (
+        text or type(exc).__name__
+    )
+
+
+def _last_line(path: Path, offset: int) -> str:
+    """The last line the server wrote to its stderr log since ``offset`` (why a crashing server crashed)."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(offset)
+            tail = handle.read()[-4000:].decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+    lines = [line.strip() for line in tail.splitlines() if line.strip() and not line.startswith("--- ")]
+    return lines[-1][:300] if lines else ""
+
+
+def _log_line(stream: TextIO, text: str) -> None:
+    stamp = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    stream.write(f"--- {stamp} coder-tui: {text}\n")
+    stream.flush()

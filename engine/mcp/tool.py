@@ -1,0 +1,65 @@
+"""An MCP server's tool as one of the session's tools: ``mcp__<server>__<tool>`` with the server's input schema,
+run by calling the server. Its kind puts it in the MCP rows of the mode matrix (read-only when annotated so)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict
+
+from engine.errors import ToolError
+from engine.messages import ToolDef
+from engine.mcp.results import result_data
+from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
+
+if TYPE_CHECKING:
+    from engine.mcp.connection import ServerConnection
+
+_KEY_ARGUMENT_CHARS = 120
+
+
+class McpArguments(BaseModel):
+    """Whatever object the model sends; the server validates it against its own schema."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class McpTool(Tool[McpArguments]):
+    params = McpArguments
+
+    def __init__(self, name: str, connection: ServerConnection, server_tool: Any) -> None:
+        self.name = name  # type: ignore[misc]
+        self.connection = connection
+        self.server_tool = server_tool
+        annotations = server_tool.annotations
+        read_only = annotations is not None and annotations.read_only_hint is True
+        self.kind = ToolKind.MCP_READ_ONLY if read_only else ToolKind.MCP  # type: ignore[misc]
+        title = f"(MCP server {connection.name}, tool {server_tool.name})"
+        self.description = f"{(server_tool.description or '').strip()} {title}".strip()  # type: ignore[misc]
+
+    def definition(self) -> ToolDef:
+        schema = dict(self.server_tool.input_schema or {})
+        schema.setdefault("type", "object")
+        if schema["type"] == "object":
+            schema.setdefault("properties", {})
+        return ToolDef(name=self.name, description=self.description, parameters=schema)
+
+    def key_argument(self, params: McpArguments) -> str:
+        """The first required argument's value (else the first argument's), as the tool-event row shows it."""
+        arguments = params.model_dump()
+        required = [k for k in (self.server_tool.input_schema or {}).get("required", []) if k in arguments]
+        key = required[0] if required else next(iter(arguments), None)
+        if key is None:
+            return ""
+        value = arguments[key]
+        text = value if isinstance(value, str) else repr(value)
+        return text if len(text) <= _KEY_ARGUMENT_CHARS else text[: _KEY_ARGUMENT_CHARS - 1] + "…"
+
+    async def run(self, params: McpArguments, ctx: ToolContext) -> ToolOutput:
+        result = await self.connection.call_tool(self.server_tool.name, params.model_dump())
+        try:
+            return ToolOutput(result_data(result, ctx.limits.output_cap_bytes))
+        except ToolError:
+            raise
+        except (AttributeError, TypeError, ValueError) as exc:
+            raise ToolError(f"MCP server {self.connection.name} sent a result that cannot be read: {exc}") from exc

@@ -1,0 +1,93 @@
+"""MCP test helpers: server definitions for the real servers from the package index and the broken test server,
+an orchestrator wired to the scripted model server with them, and cleanup of every orchestrator a test made."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.events import Notice
+from tests.support.fakes import CREATED
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def broken(*args: str, **extra: Any) -> dict[str, Any]:
+    """The broken test server over stdio, in one of its modes."""
+    env = {"PYTHONPATH": str(REPO), **extra.pop("env", {})}
+    return {"command": sys.executable, "args": ["-m", "tests.engine.mcp.broken_server", *args], "env": env, **extra}
+
+
+def time_server() -> dict[str, Any]:
+    return {"command": "mcp-server-time"}
+
+
+def git_server(repository: Path) -> dict[str, Any]:
+    return {"command": "mcp-server-git", "args": ["--repository", str(repository)]}
+
+
+@pytest.fixture(autouse=True)
+def user_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each test gets its own (empty) user config folder: no developer's trust list or servers leak in."""
+    folder = tmp_path / "user-config"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(folder))
+    return folder
+
+
+@pytest.fixture(autouse=True)
+async def close_orchestrators() -> AsyncIterator[None]:
+    yield
+    while CREATED:
+        await CREATED.pop().aclose()
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    path = tmp_path / "ws"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def http_server(tmp_path: Path) -> Iterator[str]:
+    """The broken test server's tools over streamable HTTP (the SDK's MCPServer, FastMCP in SDK 1.x), on
+    127.0.0.1; yields its URL."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    log = open(tmp_path / "http-server.log", "w")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.engine.mcp.broken_server", "serve", "--http", str(port)],
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and process.poll() is None:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        try:
+            process.wait(5)  # uvicorn waits for open streams to end; the client may still hold one
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(5)
+        log.close()
+
+
+def warnings(events: list[Any]) -> list[str]:
+    return [e.text for e in events if isinstance(e, Notice) and e.level == "warning"]
