@@ -57,10 +57,12 @@ def _listing(orch: Orchestrator) -> CommandResult:
         for row in rows:
             lines.append(
                 f"  {row['name'].ljust(width)}  {row['state']:<8}  {row['transport']:<5}  "
-                f"{row['tools']} tools  {row['prompts']} prompts  {row['target']}"
+                f"{row['tools']:>3} tools  {row['prompts']:>2} prompts"
             )
+            lines.append(f"    {row['target']}")
             if row["error"]:
-                lines.append(f"  {''.ljust(width)}  last error: {row['error']} (log: {row['log']})")
+                lines.append(f"    last error: {row['error']}")
+                lines.append(f"    log: {row['log']}")
         text = "\n".join(lines)
     if problems:
         text += "\nproblems:\n" + "\n".join(f"  {p}" for p in problems)

@@ -279,9 +279,11 @@ def describe(exc: BaseException) -> str:
     if isinstance(exc, FileNotFoundError):
         return f"command not found: {exc.filename or exc}"
     text = str(exc).strip()
-    return f"{type(exc).__name__}: {text}" if text and not isinstance(exc, (ServerGone, TimeoutError)) else (
-        text or type(exc).__name__
-    )
+    # The SDK's own errors and ours say enough in their message; others need their kind (a KeyError's message is
+    # just the key).
+    if not text or isinstance(exc, (ServerGone, TimeoutError)) or type(exc).__name__ == "MCPError":
+        return text or type(exc).__name__
+    return f"{type(exc).__name__}: {text}"
 
 
 def _last_line(path: Path, offset: int) -> str:

@@ -176,12 +176,7 @@ class McpManager:
         self._sync_tools(connection)
         self._sync_prompts(connection)
         if connection.state is ServerState.FAILED and previous is not ServerState.FAILED:
-            self._emit(
-                Notice(
-                    f"MCP server {name} failed: {connection.error} (see /mcp; its log: {connection.log_path})",
-                    level="warning",
-                )
-            )
+            self._emit(Notice(f"MCP server {name} failed: {connection.error} (/mcp for details)", level="warning"))
 
     def _sync_tools(self, connection: ServerConnection) -> None:
         old = self._tool_names.pop(connection.name, [])

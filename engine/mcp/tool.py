@@ -3,6 +3,7 @@ run by calling the server. Its kind puts it in the MCP rows of the mode matrix (
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
@@ -54,6 +55,11 @@ class McpTool(Tool[McpArguments]):
         value = arguments[key]
         text = value if isinstance(value, str) else repr(value)
         return text if len(text) <= _KEY_ARGUMENT_CHARS else text[: _KEY_ARGUMENT_CHARS - 1] + "…"
+
+    async def preview(self, params: McpArguments, ctx: ToolContext) -> str | None:
+        """Every argument, for the approval dialog: the key argument alone does not say all a call will do."""
+        arguments = params.model_dump()
+        return json.dumps(arguments, indent=2, ensure_ascii=False) if len(arguments) > 1 else None
 
     async def run(self, params: McpArguments, ctx: ToolContext) -> ToolOutput:
         result = await self.connection.call_tool(self.server_tool.name, params.model_dump())
