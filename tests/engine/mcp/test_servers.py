@@ -4,6 +4,7 @@ streamable HTTP, and the broken test server (crash, hang, isError, list_changed,
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -147,3 +148,15 @@ async def test_stop_ends_every_server_process(workspace: Path) -> None:
     await orch.mcp.aclose()
     assert all(c.state is ServerState.STOPPED for c in orch.mcp.connections.values())
     assert "mcp__time__get_current_time" not in orch.registry.names()
+
+
+async def test_project_mcp_json_starts_only_in_a_trusted_folder(workspace: Path, user_config: Path) -> None:
+    (workspace / ".mcp.json").write_text(json.dumps({"mcpServers": {"time": {"command": "mcp-server-time"}}}))
+    orch, _ = await started(workspace)
+    assert orch.mcp.connections == {}
+    await orch.aclose()
+    (user_config / "coder").mkdir(parents=True)
+    (user_config / "coder" / "config.json").write_text(json.dumps({"trusted_folders": [str(workspace.resolve())]}))
+    orch, _ = await started(workspace)
+    assert state(orch, "time") is ServerState.READY
+    assert orch.mcp.connections["time"].spec.source == str(workspace / ".mcp.json")
