@@ -108,6 +108,15 @@ class ServerConnection:
         except Exception as exc:
             raise ToolError(self._call_failed(exc)) from exc
 
+    async def read_resource(self, uri: str) -> Any:
+        client = self._ready_client()
+        try:
+            return await client.read_resource(uri)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            raise ToolError(self._call_failed(exc)) from exc
+
     async def get_prompt(self, prompt: str, arguments: dict[str, str]) -> Any:
         client = self._ready_client()
         try:

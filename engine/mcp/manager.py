@@ -15,6 +15,7 @@ from typing import Any
 from engine.events import Event, Notice
 from engine.mcp.connection import ServerConnection, ServerState
 from engine.mcp.names import qualified_name, server_pattern
+from engine.mcp.resources import attach_resources
 from engine.mcp.specs import ServerSpec
 from engine.mcp.tool import McpTool
 from engine.tools.registry import ToolRegistry
@@ -127,6 +128,15 @@ class McpManager:
             self._starter.cancel()
             await asyncio.gather(self._starter, return_exceptions=True)
         await asyncio.gather(*(c.stop() for c in self.connections.values()), return_exceptions=True)
+
+    async def attach_resources(self, text: str) -> str:
+        """``text`` with the ``@server:uri`` resources it mentions attached; what could not be is said in a notice."""
+        if "@" not in text or not self.connections:
+            return text
+        text, problems = await attach_resources(text, self.connections)
+        for problem in problems:
+            self._emit(Notice(problem, level="warning"))
+        return text
 
     def tools_of(self, name: str) -> list[str]:
         return list(self._tool_names.get(name, []))

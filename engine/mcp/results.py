@@ -36,18 +36,18 @@ def block_text(block: Any) -> str:
     if kind == "text":
         return str(block.text)
     if kind in ("image", "audio"):
-        return f"[{kind}: {block.mime_type}, {_decoded_size(block.data)} bytes]"
+        return f"[{kind}: {block.mime_type}, {decoded_size(block.data)} bytes]"
     if kind == "resource":
         resource = block.resource
         if getattr(resource, "text", None) is not None:
             return f"[resource {resource.uri}]\n{resource.text}"
-        return f"[resource {resource.uri}: {resource.mime_type or 'binary'}, {_decoded_size(resource.blob)} bytes]"
+        return f"[resource {resource.uri}: {resource.mime_type or 'binary'}, {decoded_size(resource.blob)} bytes]"
     if kind == "resource_link":
         return f"[resource link {block.uri}: {block.name}]"
     return f"[{kind or 'unknown'} content]"
 
 
-def _decoded_size(data: str) -> int:
+def decoded_size(data: str) -> int:
     try:
         return len(base64.b64decode(data, validate=False))
     except (binascii.Error, ValueError):

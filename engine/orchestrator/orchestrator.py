@@ -365,15 +365,17 @@ class Orchestrator:
 
     async def run_prompt(self, text: str, turn_id: str | None = None) -> TurnOutcome:
         """A turn with ``text`` as the user's request: typed, or made by a command (``/init``, a custom command, an
-        MCP prompt). Starts the MCP servers if nothing did yet; a non-interactive run waits (bounded) for them."""
+        MCP prompt). Starts the MCP servers if nothing did yet; a non-interactive run waits (bounded) for them.
+        ``@server:uri`` mentions of MCP resources are attached here (``@path`` files in ``prepare_turn_state``)."""
         turn_id = turn_id or uuid.uuid4().hex[:12]
         self.mcp.start()
         if not self.interactive:
             await self.mcp.settle()
+        request = await self.mcp.attach_resources(text)
         recorder = TaskRecorder(self.store, self.session.id, turn_id)
         recorder.task("TaskCreated", text)
         recorder.task("TaskStarted")
-        return await self._turn(TurnState(turn_id=turn_id, user_text=text), recorder, run_turn)
+        return await self._turn(TurnState(turn_id=turn_id, user_text=request), recorder, run_turn)
 
     async def announce_context(self) -> None:
         """Tells the front end how much context the session in view holds (after /resume, --continue)."""

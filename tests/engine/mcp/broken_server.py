@@ -6,7 +6,7 @@
 - ``hang``: never answers the handshake;
 - ``serve`` (default): tools ``echo``, ``fail`` (an ``isError`` result), ``hang`` (never returns; writes
   ``$BROKEN_MARK`` when it is cancelled), ``picture`` (an image), ``grow`` (adds the tool ``extra`` and sends
-  ``tools/list_changed``), ``die`` (the process exits mid-call), and the prompt ``review``.
+  ``tools/list_changed``), ``die`` (the process exits mid-call), the prompt ``review`` and the resource ``note://readme``.
 """
 
 from __future__ import annotations
@@ -75,6 +75,11 @@ def build() -> MCPServer:
     def die() -> str:
         """Exits the server process."""
         os._exit(3)
+
+    @server.resource("note://readme", mime_type="text/plain")
+    def readme() -> str:
+        """The project's notes."""
+        return "Remember: the build needs Python 3.11."
 
     @server.prompt()
     def review(path: str, focus: str = "bugs") -> str:

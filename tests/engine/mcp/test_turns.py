@@ -15,7 +15,7 @@ from engine.events import CommandResult, ToolCallExecuting, ToolCallFinished, To
 from engine.interaction import ApprovalDecision
 from engine.modes import Mode
 from engine.orchestrator import Orchestrator
-from tests.engine.mcp.conftest import broken, time_server
+from tests.engine.mcp.conftest import broken, time_server, warnings
 from tests.support.fakes import EventLog, FakeInteraction, make_orchestrator
 from tests.support.scenario import reply, text, tool_call
 from tests.support.scripted_server import ScriptedServer
@@ -188,3 +188,13 @@ async def test_headless_waits_for_servers_and_its_json_shows_the_call(
     assert finished and finished[0]["tool"] == NOW and finished[0]["status"] == "success"
     assert '"timezone": "UTC"' in finished[0]["result"]["content"]
     assert lines[-1]["type"] == "result" and lines[-1]["ok"] is True
+
+
+async def test_resource_mention_attaches_the_resource(workspace: Path, scripted_server: ScriptedServer) -> None:
+    scripted_server.add(text("Noted."))
+    orch, log, _ = await ready(workspace, scripted_server, mcp_servers={"broken": broken()})
+    assert (await orch.run_input("see @broken:note://readme and @broken:note://missing, then @decorator")).ok
+    sent = scripted_server.requests[0].body["messages"][-1]["content"]
+    assert '<resource server="broken" uri="note://readme">\nRemember: the build needs Python 3.11.\n</resource>' in sent
+    assert "note://missing" in sent.split("\n\n")[0] and sent.count("<resource") == 1
+    assert any("@broken:note://missing not attached" in w for w in warnings(log.events))
