@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime, timezone
 from enum import Enum
 from pathlib import Path
@@ -25,6 +25,7 @@ PING_INTERVAL_S = 5.0
 # How long a stop waits for the SDK's shutdown (close stdin, then terminate, then kill: bounded at about 6 s).
 STOP_TIMEOUT_S = 10.0
 CLIENT_NAME = "coder-tui"
+MAX_PAGES = 100
 
 
 class ServerState(str, Enum):
@@ -260,25 +261,22 @@ class ServerConnection:
 
     async def _fetch_lists(self, client: Any) -> None:
         capabilities = client.server_capabilities
-        tools: list[Any] = []
-        if capabilities.tools is not None:
-            cursor = None
-            while True:
-                page = await client.list_tools(cursor=cursor)
-                tools.extend(page.tools)
-                cursor = page.next_cursor
-                if not cursor:
-                    break
-        prompts: list[Any] = []
-        if capabilities.prompts is not None:
-            cursor = None
-            while True:
-                prompt_page = await client.list_prompts(cursor=cursor)
-                prompts.extend(prompt_page.prompts)
-                cursor = prompt_page.next_cursor
-                if not cursor:
-                    break
+        tools = await _all_pages(client.list_tools, "tools") if capabilities.tools is not None else []
+        prompts = await _all_pages(client.list_prompts, "prompts") if capabilities.prompts is not None else []
         self.tools, self.prompts = tools, prompts
+
+
+async def _all_pages(fetch: Callable[..., Awaitable[Any]], field: str) -> list[Any]:
+    """Every item of a paginated list (``tools/list``, ``prompts/list``); a server that pages forever is cut off."""
+    items: list[Any] = []
+    cursor = None
+    for _ in range(MAX_PAGES):
+        page = await fetch(cursor=cursor)
+        items.extend(getattr(page, field))
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    return items
 
 
 def describe(exc: BaseException) -> str:

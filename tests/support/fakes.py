@@ -94,3 +94,9 @@ def make_orchestrator(
     log = EventLog()
     orchestrator.subscribe(log)
     return orchestrator, log, interaction
+
+
+async def close_created() -> None:
+    """Releases what the orchestrators a test made hold (HTTP connections, MCP servers), on the loop that made them."""
+    while CREATED:
+        await CREATED.pop().aclose()

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from engine.events import Notice
-from tests.support.fakes import CREATED
+from tests.support.fakes import close_created
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -45,8 +45,7 @@ def user_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture(autouse=True)
 async def close_orchestrators() -> AsyncIterator[None]:
     yield
-    while CREATED:
-        await CREATED.pop().aclose()
+    await close_created()
 
 
 @pytest.fixture
