@@ -12,7 +12,10 @@ scripted server running in its own process (``bench_scenario.py``):
 
 Prints the median of the rounds for every figure with its target. No asserts: it measures.
 
-    python benchmarks/pty_latency.py --runs 5
+With ``--mcp`` each round also launches coder-tui with three MCP servers configured (``mcp_servers.py``) and a
+second table sets its launch figures beside those without servers: they should be the same.
+
+    python benchmarks/pty_latency.py --runs 5 [--mcp]
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ from benchmarks.pty_driver import (  # noqa: E402
     typing_run,
 )
 from benchmarks.long_session import LAST_ANSWER, write_session  # noqa: E402
+from benchmarks.mcp_servers import write_user_config  # noqa: E402
 
 KEY_INTERVAL_S = 0.04
 WINDOW_S = 3.0
@@ -240,9 +244,11 @@ def fmt(value: float, unit: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--mcp", action="store_true", help="also launch with three MCP servers configured")
     args = parser.parse_args()
     bare_runs: list[dict[str, float]] = []
     coder_runs: list[dict[str, float]] = []
+    mcp_runs: list[dict[str, float]] = []
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         server = ScriptedServerProcess(root / "arrivals.log")
@@ -252,6 +258,8 @@ def main() -> None:
             OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="sk-bench", CODER_MODEL="scripted-model",
             HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"),
         )
+        mcp_home = root / "mcp-home"
+        mcp_env = {**env, "HOME": str(mcp_home), "XDG_CONFIG_HOME": str(write_user_config(mcp_home, root))}
         resumed = root / "resumed"
         resumed.mkdir()
         session_id = write_session(resumed, RESUMED_MESSAGES)
@@ -264,13 +272,17 @@ def main() -> None:
                 coder = run_launch(coder_argv(fresh), fresh, env, seed=run)
                 coder |= run_session(fresh, env, server, seed=run)
                 coder |= run_resume(resumed, env, session_id, seed=run)
+                with_mcp = run_launch(coder_argv(fresh), fresh, mcp_env, seed=run) if args.mcp else {}
                 if run:
                     bare_runs.append(bare)
                     coder_runs.append(coder)
+                    mcp_runs.append(with_mcp)
                     print(f"round {run}: " + ", ".join(f"{k} {v:.3g}" for k, v in coder.items()), flush=True)
         finally:
             server.close()
     print_table(bare_runs, coder_runs)
+    if args.mcp:
+        print_mcp_table(coder_runs, mcp_runs)
 
 
 def median_of(runs: list[dict[str, float]], key: str) -> float:
@@ -291,6 +303,14 @@ def print_table(bare_runs: list[dict[str, float]], coder_runs: list[dict[str, fl
             shown += f" ({value / scale:.2f}x)"
         met = "—" if figure.meets is None or math.isnan(value) else ("yes" if figure.meets(value, bare) else "no")
         print(f"| {figure.label} | {fmt(scale, figure.unit)} | {shown} | {figure.target} | {met} |")
+
+
+def print_mcp_table(coder_runs: list[dict[str, float]], mcp_runs: list[dict[str, float]]) -> None:
+    print("\n| launch figure | no MCP servers | 3 MCP servers |\n| --- | --- | --- |")
+    for figure in FIGURES:
+        if figure.key in ("first_echo", "first3_p95", "first3_max"):
+            print(f"| {figure.label} | {fmt(median_of(coder_runs, figure.key), figure.unit)} | "
+                  f"{fmt(median_of(mcp_runs, figure.key), figure.unit)} |")
 
 
 if __name__ == "__main__":
