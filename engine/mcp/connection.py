@@ -101,38 +101,28 @@ class ServerConnection:
 
     async def call_tool(self, tool: str, arguments: dict[str, Any]) -> Any:
         """The server's ``CallToolResult``; ``ToolError`` when the server is not ready or the call fails."""
-        client = self._ready_client()
-        try:
-            return await client.call_tool(tool, arguments, read_timeout_seconds=self.spec.config.tool_timeout)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            raise ToolError(self._call_failed(exc)) from exc
+        timeout = self.spec.config.tool_timeout
+        return await self._request(lambda client: client.call_tool(tool, arguments, read_timeout_seconds=timeout))
 
     async def read_resource(self, uri: str) -> Any:
-        client = self._ready_client()
-        try:
-            return await client.read_resource(uri)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            raise ToolError(self._call_failed(exc)) from exc
+        return await self._request(lambda client: client.read_resource(uri))
 
     async def get_prompt(self, prompt: str, arguments: dict[str, str]) -> Any:
-        client = self._ready_client()
+        return await self._request(lambda client: client.get_prompt(prompt, arguments))
+
+    # -- inside ---------------------------------------------------------------------------------------------------
+    async def _request(self, send: Callable[[Any], Awaitable[Any]]) -> Any:
+        """One request to the ready server; any failure but a cancellation becomes a ``ToolError``."""
+        client = self._client
+        if self.state is not ServerState.READY or client is None:
+            detail = f": {self.error}" if self.error else ""
+            raise ToolError(f"MCP server {self.spec.name} is {self.state.value}{detail}")
         try:
-            return await client.get_prompt(prompt, arguments)
+            return await send(client)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
             raise ToolError(self._call_failed(exc)) from exc
-
-    # -- inside ---------------------------------------------------------------------------------------------------
-    def _ready_client(self) -> Any:
-        if self.state is not ServerState.READY or self._client is None:
-            detail = f": {self.error}" if self.error else ""
-            raise ToolError(f"MCP server {self.spec.name} is {self.state.value}{detail}")
-        return self._client
 
     def _call_failed(self, exc: Exception) -> str:
         text = describe(exc)

@@ -102,14 +102,15 @@ class McpManager:
         return max((c.spec.config.startup_timeout for c in self.connections.values()), default=0.0) + 1.0
 
     async def settle(self, timeout: float | None = None) -> None:
-        """Waits, at most ``timeout`` seconds (default: ``settle_bound_s``), until no server is still starting
-        (headless runs, before the first model call: a script's servers should be there when the model looks)."""
+        """Waits until no server is still starting, at most ``timeout`` seconds (default: ``settle_bound_s``) once
+        the SDK is loaded (headless runs, before the first model call: a script's servers should be there when the
+        model looks at its tools)."""
         if self._starter is None:
             return
         timeout = self.settle_bound_s if timeout is None else timeout
         loop = asyncio.get_running_loop()
+        await asyncio.wait([self._starter], timeout=timeout)  # the SDK import, before any server starts
         deadline = loop.time() + timeout
-        await asyncio.wait([self._starter], timeout=timeout)
         while any(c.starting for c in self.connections.values()) and loop.time() < deadline:
             await asyncio.sleep(0.05)
 

@@ -160,3 +160,10 @@ async def test_project_mcp_json_starts_only_in_a_trusted_folder(workspace: Path,
     orch, _ = await started(workspace)
     assert state(orch, "time") is ServerState.READY
     assert orch.mcp.connections["time"].spec.source == str(workspace / ".mcp.json")
+
+
+async def test_call_longer_than_the_tool_timeout_is_a_tool_error(workspace: Path) -> None:
+    orch, _ = await started(workspace, broken=broken(tool_timeout=1))
+    with pytest.raises(ToolError, match="MCP server broken"):
+        await call(orch, "mcp__broken__hang")
+    assert state(orch, "broken") is ServerState.READY
