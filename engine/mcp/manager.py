@@ -130,6 +130,15 @@ class McpManager:
             await asyncio.gather(self._starter, return_exceptions=True)
         await asyncio.gather(*(c.stop() for c in self.connections.values()), return_exceptions=True)
 
+    async def reload(self) -> None:
+        """After a configuration change (``/trust``): stops the servers and, if they had started, starts the ones the
+        configuration names now."""
+        was_started = self.started
+        await self.aclose()
+        self.connections, self._starter = {}, None
+        if was_started:
+            self.start()
+
     async def attach_resources(self, text: str) -> str:
         """``text`` with the ``@server:uri`` resources it mentions attached; what could not be is said in a notice."""
         if "@" not in text or not self.connections:

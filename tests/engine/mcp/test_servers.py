@@ -167,3 +167,13 @@ async def test_call_longer_than_the_tool_timeout_is_a_tool_error(workspace: Path
     with pytest.raises(ToolError, match="MCP server broken"):
         await call(orch, "mcp__broken__hang")
     assert state(orch, "broken") is ServerState.READY
+
+
+async def test_reload_starts_what_the_configuration_names_now(workspace: Path) -> None:
+    orch, _ = await started(workspace, time=time_server())
+    orch.config = orch.config.model_copy(update={"mcp_servers": {}})
+    await orch.mcp.reload()
+    await orch.mcp.settle()
+    assert orch.mcp.connections == {}
+    assert not any(name.startswith("mcp__") for name in orch.registry.names())
+    assert not any(t["function"]["name"].startswith("mcp__") for t in orch.session.tools)
