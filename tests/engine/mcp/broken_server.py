@@ -1,6 +1,6 @@
 """A deliberately misbehaving MCP server for the tests, on the SDK's ``MCPServer`` (FastMCP in SDK 1.x).
 
-``python -m tests.engine.mcp.broken_server [MODE] [--http PORT]``:
+``python -m tests.engine.mcp.broken_server [MODE] [--http PORT | --sse PORT]``:
 
 - ``crash``: exits with an error before answering anything;
 - ``hang``: never answers the handshake;
@@ -100,6 +100,9 @@ def main(argv: list[str]) -> None:
     if "--http" in argv:
         port = int(argv[argv.index("--http") + 1])
         server.run("streamable-http", host="127.0.0.1", port=port)
+    elif "--sse" in argv:
+        port = int(argv[argv.index("--sse") + 1])
+        server.run("sse", host="127.0.0.1", port=port)
     else:
         server.run("stdio")
 

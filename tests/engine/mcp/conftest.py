@@ -59,12 +59,22 @@ def workspace(tmp_path: Path) -> Path:
 def http_server(tmp_path: Path) -> Iterator[str]:
     """The broken test server's tools over streamable HTTP (the SDK's MCPServer, FastMCP in SDK 1.x), on
     127.0.0.1; yields its URL."""
+    yield from _served(tmp_path, "--http", "/mcp")
+
+
+@pytest.fixture
+def sse_server(tmp_path: Path) -> Iterator[str]:
+    """The same over the older SSE transport; yields its URL."""
+    yield from _served(tmp_path, "--sse", "/sse")
+
+
+def _served(tmp_path: Path, transport: str, path: str) -> Iterator[str]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    log = open(tmp_path / "http-server.log", "w")
+    log = open(tmp_path / f"server{transport}.log", "w")
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.engine.mcp.broken_server", "serve", "--http", str(port)],
+        [sys.executable, "-m", "tests.engine.mcp.broken_server", "serve", transport, str(port)],
         env={**os.environ, "PYTHONPATH": str(REPO)},
         stdout=log,
         stderr=subprocess.STDOUT,
@@ -77,7 +87,7 @@ def http_server(tmp_path: Path) -> Iterator[str]:
                 break
             except OSError:
                 time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield f"http://127.0.0.1:{port}{path}"
     finally:
         process.terminate()
         try:

@@ -78,6 +78,13 @@ async def test_streamable_http_server(workspace: Path, http_server: str) -> None
     assert (await call(orch, "mcp__web__echo", text="over http"))["content"] == "echo: over http"
 
 
+async def test_sse_server(workspace: Path, sse_server: str) -> None:
+    orch, _ = await started(workspace, old={"type": "sse", "url": sse_server})
+    assert state(orch, "old") is ServerState.READY, orch.mcp.connections["old"].error
+    assert orch.mcp.connections["old"].spec.transport == "sse"
+    assert (await call(orch, "mcp__old__echo", text="over sse"))["content"] == "echo: over sse"
+
+
 async def test_failing_servers_are_shown_and_the_rest_work(workspace: Path) -> None:
     orch, log = await started(
         workspace,
