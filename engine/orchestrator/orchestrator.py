@@ -451,8 +451,10 @@ class Orchestrator:
 
     def _mcp_specs(self) -> tuple[list[ServerSpec], list[str]]:
         """The servers of the config, and of the project's .mcp.json when the folder is trusted (SPEC 19)."""
-        from engine.config.trust import folder_trusted
-
+        try:
+            from engine.config.trust import folder_trusted
+        except ImportError:  # a build without folder trust: a project's .mcp.json is never read
+            return server_specs(self.config, self.workspace.root, project_trusted=False)
         trusted = getattr(self, "trusted_for_run", False) or folder_trusted(self.workspace.root, self._env)
         return server_specs(self.config, self.workspace.root, project_trusted=trusted)
 
