@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from engine.config import Config
+from engine.config.trust import folder_trusted
 from engine.context.compaction import CompactionState
 from engine.context.tokens import TokenCounter
 from engine.context.system_prompt import Environment, build_system_prompt
@@ -229,6 +230,7 @@ class Orchestrator:
         self.config = config
         self._approvals = ApprovalSettings.from_config(config, interactive=self.interactive)
         self.policy = PermissionPolicy.from_config(config.permissions, config.mode, workspace=self.workspace.root)
+        self.policy.always_scopes = self.mcp.always_scopes
         if not mode_changed:
             self.policy.set_mode(current_mode)
         self.tool_context.limits = ToolLimits(
@@ -241,6 +243,7 @@ class Orchestrator:
             if provider is not None:
                 await provider.aclose()
         self._mode_changed()
+        await self.mcp.reload()  # a project's servers come or go with its trust
 
     def new_session(self) -> str:
         self.session = self._start_session(Session(self.workspace.root, **self._session_args(self.session.model)))
@@ -451,11 +454,7 @@ class Orchestrator:
 
     def _mcp_specs(self) -> tuple[list[ServerSpec], list[str]]:
         """The servers of the config, and of the project's .mcp.json when the folder is trusted (SPEC 19)."""
-        try:
-            from engine.config.trust import folder_trusted
-        except ImportError:  # a build without folder trust: a project's .mcp.json is never read
-            return server_specs(self.config, self.workspace.root, project_trusted=False)
-        trusted = getattr(self, "trusted_for_run", False) or folder_trusted(self.workspace.root, self._env)
+        trusted = self.trusted_for_run or folder_trusted(self.workspace.root, self._env)
         return server_specs(self.config, self.workspace.root, project_trusted=trusted)
 
     def _mcp_tools_changed(self) -> None:

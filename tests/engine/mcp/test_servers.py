@@ -158,7 +158,6 @@ async def test_stop_ends_every_server_process(workspace: Path) -> None:
 
 
 async def test_project_mcp_json_starts_only_in_a_trusted_folder(workspace: Path, user_config: Path) -> None:
-    pytest.importorskip("engine.config.trust", reason="folder trust (SPEC 19) is not in this build")
     (workspace / ".mcp.json").write_text(json.dumps({"mcpServers": {"time": {"command": "mcp-server-time"}}}))
     orch, _ = await started(workspace)
     assert orch.mcp.connections == {}
