@@ -37,9 +37,8 @@ async def fork_command(orch: Orchestrator, arg: str) -> CommandResult:
         return CommandResult.slash("/fork", str(exc), ok=False)
     count = len(orch.session.messages)
     text = f"forked into session {session_id} with {count} messages (the original, {original}: /resume {original})"
-    return CommandResult.slash(
-        "/fork", text, session_id=session_id, forked_from=original, messages=[m.to_record() for m in orch.session.messages]
-    )
+    records = [m.to_record() for m in orch.session.messages]
+    return CommandResult.slash("/fork", text, session_id=session_id, forked_from=original, messages=records)
 
 
 def assistant_answers(orch: Orchestrator) -> list[str]:
@@ -55,7 +54,8 @@ async def copy_command(orch: Orchestrator, arg: str) -> CommandResult:
     except ValueError:
         return CommandResult.slash("/copy", f"/copy takes a number (1 is the last answer), not {arg!r}", ok=False)
     if not answers:
-        return CommandResult.slash("/copy", "nothing to copy: the model has not answered in this conversation", ok=False)
+        text = "nothing to copy: the model has not answered in this conversation"
+        return CommandResult.slash("/copy", text, ok=False)
     if not 1 <= nth <= len(answers):
         return CommandResult.slash(
             "/copy", f"there is no answer {nth}: this conversation has {len(answers)} (1 is the last)", ok=False

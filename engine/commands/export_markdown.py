@@ -36,7 +36,8 @@ def render_markdown(
                 out += [message.content, ""]
             for call in message.tool_calls or ():
                 calls[call.id] = call.name
-                out += [f"**Tool call** `{call.name}`", "", fence(_pretty_arguments(call.function.arguments), "json"), ""]
+                arguments = fence(_pretty_json(call.function.arguments or "{}"), "json")
+                out += [f"**Tool call** `{call.name}`", "", arguments, ""]
         else:
             name = message.name or calls.get(message.tool_call_id or "", "tool")
             out += [f"**Result** of `{name}`", "", fence(_cap(_pretty_json(message.content or "")), "json"), ""]
@@ -56,10 +57,6 @@ def fence(text: str, language: str = "") -> str:
 def default_export_name(title: str, session_id: str) -> str:
     slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")[:50].strip("-")
     return f"{slug or 'session-' + session_id}.md"
-
-
-def _pretty_arguments(arguments: str) -> str:
-    return _pretty_json(arguments or "{}")
 
 
 def _pretty_json(text: str) -> str:

@@ -110,8 +110,9 @@ async def _restore_files(orch: Orchestrator, tasks: set[str]) -> tuple[dict[str,
         if not result.applied:
             problem = f"not rewound: {result.summary()}"
             break
-        for verb, paths in (("restored", result.restored), ("deleted", result.deleted), ("recreated", result.recreated)):
-            final.update(dict.fromkeys(paths, verb))
+        final.update(dict.fromkeys(result.restored, "restored"))
+        final.update(dict.fromkeys(result.deleted, "deleted"))
+        final.update(dict.fromkeys(result.recreated, "recreated"))
     done = {verb: sorted(p for p, v in final.items() if v == verb) for verb in ("restored", "deleted", "recreated")}
     return done, problem
 

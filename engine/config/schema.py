@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from engine.hooks.settings import HooksConfig
+
 PermissionAction = Literal["allow", "ask", "deny"]
 
 
@@ -135,3 +137,5 @@ class Config(_Section):
     trusted_folders: list[str] = Field(default_factory=list)
     untrusted_folders: list[str] = Field(default_factory=list)
     mcp_servers: dict[str, McpServerConfig] = Field(default_factory=dict)
+    # Commands run on session start, requests, tool calls, stops and notifications (Claude Code's protocol).
+    hooks: HooksConfig = Field(default_factory=dict)

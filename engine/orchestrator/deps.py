@@ -10,6 +10,7 @@ from engine.context.compaction import CompactionState
 from engine.context.tokens import TokenCounter
 from engine.context.system_prompt import Environment
 from engine.events import Event
+from engine.hooks.dispatcher import HookDispatcher
 from engine.interaction import InteractionHandler
 from engine.modes import Mode
 from engine.orchestrator.recorder import TaskRecorder
@@ -53,3 +54,5 @@ class TurnDeps:
     counter: TokenCounter
     compaction: CompactionState
     loops: LoopDetector
+    # The configured hooks (SPEC 23); None for a sub-agent's turn.
+    hooks: HookDispatcher | None = None

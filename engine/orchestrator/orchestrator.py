@@ -18,6 +18,8 @@ from engine.context.compaction import CompactionState
 from engine.context.tokens import TokenCounter
 from engine.context.system_prompt import Environment, build_system_prompt
 from engine.errors import ProviderError
+from engine.hooks.dispatcher import HookDispatcher, HookScope
+from engine.hooks.prompt_hooks import submit_request, turn_stopped
 from engine.events import (
     CommandResult,
     ErrorEvent,
@@ -46,6 +48,7 @@ from engine.orchestrator.resume import ResumePlan
 from engine.orchestrator.session import Session
 from engine.orchestrator.subagent import NestedTurnRunner
 from engine.orchestrator.slash import available_commands, run_slash
+from engine.commands.custom_run import extra_commands
 from engine.orchestrator.turn import TurnState, resume_turn, run_turn
 from engine.policy import PermissionPolicy
 from engine.provider.base import ChatProvider
@@ -135,6 +138,10 @@ class Orchestrator:
         self.store = Store.open(self.workspace.root)
         # One owner per session (SPEC 21): the lock of the session in use, held until the switch or exit.
         self.session_locks = SessionLocks(self.workspace.root)
+        self.hooks = HookDispatcher(
+            config.hooks, trusted=lambda: self.project_trusted, cwd=self.workspace.root, env=self._env,
+            store=self.store, emit=self._bus.emit,
+        )
         self.session = self._start_session(Session(self.workspace.root, **self._session_args()))
         self._task: asyncio.Task[TurnOutcome] | None = None
         self._cancel_requested = False
@@ -185,10 +192,20 @@ class Orchestrator:
 
     @property
     def env(self) -> dict[str, str]:
+        """The environment the session runs with (read for the user's config folder)."""
         return self._env
 
+    @property
+    def project_trusted(self) -> bool:
+        """Whether the workspace's own commands and hooks may run (SPEC 19): trusted for this run (``--trust``) or
+        remembered as trusted in the user's config."""
+        return self.trusted_for_run or folder_trusted(self.workspace.root, self._env)
+
     def slash_commands(self) -> list[tuple[str, str]]:
-        return [(command.name, command.summary) for command in available_commands(self).values()]
+        """Every command for completion: the built-ins, then the user's and project's commands and the skills."""
+        offered = available_commands(self)
+        builtin = [(command.name, command.summary) for command in offered.values()]
+        return builtin + [(name, f"{summary} ({where})") for name, _, summary, where in extra_commands(self, offered)]
 
     # -- what front ends do ---------------------------------------------------------------------------------------
     def subscribe(self, callback: Callable[[Event], None]) -> Callable[[], None]:
@@ -374,11 +391,17 @@ class Orchestrator:
         self.mcp.start()
         if not self.interactive:
             await self.mcp.settle()
-        request = await self.mcp.attach_resources(text)
+        attached = await self.mcp.attach_resources(text)
+        request = await submit_request(self.hooks, self._hook_scope(turn_id), text, session_start=self._session_start)
+        self._session_start = None
+        if request.blocked:
+            self._bus.emit(ErrorEvent(request.reason))
+            return TurnOutcome("error", request.reason)
         recorder = TaskRecorder(self.store, self.session.id, turn_id)
         recorder.task("TaskCreated", text)
         recorder.task("TaskStarted")
-        return await self._turn(TurnState(turn_id=turn_id, user_text=request), recorder, run_turn)
+        state = TurnState(turn_id=turn_id, user_text=attached, hook_context=request.context)
+        return await self._turn(state, recorder, run_turn)
 
     async def announce_context(self) -> None:
         """Tells the front end how much context the session in view holds (after /resume, --continue)."""
@@ -414,6 +437,7 @@ class Orchestrator:
             counter=self.token_counter,
             compaction=self.compaction_state,
             loops=self.loop_detector,
+            hooks=self.hooks,
         )
 
     def provider(self) -> ChatProvider:
@@ -473,7 +497,12 @@ class Orchestrator:
         self.tool_context.todos.replace(self.store.load_todos(session.id) if restored else [])
         self.compaction_state = CompactionState()
         self.token_counter.set_model(session.model)
+        # Why the session began, for its SessionStart hooks at its first request; None once they ran.
+        self._session_start: str | None = "resume" if restored else "startup"
         return session
+
+    def _hook_scope(self, task_id: str | None) -> HookScope:
+        return HookScope(self.session.id, task_id, str(self.session.path))
 
     def _mode_changed(self) -> None:
         mode = self.policy.mode.value
@@ -521,6 +550,7 @@ class Orchestrator:
         finally:
             self.current_task_id = None
             self.undo.end_turn()
+        await turn_stopped(self.hooks, self._hook_scope(state.turn_id))
         assert state.end_reason is not None
         if state.end_reason == "completed":
             recorder.task("TaskCompleted")

@@ -19,6 +19,7 @@ from engine.tools.base import ToolKind
 from engine.orchestrator.outcome import TurnOutcome
 from engine.orchestrator.steps.compact import maybe_compact
 from engine.orchestrator.session_commands import diff_command, new_command, resume_command, undo_command
+from engine.commands.custom_run import extra_commands, run_custom_command
 from engine.commands.conversation import clear_command, copy_command, fork_command, quit_command
 from engine.commands.export import export_command
 from engine.commands.init import init_command
@@ -56,8 +57,14 @@ async def _help(orch: Orchestrator, arg: str) -> CommandResult:
     offered = list(available_commands(orch).values())
     width = max(len(c.usage) for c in offered)
     lines = ["Commands:"] + [f"  {c.usage.ljust(width)}  {c.summary}" for c in offered]
+    extra = extra_commands(orch, {c.name for c in offered})
+    if extra:
+        lines += ["", "Your commands and skills:"] + [f"  {usage.ljust(width)}  {summary} ({where})"
+                                                      for _, usage, summary, where in extra]
     lines += ["", "Input:"] + [f"  {key.ljust(width)}  {what}" for key, what in INPUT_RULES]
     commands = [{"name": c.name, "usage": c.usage, "summary": c.summary} for c in offered]
+    commands += [{"name": name, "usage": usage, "summary": f"{summary} ({where})"}
+                 for name, usage, summary, where in extra]
     rules = [{"key": key, "action": what} for key, what in INPUT_RULES]
     return CommandResult.slash("/help", "\n".join(lines), commands=commands, input_rules=rules)
 
@@ -268,7 +275,8 @@ def available_commands(orch: Orchestrator) -> dict[str, SlashCommand]:
 
 async def run_slash(orch: Orchestrator, text: str) -> CommandResult | TurnOutcome:
     name, _, arg = text.strip().partition(" ")
-    command = available_commands(orch).get(name.lower())
+    offered = available_commands(orch)
+    command = offered.get(name.lower())
     if command is None:
-        return CommandResult.slash(name, f"unknown command {name}: type /help for the list", ok=False)
+        return await run_custom_command(orch, name, arg.strip(), offered)
     return await command.handler(orch, arg.strip())

@@ -11,6 +11,8 @@ from engine.events import TurnEndReason
 class TurnState:
     turn_id: str
     user_text: str
+    # Context the hooks added to the request (SessionStart, UserPromptSubmit), sent after the user's text.
+    hook_context: str = ""
     steps: int = 0
     tool_calls: int = 0
     edited_paths: list[str] = field(default_factory=list)

@@ -23,6 +23,8 @@ from engine.messages import Message, ToolCall
 from engine.modes import Mode
 from engine.orchestrator.deps import TurnDeps
 from engine.config.project_file import update_project_config
+from engine.hooks.dispatcher import PreToolDecision
+from engine.hooks.tool_hooks import after_tool, approval_waiting, before_tool, refusal_by_hook
 from engine.policy import Action, Allowance, PolicyDecision
 from engine.storage.records import DecidedBy
 from engine.tools.base import Tool, ToolKind, ToolOutput
@@ -88,12 +90,16 @@ async def run_tool_call(call: ToolCall, deps: TurnDeps) -> ToolCallOutcome:
     if tool.kind is ToolKind.EXECUTE and (notice := deps.policy.take_sandbox_notice()) is not None:
         deps.emit(Notice(notice, level="warning"))
     try:
-        refusal = await _authorize(call, tool, params, arguments, key_argument, decision, deps)
+        hook = await before_tool(deps, call, arguments)
+        refusal = refusal_by_hook(hook) or await _authorize(
+            call, tool, params, arguments, key_argument, decision, deps, hook
+        )
         if refusal is not None:
             return finish(ToolStatus.DENIED, error_result(refusal))
         deps.emit(ToolCallExecuting(call.id, call.name))
         started = time.perf_counter()
         output = await tool.run(params, context)
+        result = await after_tool(deps, call, arguments, {"ok": True, **output.data})
     except asyncio.CancelledError:
         finish(ToolStatus.CANCELLED, error_result("cancelled by the user"))
         raise
@@ -101,7 +107,7 @@ async def run_tool_call(call: ToolCall, deps: TurnDeps) -> ToolCallOutcome:
         return finish(ToolStatus.ERROR, error_result(str(exc)))
     except Exception as exc:  # a bug in a tool must not end the turn: the model sees it and decides
         return finish(ToolStatus.ERROR, error_result(f"{call.name} failed: {type(exc).__name__}: {exc}"))
-    return finish(ToolStatus.SUCCESS, {"ok": True, **output.data}, output)
+    return finish(ToolStatus.SUCCESS, result, output)
 
 
 async def _authorize(
@@ -112,9 +118,11 @@ async def _authorize(
     key_argument: str,
     decision: PolicyDecision,
     deps: TurnDeps,
+    hook: PreToolDecision,
 ) -> str | None:
     """Steps 1-4 of SPEC 5 on the policy's ``decision``. Returns why the call is refused, or None when it may run.
-    Every decision is logged."""
+    Every decision is logged. A PreToolUse hook's "allow" skips the approval (never a policy deny), its "ask"
+    forces one."""
 
     def log(decision_text: str, decided_by: DecidedBy, reasons: list[str] | tuple[str, ...] = ()) -> None:
         deps.recorder.permission(
@@ -129,7 +137,12 @@ async def _authorize(
         reasons = "; ".join(decision.reasons) or decision.rule
         return f"denied by policy: {reasons}"
     reasons = list(decision.reasons) if decision.action is Action.ASK else []
-    if deps.policy.mode is Mode.YOLO:
+    if hook.decision == "allow":
+        log("allow", "config", [hook.reason or "allowed by a PreToolUse hook"])
+        return None
+    if hook.decision == "ask":
+        reasons.append(f"a PreToolUse hook asks: {hook.reason}" if hook.reason else "a PreToolUse hook asks")
+    elif deps.policy.mode is Mode.YOLO:
         return None  # SPEC 4: yolo asks nothing (steps 2 and 3 skipped); the workspace guard still holds in the tool
     reasons += [r for r in await tool.approval_reasons(params, deps.tool_context) if r not in reasons]
     if decision.action is Action.ALLOW and not reasons:
@@ -146,6 +159,7 @@ async def _authorize(
             f"({'; '.join(reasons)}). {deps.approvals.refusal_hint}"
         )
     deps.emit(ToolCallAwaitingApproval(call.id, call.name, tuple(reasons)))
+    await approval_waiting(deps, call.name)
     interaction_id = deps.recorder.approval_requested(call.id, call.name, key_argument, arguments, reasons)
     answer = await deps.interaction.request_approval(
         ApprovalRequest(

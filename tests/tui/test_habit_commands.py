@@ -153,3 +153,21 @@ async def test_init_runs_a_turn_that_writes_agents_md(workspace: Path, scripted_
         await submit(pilot, "/init")
         await settle(pilot)
         assert (workspace / "AGENTS.md").read_text() == "# demo\n"
+
+
+async def test_a_custom_command_completes_with_tab_and_runs(workspace: Path, scripted_server: ScriptedServer) -> None:
+    from engine.commands.custom import user_commands_folder
+
+    folder = user_commands_folder({})  # the app's engine gets no XDG_CONFIG_HOME: the home folder's
+    folder.mkdir(parents=True)
+    (folder / "standup.md").write_text("---\ndescription: what changed\n---\nSummarise $ARGUMENTS.\n")
+    scripted_server.add(reply(text("Summary.")))
+    app = make_app(workspace, scripted_server)
+    async with app.run_test() as pilot:
+        await ready(pilot)
+        await pilot.press("slash", "s", "t", "a", "n", "tab")
+        await pilot.pause()
+        assert prompt_of(app).text == "/standup "
+        await pilot.press(*"today", "enter")
+        await settle(pilot)
+        assert scripted_server.requests[0].body["messages"][-1]["content"].startswith("Summarise today.")

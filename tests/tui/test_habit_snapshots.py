@@ -51,3 +51,19 @@ def test_status(snap_compare, workspace: Path, monkeypatch) -> None:
         await settle(pilot)
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+def test_custom_command_in_completion(snap_compare, workspace: Path, scripted_server: ScriptedServer) -> None:
+    from engine.commands.custom import user_commands_folder
+
+    folder = user_commands_folder({})  # the app's engine gets no XDG_CONFIG_HOME: the home folder's
+    folder.mkdir(parents=True)
+    (folder / "review.md").write_text("---\ndescription: Review a file for bugs\nargument-hint: <file>\n---\nReview $1.\n")
+    (folder / "release.md").write_text("Write the release notes since the last tag.\n")
+
+    async def run_before(pilot: Pilot[object]) -> None:
+        await ready(pilot)
+        await pilot.press("slash", "r", "e")
+        await pilot.pause()
+
+    assert snap_compare(make_app(workspace, scripted_server), terminal_size=(80, 24), run_before=run_before)

@@ -21,6 +21,8 @@ from engine.workflow.complex_task import is_complex, should_init_todos, todo_ini
 async def prepare_turn_state(state: TurnState, deps: TurnDeps) -> None:
     await refresh_system_prompt(deps)
     content, problems = expand_mentions(state.user_text, deps.tool_context.workspace)
+    if state.hook_context:
+        content = f"{content}\n\n<hook-context>\n{state.hook_context}\n</hook-context>"
     for problem in problems:
         deps.emit(Notice(problem, level="warning"))
     verdict = is_complex(state.user_text)

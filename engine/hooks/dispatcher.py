@@ -1,0 +1,133 @@
+"""Runs the configured hooks of an event and turns their answers into decisions for the engine. Every run goes to
+the audit log (tool ``hook:<event>``, actor ``user``); a hook that fails or times out is reported, never fatal.
+Hooks run only when the workspace folder is trusted (SPEC 19)."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine.events import Event, Notice
+from engine.hooks.answers import post_tool_feedback, pre_tool_answer, prompt_answer, strongest
+from engine.hooks.runner import HookRun, run_hook_command
+from engine.hooks.settings import HookCommand, HookEvent, HooksConfig
+from engine.storage.store import Store
+
+
+@dataclass(frozen=True)
+class PreToolDecision:
+    decision: str | None = None  # allow | deny | ask | None (no opinion)
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class PromptDecision:
+    blocked: bool = False
+    reason: str = ""
+    context: str = ""
+
+
+@dataclass(frozen=True)
+class HookScope:
+    """Who the hooks run for: the session and task, and the session file (Claude Code's ``transcript_path``)."""
+
+    session_id: str
+    task_id: str | None
+    transcript_path: str
+
+
+class HookDispatcher:
+    def __init__(
+        self,
+        hooks: HooksConfig,
+        *,
+        trusted: Callable[[], bool],
+        cwd: Path,
+        env: Mapping[str, str],
+        store: Store,
+        emit: Callable[[Event], None],
+    ) -> None:
+        self._hooks = hooks
+        self._trusted = trusted
+        self._cwd = cwd
+        self._env = env
+        self._store = store
+        self._emit = emit
+        self._told_untrusted = False
+
+    def configured(self, event: HookEvent) -> bool:
+        return bool(self._hooks.get(event))
+
+    async def pre_tool_use(
+        self, scope: HookScope, call_id: str, tool: str, tool_input: dict[str, Any]
+    ) -> PreToolDecision:
+        payload = {"tool_name": tool, "tool_input": tool_input, "tool_use_id": call_id}
+        runs = await self._run("PreToolUse", scope, payload, tool)
+        answer = strongest([pre_tool_answer(run) for run in runs])
+        return PreToolDecision(answer.decision, answer.reason)
+
+    async def post_tool_use(
+        self, scope: HookScope, call_id: str, tool: str, tool_input: dict[str, Any], response: dict[str, Any]
+    ) -> str:
+        """Feedback for the model (empty when none)."""
+        payload = {"tool_name": tool, "tool_input": tool_input, "tool_response": response, "tool_use_id": call_id}
+        runs = await self._run("PostToolUse", scope, payload, tool)
+        return "\n".join(text for text in (post_tool_feedback(run) for run in runs) if text)
+
+    async def user_prompt_submit(self, scope: HookScope, prompt: str) -> PromptDecision:
+        runs = await self._run("UserPromptSubmit", scope, {"prompt": prompt})
+        answers = [prompt_answer(run) for run in runs]
+        blocked = strongest(answers)
+        context = "\n".join(a.context for a in answers if a.context)
+        return PromptDecision(blocked.decision == "deny", blocked.reason, context)
+
+    async def session_start(self, scope: HookScope, source: str) -> str:
+        """Context for the session's first request (a SessionStart hook's stdout), empty when none."""
+        runs = await self._run("SessionStart", scope, {"source": source})
+        return "\n".join(run.stdout.strip() for run in runs if run.exit_code == 0 and run.stdout.strip())
+
+    async def stop(self, scope: HookScope) -> None:
+        await self._run("Stop", scope, {"stop_hook_active": False})
+
+    async def notification(self, scope: HookScope, message: str) -> None:
+        await self._run("Notification", scope, {"message": message})
+
+    async def _run(
+        self, event: HookEvent, scope: HookScope, fields: dict[str, Any], tool: str | None = None
+    ) -> list[HookRun]:
+        commands = [hook for group in self._hooks.get(event, []) if group.matches(tool) for hook in group.hooks]
+        if not commands:
+            return []
+        if not self._trusted():
+            if not self._told_untrusted:
+                self._told_untrusted = True
+                self._emit(Notice("hooks are configured but not run: this folder is not trusted (/trust)", "warning"))
+            return []
+        payload = {
+            "session_id": scope.session_id,
+            "transcript_path": scope.transcript_path,
+            "cwd": str(self._cwd),
+            "hook_event_name": event,
+            **fields,
+        }
+        return list(await asyncio.gather(*(self._run_one(event, scope, hook, payload) for hook in commands)))
+
+    async def _run_one(self, event: HookEvent, scope: HookScope, hook: HookCommand, payload: dict[str, Any]) -> HookRun:
+        audit_id = f"hook_{uuid.uuid4().hex[:12]}"
+        tool = f"hook:{event}"
+        self._store.record_tool_call_requested(
+            scope.session_id, call_id=audit_id, tool=tool, input={"command": hook.command, "event": payload},
+            actor="user", task_id=scope.task_id,
+        )
+        run = await run_hook_command(hook.command, payload, cwd=self._cwd, timeout=hook.timeout, env=self._env)
+        self._store.record_tool_call_completed(
+            scope.session_id, call_id=audit_id, tool=tool, output=run.to_record(), is_error=run.failed,
+            duration_ms=run.duration_ms, actor="user", task_id=scope.task_id,
+        )
+        if run.failed:
+            self._emit(Notice(f"{event} hook `{hook.command}` {run.describe_failure()} (ignored)", "warning"))
+        return run
