@@ -75,6 +75,8 @@ KEY_TABLE: tuple[KeySpec, ...] = (
     # Dialogs.
     KeySpec("y", "decide('yes')", "Yes", "approval", "approve this tool call once"),
     KeySpec("n", "decide('no')", "No", "approval", "refuse this tool call (the model is told)"),
+    KeySpec("t", "explain", "No, say why", "approval",
+            "refuse and type the reason: the model reads it with the refusal"),
     KeySpec("a", "decide('always')", "Always", "approval", "approve and allow the shown scope for this session"),
     KeySpec("p", "decide('always_project')", "Always here", "approval",
             "approve and allow the shown scope in this project for good (saved to .coder/config.json)"),

@@ -16,6 +16,7 @@ from coder_tui.screens.approval import ApprovalScreen
 from coder_tui.screens.question import QuestionScreen
 from coder_tui.screens.trust import TrustScreen
 from engine.interaction import (
+    ApprovalAnswer,
     ApprovalDecision,
     ApprovalRequest,
     QuestionAnswer,
@@ -34,7 +35,7 @@ class TuiInteraction:
     def __init__(self, app: App[object]) -> None:
         self._app = app
 
-    async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision:
+    async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision | ApprovalAnswer:
         return await self._ask(ApprovalScreen(request))
 
     async def ask_question(self, request: QuestionRequest) -> QuestionAnswer:

@@ -22,6 +22,14 @@ class ApprovalDecision(str, Enum):
 
 
 @dataclass(frozen=True)
+class ApprovalAnswer:
+    """A decision with the user's words: "no, and tell the model why" carries the reason the model reads."""
+
+    decision: ApprovalDecision
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
 class ApprovalRequest:
     """Everything the approval dialog shows: the tool, its key argument, a preview and every reason it asks."""
 
@@ -70,7 +78,7 @@ class TrustRequest:
 
 
 class InteractionHandler(Protocol):
-    async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision: ...
+    async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision | ApprovalAnswer: ...
 
     async def ask_question(self, request: QuestionRequest) -> QuestionAnswer: ...
 

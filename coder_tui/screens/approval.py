@@ -1,6 +1,7 @@
 """The approval dialog (SPEC 5): the tool, its key argument, every reason it asks, the command or the diff an edit
-would make, and what "always" would allow. y / n / a (this session) / p (this project, saved) or the buttons; Esc
-cancels the whole task. A call that can only be allowed once (a risk reason) offers no "always".
+would make, and what "always" would allow. y / n / a (this session) / p (this project, saved) or the buttons; t is
+"no, and tell the model why" (a line to type the reason opens; Enter sends it with the refusal); Esc cancels the
+whole task. A call that can only be allowed once (a risk reason) offers no "always".
 
 At any size the reasons and every choice stay on screen: a long diff scrolls inside the room they leave, and the
 dialog's own footer lists its keys.
@@ -16,12 +17,12 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Static
+from textual.widgets import Button, Footer, Input, Static
 
 from coder_tui.bindings import bindings_for
 from coder_tui.widgets.dialog_box import DialogBox
 from coder_tui.widgets.diff_view import DiffView
-from engine.interaction import ApprovalDecision, ApprovalRequest
+from engine.interaction import ApprovalAnswer, ApprovalDecision, ApprovalRequest
 
 ButtonVariant = Literal["default", "primary", "success", "warning", "error"]
 
@@ -43,6 +44,7 @@ CHOICES: tuple[Choice, ...] = (
     Choice("always-button", "Always (a)", ApprovalDecision.ALWAYS, "primary", "allow"),
     Choice("always-project", "Always here (p)", ApprovalDecision.ALWAYS_PROJECT, "primary", "allow"),
     Choice("no", "No (n)", ApprovalDecision.NO, "error", "refuse"),
+    Choice("explain", "No, tell it why (t)", ApprovalDecision.NO, "warning", "refuse"),
     Choice("cancel", "Cancel task (esc)", ApprovalDecision.CANCEL, "default", "refuse"),
 )
 _ALWAYS = (ApprovalDecision.ALWAYS, ApprovalDecision.ALWAYS_PROJECT)
@@ -52,8 +54,9 @@ def _looks_like_diff(text: str) -> bool:
     return text.startswith(("--- ", "diff ", "@@")) or "\n@@ " in text
 
 
-class ApprovalScreen(ModalScreen[ApprovalDecision]):
-    """Dismissed with the user's decision; ``ApprovalDecision.CANCEL`` on Esc."""
+class ApprovalScreen(ModalScreen[ApprovalDecision | ApprovalAnswer]):
+    """Dismissed with the user's decision (an ``ApprovalAnswer`` when it carries a reason);
+    ``ApprovalDecision.CANCEL`` on Esc."""
 
     DEFAULT_CSS = """
     ApprovalScreen {
@@ -76,6 +79,8 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
     ApprovalScreen .choices { height: auto; margin: 1 0 0 0; }
     ApprovalScreen .choices.-refuse { margin: 0; }
     ApprovalScreen .choices > Button { min-width: 0; margin: 0 2 0 0; }
+    ApprovalScreen #reason { display: none; margin: 1 0 0 0; }
+    ApprovalScreen.-explaining #reason { display: block; }
     """
 
     BINDINGS = bindings_for("approval")
@@ -118,6 +123,8 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
                     for choice in self.choices:
                         if choice.row == row:
                             yield Button(choice.label, id=choice.button_id, variant=choice.variant, compact=True)
+            yield Input(placeholder="Why not? What should it do instead? (Enter sends, Esc cancels the task)",
+                        id="reason")
         yield Footer(show_command_palette=False)
 
     def on_mount(self) -> None:
@@ -137,6 +144,16 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         if chosen in {choice.decision for choice in self.choices}:
             self.dismiss(chosen)
 
+    def action_explain(self) -> None:
+        """"No, and tell the model why": the reason line opens; Enter sends the refusal with it."""
+        self.add_class("-explaining")
+        self.query_one("#reason", Input).focus()
+        self.call_after_refresh(self.query_one(DialogBox).fit)
+
+    @on(Input.Submitted, "#reason")
+    def _explained(self, event: Input.Submitted) -> None:
+        self.dismiss(ApprovalAnswer(ApprovalDecision.NO, event.value.strip() or None))
+
     def action_scroll_preview(self, pages: int) -> None:
         for preview in self.query("#preview").results(VerticalScroll):
             if pages < 0:
@@ -146,5 +163,8 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "explain":
+            self.action_explain()
+            return
         decisions = {choice.button_id: choice.decision for choice in CHOICES}
         self.dismiss(decisions.get(event.button.id or "", ApprovalDecision.CANCEL))

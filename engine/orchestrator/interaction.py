@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine.interaction import (
+    ApprovalAnswer,
     ApprovalDecision,
     ApprovalRequest,
     InteractionHandler,
@@ -27,7 +28,7 @@ class CancellingInteraction:
         self._inner = inner
         self._orchestrator = orchestrator
 
-    async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision:
+    async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision | ApprovalAnswer:
         decision = await self._inner.request_approval(request)
         if decision is ApprovalDecision.CANCEL:
             self._orchestrator.cancel()

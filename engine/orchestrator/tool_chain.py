@@ -18,7 +18,7 @@ from engine.events import (
     ToolCallScheduled,
     ToolStatus,
 )
-from engine.interaction import ApprovalDecision, ApprovalRequest
+from engine.interaction import ApprovalAnswer, ApprovalDecision, ApprovalRequest
 from engine.messages import Message, ToolCall
 from engine.modes import Mode
 from engine.orchestrator.deps import TurnDeps
@@ -161,7 +161,7 @@ async def _authorize(
     deps.emit(ToolCallAwaitingApproval(call.id, call.name, tuple(reasons)))
     await approval_waiting(deps, call.name)
     interaction_id = deps.recorder.approval_requested(call.id, call.name, key_argument, arguments, reasons)
-    answer = await deps.interaction.request_approval(
+    reply = await deps.interaction.request_approval(
         ApprovalRequest(
             call_id=call.id,
             tool=call.name,
@@ -172,13 +172,15 @@ async def _authorize(
             always_scope=decision.always_scope,
         )
     )
+    answer, why = (reply.decision, reply.reason) if isinstance(reply, ApprovalAnswer) else (reply, None)
     cancelled = answer is ApprovalDecision.CANCEL
-    deps.recorder.interaction_responded(interaction_id, None if cancelled else answer.value, cancelled=cancelled)
+    told = f"{answer.value}: {why}" if why else answer.value
+    deps.recorder.interaction_responded(interaction_id, None if cancelled else told, cancelled=cancelled)
     log(answer.value, "user", reasons)
     if cancelled:
         raise ApprovalCancelled()
     if answer is ApprovalDecision.NO:
-        return "the user refused this call"
+        return f"the user refused this call and says: {why}" if why else "the user refused this call"
     if answer in (ApprovalDecision.ALWAYS, ApprovalDecision.ALWAYS_PROJECT):
         if not decision.allowances:
             # Nothing can be remembered for this call (a risk reason, or a reason of the tool's own): yes, once.

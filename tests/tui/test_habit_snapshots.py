@@ -67,3 +67,21 @@ def test_custom_command_in_completion(snap_compare, workspace: Path, scripted_se
         await pilot.pause()
 
     assert snap_compare(make_app(workspace, scripted_server), terminal_size=(80, 24), run_before=run_before)
+
+
+def test_deny_with_reason_dialog(snap_compare, workspace: Path, scripted_server: ScriptedServer) -> None:
+    from coder_tui.screens.approval import ApprovalScreen
+
+    scripted_server.add(reply(tool_call("bash", command="rm -rf build")), reply(text("ok")))
+    app = make_app(workspace, scripted_server)
+
+    async def run_before(pilot: Pilot[object]) -> None:
+        await ready(pilot)
+        await submit(pilot, "clean the build")
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval dialog")
+        await pilot.pause()
+        await pilot.press("t")
+        await pilot.press(*"keep build/, it holds the release")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
