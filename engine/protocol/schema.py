@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from engine.events import Event, TurnEndReason
 from engine.interaction import (
+    ApprovalAnswer,
     ApprovalDecision,
     ApprovalRequest,
     QuestionAnswer,
@@ -39,7 +40,7 @@ from engine.interaction import (
 PROTOCOL_VERSION = 1
 
 InteractionRequest = ApprovalRequest | QuestionRequest | TrustRequest
-InteractionAnswer = ApprovalDecision | QuestionAnswer | TrustDecision
+InteractionAnswer = ApprovalDecision | ApprovalAnswer | QuestionAnswer | TrustDecision
 
 
 @dataclass(frozen=True)

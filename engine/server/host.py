@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from engine.events import Event, Notice
 from engine.interaction import (
+    ApprovalAnswer,
     ApprovalDecision,
     ApprovalRequest,
     QuestionAnswer,
@@ -68,7 +69,7 @@ class Frontend(Protocol):
 
     def input_finished(self, input_id: str, outcome: TurnOutcome) -> None: ...
 
-    async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision: ...
+    async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision | ApprovalAnswer: ...
 
     async def ask_question(self, request: QuestionRequest) -> QuestionAnswer: ...
 

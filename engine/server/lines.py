@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.events import ErrorEvent, Event
 from engine.interaction import (
+    ApprovalAnswer,
     ApprovalDecision,
     ApprovalRequest,
     QuestionAnswer,
@@ -134,9 +135,9 @@ class LineSession:
     def input_finished(self, input_id: str, outcome: TurnOutcome) -> None:
         self._send(InputFinished(input_id, outcome.reason, outcome.error, outcome.text, self.host.state()))
 
-    async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision:
+    async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision | ApprovalAnswer:
         answer = await self._ask(request)
-        return answer if isinstance(answer, ApprovalDecision) else ApprovalDecision.CANCEL
+        return answer if isinstance(answer, ApprovalDecision | ApprovalAnswer) else ApprovalDecision.CANCEL
 
     async def ask_question(self, request: QuestionRequest) -> QuestionAnswer:
         answer = await self._ask(request)

@@ -57,3 +57,11 @@ async def test_the_reason_button_opens_the_line_too(workspace: Path, scripted_se
         await settle(pilot)
         content = json.loads(scripted_server.requests[1].body["messages"][-1]["content"])
         assert content["error"] == "the user refused this call"
+
+
+def test_the_reason_crosses_the_engine_pipe() -> None:
+    from engine.interaction import ApprovalAnswer, ApprovalDecision
+    from engine.protocol import CODEC, AnswerRequest
+
+    message = AnswerRequest("r1", ApprovalAnswer(ApprovalDecision.NO, "use notes.md"))
+    assert CODEC.loads(CODEC.dumps(message)) == message
