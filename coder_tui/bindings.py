@@ -11,7 +11,7 @@ from typing import Literal
 
 from textual.binding import Binding
 
-Scope = Literal["app", "screen", "prompt", "approval", "question", "picker", "rewind", "trust"]
+Scope = Literal["app", "screen", "prompt", "approval", "question", "picker", "rewind", "trust", "history"]
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,9 @@ KEY_TABLE: tuple[KeySpec, ...] = (
             "running task", show=False),
     KeySpec("ctrl+k", "delete_to_end_of_line", "Kill line", "prompt", "delete to the end of the line", show=False),
     KeySpec("alt+backspace", "delete_word_left", "Delete word", "prompt", "delete the word before the cursor",
+            show=False),
+    KeySpec("ctrl+g", "edit_in_editor", "Editor", "prompt", "edit the input in $VISUAL / $EDITOR", show=False),
+    KeySpec("ctrl+r", "search_history", "Search", "prompt", "search the input history (type to narrow, Esc leaves)",
             show=False),
     KeySpec("ctrl+d", "exit_if_empty", "Exit", "prompt", "exit when the input is empty (else delete right)",
             show=False),
@@ -92,6 +95,9 @@ KEY_TABLE: tuple[KeySpec, ...] = (
     KeySpec("d", "decide('dont_trust')", "Don't trust", "trust",
             "keep ignoring this folder's power-widening keys (remembered)"),
     KeySpec("escape", "decide('later')", "Later", "trust", "not now: untrusted for this run, asked again next time"),
+    KeySpec("escape", "close", "Leave", "history", "leave the history search; the input is unchanged"),
+    KeySpec("up", "move(-1)", "Newer", "history", "the newer match", show=False),
+    KeySpec("down,ctrl+r", "move(1)", "Older", "history", "the older match (Ctrl+R again too)", show=False),
 )
 
 
@@ -131,6 +137,6 @@ def help_rows() -> list[tuple[str, str, str]]:
     """(where, keys, what it does) for every binding, for ``/help``."""
     where = {
         "app": "anywhere", "screen": "session", "prompt": "input", "approval": "approval", "question": "question",
-        "picker": "/resume list", "rewind": "/rewind list", "trust": "trust",
+        "picker": "/resume list", "rewind": "/rewind list", "trust": "trust", "history": "history search",
     }
     return [(where[spec.scope], display_keys(spec.keys), spec.help) for spec in KEY_TABLE]

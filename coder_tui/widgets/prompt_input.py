@@ -158,6 +158,34 @@ class PromptInput(TextArea):
             raise SkipAction()  # the screen's End: the bottom of the transcript
         self.action_cursor_line_end()
 
+    def action_edit_in_editor(self) -> None:
+        """Ctrl+G: the input opens in the user's editor; what it saves comes back."""
+        from textual.app import SuspendNotSupported
+
+        from coder_tui.external_editor import EditorError, edit_text
+
+        try:
+            with self.app.suspend():
+                edited = edit_text(self.text)
+        except SuspendNotSupported:
+            self.notify("this terminal cannot hand itself to an editor", severity="warning")
+            return
+        except EditorError as exc:
+            self.notify(str(exc), severity="error", timeout=6)
+            return
+        self.set_text(edited)
+
+    def action_search_history(self) -> None:
+        """Ctrl+R: search the input history; the chosen input replaces the prompt's text."""
+        from coder_tui.screens.history_search import HistorySearchScreen
+
+        def chosen(entry: str | None) -> None:
+            if entry is not None:
+                self.set_text(entry)
+            self.focus()
+
+        self.app.push_screen(HistorySearchScreen(self.input_history.entries, self.text), callback=chosen)
+
     def action_exit_if_empty(self) -> None:
         if self.text:
             self.action_delete_right()
