@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from textual import events
 from textual.app import App
 
+from coder_tui.attention import Attention
 from coder_tui.bindings import bindings_for
 from coder_tui.engine_link import EngineLink, EngineStarter
 from coder_tui.formatting import display_path
@@ -63,6 +64,7 @@ class CoderApp(App[int]):
         self._ctrl_c_armed = False
         # When the last key arrived: the session screen keeps its pauses (garbage collection) for when typing stops.
         self.last_key_at = 0.0
+        self.attention = Attention(self)
 
     @property
     def session(self) -> SessionScreen:

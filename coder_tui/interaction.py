@@ -36,13 +36,21 @@ class TuiInteraction:
         self._app = app
 
     async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision | ApprovalAnswer:
+        self._call_user(f"{request.tool} waits for your approval")
         return await self._ask(ApprovalScreen(request))
 
     async def ask_question(self, request: QuestionRequest) -> QuestionAnswer:
+        self._call_user("a question waits for your answer")
         return await self._ask(QuestionScreen(request))
 
     async def request_trust(self, request: TrustRequest) -> TrustDecision:
         return await self._ask(TrustScreen(request))
+
+    def _call_user(self, message: str) -> None:
+        """A notification when the terminal is not focused (the app's ``Attention``, where it has one)."""
+        attention = getattr(self._app, "attention", None)
+        if attention is not None:
+            attention.call(message)
 
     async def _ask(self, screen: ModalScreen[ResultT]) -> ResultT:
         answer: asyncio.Future[ResultT] = asyncio.get_running_loop().create_future()

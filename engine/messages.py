@@ -61,6 +61,29 @@ class ToolCall(BaseModel):
         return value
 
 
+class ImageRef(BaseModel):
+    """An image attached to a user message: the blob holding its bytes (``.coder/blobs/<sha256>.<ext>``), its type
+    and the name the user gave. The session file keeps this reference; the request carries the image itself."""
+
+    model_config = ConfigDict(frozen=True)
+
+    blob: str
+    mime: str
+    name: str
+
+    def wire_part(self) -> dict[str, Any]:
+        """The ``image_url`` part (a base64 data URL); a text note when the blob is gone."""
+        import base64
+        from pathlib import Path
+
+        try:
+            data = Path(self.blob).read_bytes()
+        except OSError:
+            return {"type": "text", "text": f"[image {self.name} is no longer available]"}
+        url = f"data:{self.mime};base64,{base64.b64encode(data).decode('ascii')}"
+        return {"type": "image_url", "image_url": {"url": url}}
+
+
 class Message(BaseModel):
     """One conversation message. ``interrupted`` is ours (not sent to the API): the stream was cancelled."""
 
@@ -73,6 +96,8 @@ class Message(BaseModel):
     refusal: str | None = None  # the answer was a refusal (OpenAI's ``refusal``); ``content`` holds it too
     extra: dict[str, Any] | None = None
     interrupted: bool = False
+    # Images the user attached (``@shot.png`` or a pasted path); sent as ``image_url`` parts after the text.
+    images: list[ImageRef] | None = None
 
     @classmethod
     def system(cls, content: str) -> Message:
@@ -104,6 +129,8 @@ class Message(BaseModel):
                 wire["refusal"] = self.refusal
             if self.extra:
                 wire.update((key, value) for key, value in self.extra.items() if key not in wire)
+        elif self.images:
+            wire["content"] = [{"type": "text", "text": self.content or ""}, *(i.wire_part() for i in self.images)]
         else:
             wire["content"] = self.content or ""
         if self.role == "tool":
@@ -119,6 +146,10 @@ class Message(BaseModel):
             record["reasoning"] = self.reasoning
         if self.interrupted:
             record["interrupted"] = True
+        if self.images:
+            # The reference, not the bytes: the content stays the text the user wrote.
+            record["content"] = self.content or ""
+            record["images"] = [image.model_dump() for image in self.images]
         return record
 
     @classmethod
@@ -135,7 +166,7 @@ class Message(BaseModel):
 
 _CALL_FIELDS = frozenset({"id", "type", "function"})
 _MESSAGE_FIELDS = frozenset(
-    {"role", "content", "name", "tool_calls", "tool_call_id", "reasoning", "refusal", "interrupted"}
+    {"role", "content", "name", "tool_calls", "tool_call_id", "reasoning", "refusal", "interrupted", "images"}
 )
 
 

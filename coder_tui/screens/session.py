@@ -206,6 +206,7 @@ class SessionScreen(Screen[None]):
             return
         state: SessionState = "interrupted" if outcome.reason == "cancelled" else "ready"
         self.prompt.input.task_running = False
+        self.app.attention.call("done" if outcome.reason == "completed" else f"stopped ({outcome.reason})")
         self.app.refresh_bindings()
         self.transcript.when_drawn(lambda: self._idle(state))
 

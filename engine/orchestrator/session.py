@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.events import Event, MessageAdded
+from engine.context.images import without_images
 from engine.messages import Message
 from engine.orchestrator.message_log import MessageLog, SessionLog
 from engine.storage.session_file import SessionFile, SnapshotHeader, encode_message, redacted_record
@@ -65,6 +66,8 @@ class Session:
         self._encoded: list[str] = list(encoded) if encoded else [encode_message(m) for m in self._messages]
         if not len(self._seqs) == len(self._encoded) == len(self._messages):
             raise ValueError("a restored session needs one position and one text per message")
+        # False once the model or server refused an image: later requests carry a note in its place.
+        self.send_images = True
         self._system_cache: tuple[str, str] = ("", "")
         self._system_wire: tuple[str, dict[str, Any]] = ("", {})
         self._emit = emit
@@ -138,11 +141,12 @@ class Session:
             for index, value in enumerate(wire):
                 if value is None:
                     wire[index] = self._messages[index].to_wire()
+        sent: list[dict[str, Any]] = wire if self.send_images else without_images(wire)  # type: ignore[arg-type]
         if not self.system_prompt:
-            return list(wire)  # type: ignore[arg-type]
+            return list(sent)
         if self._system_wire[0] != self.system_prompt:
             self._system_wire = (self.system_prompt, Message.system(self.system_prompt).to_wire())
-        return [self._system_wire[1], *wire]  # type: ignore[list-item]
+        return [self._system_wire[1], *sent]
 
     def _encoded_system_prompt(self) -> str:
         """The system prompt changes once a turn at most, and a save comes after every message: encode it once."""

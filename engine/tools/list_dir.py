@@ -41,7 +41,7 @@ class ListTool(Tool[ListParams]):
         path = ctx.workspace.resolve(params.path)
         display = ctx.workspace.display(path)
         ctx.workspace.refuse_coder_state(path, display)
-        entries = await asyncio.to_thread(_entries, path, display)
+        entries = await asyncio.to_thread(folder_entries, path, display)
         if path == ctx.workspace.root:
             entries = [entry for entry in entries if entry != f"{PROTECTED_DIR}/"]
         cap = ctx.limits.max_results
@@ -51,7 +51,7 @@ class ListTool(Tool[ListParams]):
         return ToolOutput(data=data)
 
 
-def _entries(path: Path, display: str) -> list[str]:
+def folder_entries(path: Path, display: str) -> list[str]:
     try:
         with os.scandir(path) as found:
             names = [entry.name + "/" if _is_dir(entry) else entry.name for entry in found]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from contextlib import aclosing
 
+from engine.context.images import refused_images
 from engine.errors import ProviderError
 from engine.events import LoopDetected, Notice, ReasoningDelta, TextDelta, UsageUpdated
 from engine.messages import Message
@@ -32,7 +33,14 @@ async def chat_step(state: TurnState, deps: TurnDeps) -> Message:
                 loop = _announce(chunk, deps, sent)
                 if loop is not None:
                     break
-    except (asyncio.CancelledError, ProviderError):
+    except ProviderError as exc:
+        if session.send_images and refused_images(exc, request.messages, deps.emit):
+            session.send_images = False
+            state.steps -= 1
+            return await chat_step(state, deps)
+        _keep_partial(assembler, deps)
+        raise
+    except asyncio.CancelledError:
         _keep_partial(assembler, deps)
         raise
     if loop is not None:

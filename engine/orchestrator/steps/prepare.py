@@ -8,11 +8,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from engine.context.instructions import load_instructions
-from engine.context.mentions import expand_mentions
+from engine.context.images import attach_images, pasted_image_paths
+from engine.context.mentions import collect_mentions
 from engine.context.system_prompt import Environment, probe_environment
 from engine.events import Notice
 from engine.messages import Message
 from engine.modes import Mode
+from engine.storage.blobs import BlobStore
 from engine.orchestrator.deps import TurnDeps
 from engine.orchestrator.state import TurnState
 from engine.workflow.complex_task import is_complex, should_init_todos, todo_init_instruction
@@ -20,7 +22,11 @@ from engine.workflow.complex_task import is_complex, should_init_todos, todo_ini
 
 async def prepare_turn_state(state: TurnState, deps: TurnDeps) -> None:
     await refresh_system_prompt(deps)
-    content, problems = expand_mentions(state.user_text, deps.tool_context.workspace)
+    workspace = deps.tool_context.workspace
+    found = collect_mentions(state.user_text, workspace)
+    content, problems = found.text, found.problems
+    pasted = [path for path in pasted_image_paths(state.user_text) if path.resolve() not in found.images]
+    images = attach_images(found.images + pasted, BlobStore.for_workspace(workspace.root), problems)
     if state.hook_context:
         content = f"{content}\n\n<hook-context>\n{state.hook_context}\n</hook-context>"
     for problem in problems:
@@ -28,7 +34,7 @@ async def prepare_turn_state(state: TurnState, deps: TurnDeps) -> None:
     verdict = is_complex(state.user_text)
     if should_init_todos(verdict, deps.tool_context.todos, deps.config.workflow.require_todo_for_complex):
         content = f"{content}\n\n<system-reminder>\n{todo_init_instruction(state.user_text)}\n</system-reminder>"
-    deps.session.append(Message.user(content))
+    deps.session.append(Message(role="user", content=content, images=images or None))
     deps.loops.reset()
 
 

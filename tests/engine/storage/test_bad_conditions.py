@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.context.mentions import expand_mentions
+from engine.context.mentions import collect_mentions
 from engine.events import ErrorEvent
 from engine.storage.db import database_path
 from engine.storage.session_file import sessions_dir
@@ -112,7 +112,8 @@ def test_a_database_that_has_content_is_never_rebuilt(tmp_path: Path) -> None:
 def test_mention_with_a_name_too_long_is_named_and_the_request_still_goes(tmp_path: Path) -> None:
     name = "a" * 300
     request = f"look at @{name} please"
-    content, problems = expand_mentions(request, Workspace(tmp_path))
+    found = collect_mentions(request, Workspace(tmp_path))
+    content, problems = found.text, found.problems
     assert content == request
     (problem,) = problems
     assert problem.startswith("@aaaa") and "…" in problem and "File name too long" in problem

@@ -1,0 +1,91 @@
+"""Images in requests (SPEC 23): an ``@shot.png`` mention or a pasted image path becomes an ``image_url`` part of
+the user message, its bytes stored once under ``.coder/blobs/``. A model or server that refuses images gets a plain
+error naming the cause, and the request goes again without them (for the rest of the session)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from engine.context.mentions import IMAGE_TYPES
+from engine.errors import ProviderError
+from engine.events import Event, Notice
+from engine.messages import ImageRef
+from engine.storage.blobs import BlobStore
+
+MAX_IMAGE_BYTES = 20 * 1024 * 1024
+NOT_SENT = "[an attached image was not sent: this model or server does not take images]"
+_EXT = r"\.(?:png|jpe?g|gif|webp)"
+# A pasted path (as a terminal pastes a dragged file): quoted, or unquoted with backslash-escaped spaces.
+PASTED_PATH = re.compile(
+    rf"""'((?:~|/)[^'\n]+?{_EXT})'|"((?:~|/)[^"\n]+?{_EXT})"|(?<!\S)((?:~|/)(?:\\ |\S)+?{_EXT})(?!\S)""",
+    re.IGNORECASE,
+)
+
+
+def pasted_image_paths(text: str) -> list[Path]:
+    """Absolute (or ``~``) paths of existing image files pasted into ``text``. The user gave them, so they may lie
+    outside the workspace: they are only read and sent with this request."""
+    found: list[Path] = []
+    for match in PASTED_PATH.finditer(text):
+        raw = next(group for group in match.groups() if group)
+        path = Path(raw.replace("\\ ", " ")).expanduser()
+        if path.is_file() and path not in found:
+            found.append(path)
+    return found
+
+
+def attach_images(paths: list[Path], blobs: BlobStore, problems: list[str]) -> list[ImageRef]:
+    """Stores each image as a blob; an image that cannot be read or is too large is named in ``problems``."""
+    refs: list[ImageRef] = []
+    for path in paths:
+        try:
+            size = path.stat().st_size
+            if size > MAX_IMAGE_BYTES:
+                problems.append(f"{path.name} not attached: {size // 1_048_576} MB, images are at most "
+                                f"{MAX_IMAGE_BYTES // 1_048_576} MB")
+                continue
+            blob = blobs.put(path.read_bytes(), path.suffix)
+        except OSError as exc:
+            problems.append(f"{path.name} not attached: cannot read it ({exc.strerror or exc})")
+            continue
+        refs.append(ImageRef(blob=str(blob), mime=IMAGE_TYPES[path.suffix.lower()], name=path.name))
+    return refs
+
+
+def carries_images(messages: list[dict[str, Any]]) -> bool:
+    return any(_image_parts(message) for message in messages)
+
+
+def without_images(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The request's messages with every image part replaced by a short note, so the text still goes through."""
+    stripped = []
+    for message in messages:
+        if not _image_parts(message):
+            stripped.append(message)
+            continue
+        parts = [
+            part if part.get("type") != "image_url" else {"type": "text", "text": NOT_SENT}
+            for part in message["content"]
+        ]
+        stripped.append({**message, "content": parts})
+    return stripped
+
+
+def refused_images(exc: ProviderError, messages: list[dict[str, Any]], emit: Callable[[Event], None]) -> bool:
+    """True when ``exc`` is the server refusing a request that carried images (a 4xx answer): the user is told why,
+    and the caller sends the request again without them."""
+    if not carries_images(messages) or exc.status is None or not 400 <= exc.status < 500 or exc.status == 429:
+        return False
+    emit(Notice(f"the model or server refused the attached image(s): {exc}. Sending the request again without "
+                "images; this session sends no more of them.", level="warning"))
+    return True
+
+
+def _image_parts(message: dict[str, Any]) -> list[dict[str, Any]]:
+    content = message.get("content")
+    if not isinstance(content, list):
+        return []
+    return [part for part in content if isinstance(part, dict) and part.get("type") == "image_url"]
