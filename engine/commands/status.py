@@ -24,7 +24,7 @@ async def status_command(orch: Orchestrator, arg: str) -> CommandResult:
         ("model", orch.model),
         ("provider", f"key from ${orch.config.provider.api_key_env}"),
         ("base URL", orch.config.provider.base_url or DEFAULT_BASE_URL),
-        ("session", f"{session.id} ({len(session.messages)} messages)"),
+        ("session", f"{session.id} ({_count(len(session.messages), 'message')})"),
         ("mode", f"{orch.mode.value} (permissions: {orch.policy.preset})"),
         ("context", f"{used:,} of {window:,} tokens ({used * 100 // window}%)"),
         ("sandbox", orch.policy.sandbox_description()),
@@ -43,3 +43,7 @@ async def status_command(orch: Orchestrator, arg: str) -> CommandResult:
         "rows": [list(row) for row in rows],
     }
     return CommandResult.slash("/status", "status:\n" + text, **data)
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
