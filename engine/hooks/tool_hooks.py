@@ -21,7 +21,8 @@ def scope_of(deps: TurnDeps) -> HookScope:
         transcript = str(session.path)
     except RuntimeError:  # a sub-agent's conversation lives in memory only
         transcript = ""
-    return HookScope(session.id, deps.recorder.task_id, transcript)
+    # The recorder's session: a sub-agent's calls belong to its parent's session (and audit log).
+    return HookScope(deps.recorder.session_id, deps.recorder.task_id, transcript)
 
 
 async def before_tool(deps: TurnDeps, call: ToolCall, arguments: dict[str, Any]) -> PreToolDecision:

@@ -202,3 +202,22 @@ async def test_hooks_do_not_run_in_an_untrusted_folder(tmp_path: Path, scripted_
     assert not (tmp_path / "ran.txt").exists()
     assert any("not trusted" in n.text for n in log.of(Notice))
     assert not [e for e in orch.store.audit_entries(orch.session_id) if e.tool.startswith("hook:")]
+
+
+async def test_hooks_see_a_sub_agents_tool_calls(tmp_path: Path, scripted_server: ScriptedServer) -> None:
+    trust(tmp_path)
+    (tmp_path / "secret.txt").write_text("s3cret\n")
+    scripted_server.add(
+        reply(tool_call("task", id="call_t", description="Read it", prompt="Read secret.txt")),
+        reply(tool_call("read", id="sub_1", path="secret.txt")),
+        reply(text("I could not read it.")),
+        reply(text("The sub-agent could not read it.")),
+    )
+    orch, _, _ = make_orchestrator(
+        tmp_path, scripted_server.base_url, mode=Mode.YOLO,
+        hooks={"PreToolUse": hook(answer("deny", "secrets stay closed"), "read")},
+    )
+    await orch.run_input("what is in secret.txt?")
+    sub_tool_results = [json.loads(m["content"]) for m in scripted_server.requests[2].body["messages"]
+                        if m["role"] == "tool"]
+    assert sub_tool_results == [{"ok": False, "error": "blocked by a PreToolUse hook: secrets stay closed"}]
