@@ -22,7 +22,7 @@ async def status_command(orch: Orchestrator, arg: str) -> CommandResult:
     window = orch.context_window
     rows: list[tuple[str, str]] = [
         ("model", orch.model),
-        ("provider", f"key from ${orch.config.provider.api_key_env}"),
+        ("provider", f"{orch.provider_profile or 'default'} (key from ${orch.config.provider.api_key_env})"),
         ("base URL", orch.config.provider.base_url or DEFAULT_BASE_URL),
         ("session", f"{session.id} ({_count(len(session.messages), 'message')})"),
         ("mode", f"{orch.mode.value} (permissions: {orch.policy.preset})"),
@@ -33,6 +33,7 @@ async def status_command(orch: Orchestrator, arg: str) -> CommandResult:
     text = "\n".join(f"  {key.ljust(width)}  {value}" for key, value in rows)
     data: dict[str, Any] = {
         "model": orch.model,
+        "provider_profile": orch.provider_profile,
         "base_url": orch.config.provider.base_url,
         "session_id": session.id,
         "mode": orch.mode.value,
