@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from engine.config.paths import user_config_path
 from engine.skills.skill import Skill
 
 MAX_COMMAND_FILE_BYTES = 256 * 1024
@@ -62,8 +63,8 @@ class CustomCommands:
 
 
 def user_commands_folder(env: Mapping[str, str]) -> Path:
-    config_home = env.get("XDG_CONFIG_HOME") or str(Path(env.get("HOME") or Path.home()) / ".config")
-    return Path(config_home) / "coder" / "commands"
+    """``commands/`` beside the user's config file."""
+    return user_config_path(env).parent / "commands"
 
 
 def project_commands_folder(workspace: Path) -> Path:

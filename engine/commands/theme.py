@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engine.config.loader import user_config_path
+from engine.config.paths import user_config_path
 from engine.config.project_file import update_config_file
 from engine.events import CommandResult
 
@@ -35,7 +35,7 @@ async def theme_command(orch: Orchestrator, arg: str) -> CommandResult:
         )
     orch.config = orch.config.model_copy(update={"theme": name})
     try:
-        path = update_config_file(user_config_path(), ("theme",), name)
+        path = update_config_file(user_config_path(orch.env), ("theme",), name)
     except (OSError, ValueError) as exc:
         return CommandResult.slash("/theme", f"theme: {name} (for this session only: could not save it: {exc})",
                                    theme=name)
