@@ -69,7 +69,7 @@ def collect_mentions(text: str, workspace: Workspace) -> Mentions:
             result.problems.append(f"@{shown} not attached: {exc}")
         except (OSError, ToolError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            result.problems.append(f"@{shown} not attached: cannot read it ({reason})")
+            result.problems.append(f"@{shown} not attached: {reason}")
     if attachments:
         result.text = text + "\n\n" + "\n\n".join(attachments)
     return result
