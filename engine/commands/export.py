@@ -8,18 +8,20 @@ from typing import TYPE_CHECKING
 from engine.commands.export_markdown import default_export_name, render_markdown
 from engine.events import CommandResult
 from engine.storage.atomic import write_atomic
+from engine.storage.records import HistoryMessage
 
 if TYPE_CHECKING:
     from engine.orchestrator.orchestrator import Orchestrator
 
 
 async def export_command(orch: Orchestrator, arg: str) -> CommandResult:
-    loaded = orch.store.load_session(orch.session_id)
-    if not loaded.messages:
+    info = orch.store.load_session(orch.session_id).info
+    history = orch.store.full_history(orch.session_id)
+    messages = sum(1 for entry in history if isinstance(entry, HistoryMessage))
+    if not messages:
         return CommandResult.slash("/export", "nothing to export: this conversation is empty", ok=False)
-    title = loaded.info.title
-    target = _target(orch.workspace_root, arg, default_export_name(title, loaded.info.id))
-    markdown = render_markdown(title, loaded.info.id, loaded.messages)
+    target = _target(orch.workspace_root, arg, default_export_name(info.title, info.id))
+    markdown = render_markdown(info.title, info.id, history)
     try:
         if target.is_dir():
             raise IsADirectoryError(f"{target} is a folder")
@@ -27,8 +29,8 @@ async def export_command(orch: Orchestrator, arg: str) -> CommandResult:
         write_atomic(target, markdown.encode("utf-8"))
     except OSError as exc:
         return CommandResult.slash("/export", f"could not write {target}: {exc}", ok=False)
-    text = f"exported {len(loaded.messages)} messages to {target}"
-    return CommandResult.slash("/export", text, path=str(target), messages=len(loaded.messages))
+    text = f"exported {messages} messages to {target}"
+    return CommandResult.slash("/export", text, path=str(target), messages=messages)
 
 
 def _target(root: Path, arg: str, default_name: str) -> Path:

@@ -1,29 +1,34 @@
 """The transcript of a session as Markdown (``/export``): user requests, answers, reasoning, every tool call with
-its arguments and result, and the diff an edit made when the history holds it."""
+its arguments and result and the diff it showed, across every context epoch, with a marker where the context was
+compacted."""
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from engine.messages import Message
+from engine.storage.records import CompactionMarker, HistoryEntry
 
 # A tool result longer than this is cut in the export (the session file keeps all of it).
 MAX_RESULT_CHARS = 4000
 
 
-def render_markdown(
-    title: str, session_id: str, messages: Sequence[Message], diffs: Mapping[str, str] | None = None
-) -> str:
-    """``diffs``: the diff each tool call (by call id) showed, where the history holds one."""
-    diffs = diffs or {}
+def render_markdown(title: str, session_id: str, history: Sequence[HistoryEntry]) -> str:
+    """The session's whole history (every context epoch): a "context compacted here" marker where each compaction
+    happened, the diff each tool message showed, and messages a ``/rewind`` cut marked as such."""
     out = [f"# {title or 'Untitled session'}", "", f"Session `{session_id}`, exported from coder-tui.", ""]
     calls: dict[str, str] = {}
-    for message in messages:
+    for entry in history:
+        if isinstance(entry, CompactionMarker):
+            out += _marker(entry)
+            continue
+        message = entry.message
         if message.role == "system":
             continue
+        if entry.rewound:
+            out += ["*(cut from the conversation by /rewind)*", ""]
         if message.role == "user":
             out += ["## User", "", message.content or "", ""]
         elif message.role == "assistant":
@@ -41,10 +46,28 @@ def render_markdown(
         else:
             name = message.name or calls.get(message.tool_call_id or "", "tool")
             out += [f"**Result** of `{name}`", "", fence(_cap(_pretty_json(message.content or "")), "json"), ""]
-            diff = diffs.get(message.tool_call_id or "")
-            if diff:
-                out += ["**Diff**", "", fence(diff, "diff"), ""]
+            if entry.diff:
+                out += ["**Diff**", "", fence(entry.diff, "diff"), ""]
     return "\n".join(out).rstrip() + "\n"
+
+
+def _marker(marker: CompactionMarker) -> list[str]:
+    summary = marker.summary.content or ""
+    return [
+        "---",
+        "",
+        f"*Context compacted here ({marker.tokens_before:,} -> {marker.tokens_after:,} tokens): from this point the "
+        "model saw this summary instead of the messages above.*",
+        "",
+        "<details><summary>Summary</summary>",
+        "",
+        summary.strip(),
+        "",
+        "</details>",
+        "",
+        "---",
+        "",
+    ]
 
 
 def fence(text: str, language: str = "") -> str:

@@ -27,7 +27,9 @@ async def status_command(orch: Orchestrator, arg: str) -> CommandResult:
         ("session", f"{session.id} ({_count(len(session.messages), 'message')})"),
         ("mode", f"{orch.mode.value} (permissions: {orch.policy.preset})"),
         ("context", f"{used:,} of {window:,} tokens ({used * 100 // window}%)"),
+        ("trust", _trust(orch)),
         ("sandbox", orch.policy.sandbox_description()),
+        ("MCP", _mcp_servers(orch)),
     ]
     width = max(len(key) for key, _ in rows)
     text = "\n".join(f"  {key.ljust(width)}  {value}" for key, value in rows)
@@ -41,9 +43,29 @@ async def status_command(orch: Orchestrator, arg: str) -> CommandResult:
         "context_tokens": used,
         "context_window": window,
         "sandbox": orch.policy.sandbox_description(),
+        "trusted": orch.project_trusted,
+        "mcp_servers": {name: c.state.value for name, c in orch.mcp.connections.items()},
         "rows": [list(row) for row in rows],
     }
     return CommandResult.slash("/status", "status:\n" + text, **data)
+
+
+def _trust(orch: Orchestrator) -> str:
+    if orch.trusted_for_run:
+        return "trusted for this run (--trust)"
+    if orch.project_trusted:
+        return "trusted (/trust off to change)"
+    return "not trusted (/trust shows what that limits)"
+
+
+def _mcp_servers(orch: Orchestrator) -> str:
+    connections = orch.mcp.connections
+    if not connections:
+        return "none configured (/mcp)"
+    return ", ".join(
+        f"{name} ({connection.state.value}, {_count(len(orch.mcp.tools_of(name)), 'tool')})"
+        for name, connection in connections.items()
+    )
 
 
 def _count(number: int, noun: str) -> str:

@@ -87,6 +87,11 @@ async def test_status_names_model_url_session_mode_and_context(tmp_path: Path, s
     assert result.data["base_url"] == scripted_server.base_url and result.data["session_id"] == orch.session_id
     assert result.data["mode"] == "auto-edit" and 0 < result.data["context_tokens"] < result.data["context_window"]
     assert scripted_server.base_url in result.text and orch.session_id in result.text
+    assert result.data["trusted"] is False and "not trusted" in result.text
+    assert result.data["mcp_servers"] == {} and "none configured (/mcp)" in result.text
+    orch.trusted_for_run = True
+    await orch.run_input("/status")
+    assert "trusted for this run (--trust)" in log.of(CommandResult)[-1].text
 
 
 async def test_theme_is_checked_and_saved_in_the_user_config(tmp_path: Path, scripted_server: ScriptedServer) -> None:
