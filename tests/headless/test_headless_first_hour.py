@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 from tests.headless.test_headless_cli import run_cli
+
+# Auto-verify runs `pytest -q` from PATH: the interpreter's own bin/ (where pytest is) need not be on it (a
+# virtualenv not activated), so these runs put it there.
+WITH_PYTEST = {"PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
 from tests.support.scenario import reply, text, tool_call
 from tests.support.scripted_server import ScriptedServer
 
@@ -39,14 +45,20 @@ def test_the_replies_of_one_turn_are_separated_and_a_failed_verification_exits_1
         text("ok (default)"),
         text("ok (default)"),
     )
-    done = run_cli(["-p", "create z.py", "--mode", "auto-edit", "--output-format", "text"], tmp_path, scripted_server)
+    done = run_cli(
+        ["-p", "create z.py", "--mode", "auto-edit", "--output-format", "text"], tmp_path, scripted_server,
+        extra_env=WITH_PYTEST,
+    )
     assert done.stdout == "Wrote z.py.\n\nok (default)\n\nok (default)\n"
     assert done.returncode == 1
     assert "auto-verify: `pytest -q` still fails after 2 retries" in done.stderr
     assert "[verify] pytest -q (attempt 1)" in done.stderr
 
     scripted_server.add(reply(tool_call("write", path="z2.py", content="x = 2\n")), *[text("again")] * 3)
-    as_json = run_cli(["-p", "again", "--mode", "auto-edit", "--output-format", "json"], tmp_path, scripted_server)
+    as_json = run_cli(
+        ["-p", "again", "--mode", "auto-edit", "--output-format", "json"], tmp_path, scripted_server,
+        extra_env=WITH_PYTEST,
+    )
     result = json.loads(as_json.stdout.splitlines()[-1])
     assert (result["ok"], result["reason"]) == (False, "verify_failed")
     assert as_json.returncode == 1
