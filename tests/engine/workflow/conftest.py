@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 
@@ -12,3 +15,11 @@ async def close_orchestrators() -> AsyncIterator[None]:
     yield
     while CREATED:
         await CREATED.pop().aclose()
+
+
+@pytest.fixture(autouse=True)
+def interpreter_bin_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Auto-verify runs `pytest -q` from PATH; the interpreter's own bin/ (where pytest is installed) need not be on
+    it (a virtualenv not activated, pipx). A test that sets PATH itself overrides this."""
+    scripts = str(Path(sys.executable).parent)
+    monkeypatch.setenv("PATH", os.pathsep.join([scripts, os.environ.get("PATH", "")]))
