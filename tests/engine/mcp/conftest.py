@@ -100,3 +100,11 @@ def _served(tmp_path: Path, transport: str, path: str) -> Iterator[str]:
 
 def warnings(events: list[Any]) -> list[str]:
     return [e.text for e in events if isinstance(e, Notice) and e.level == "warning"]
+
+
+@pytest.fixture(autouse=True)
+def interpreter_bin_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reference servers (`mcp-server-time`, `mcp-server-git`) are console scripts beside the interpreter, which
+    need not be on PATH (a virtualenv not activated); a user names them by an absolute path in that case."""
+    scripts = str(Path(sys.executable).parent)
+    monkeypatch.setenv("PATH", os.pathsep.join([scripts, os.environ.get("PATH", "")]))
