@@ -14,16 +14,12 @@ from engine.interaction import ApprovalDecision
 from engine.modes import Mode
 from engine.sandbox import detect
 from tests.security.conftest import git, snapshot
+from tests.support.fakes import close_orchestrators  # noqa: F401 (autouse fixture)
 from tests.support.fakes import CREATED, FakeInteraction, make_orchestrator
 from tests.support.scenario import reply, text, tool_call
 from tests.support.scripted_server import ScriptedServer
 
 
-@pytest.fixture(autouse=True)
-async def close_orchestrators() -> AsyncIterator[None]:
-    yield
-    while CREATED:
-        await CREATED.pop().aclose()
 
 
 def _results(server: ScriptedServer) -> dict[str, dict]:

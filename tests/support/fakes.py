@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from engine.config import Config
 from engine.events import Event
@@ -98,5 +100,14 @@ def make_orchestrator(
 
 async def close_created() -> None:
     """Releases what the orchestrators a test made hold (HTTP connections, MCP servers), on the loop that made them."""
+    while CREATED:
+        await CREATED.pop().aclose()
+
+
+@pytest.fixture(autouse=True)
+async def close_orchestrators() -> AsyncIterator[None]:
+    """Releases the HTTP connections of the orchestrators a test made, on the loop that made them. Imported by the
+    test folders and modules that make orchestrators (an imported fixture is theirs, autouse included)."""
+    yield
     while CREATED:
         await CREATED.pop().aclose()

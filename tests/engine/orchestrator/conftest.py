@@ -4,11 +4,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from tests.support.fakes import close_orchestrators  # noqa: F401 (autouse fixture)
 from tests.support.fakes import CREATED
 
 
-@pytest.fixture(autouse=True)
-async def close_orchestrators() -> AsyncIterator[None]:
-    yield
-    while CREATED:
-        await CREATED.pop().aclose()

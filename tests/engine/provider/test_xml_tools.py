@@ -31,6 +31,7 @@ from engine.provider.xml_tools import (
     to_xml_wire,
     with_tools_prompt,
 )
+from tests.support.fakes import close_orchestrators  # noqa: F401 (autouse fixture)
 from tests.support.fakes import CREATED, make_orchestrator
 from tests.support.scenario import reply, text
 from tests.support.scripted_server import ScriptedServer
@@ -43,12 +44,6 @@ READ = ToolDef(
 TODOREAD = ToolDef(name="todoread", description="The todo list.")
 
 
-@pytest.fixture(autouse=True)
-async def close_orchestrators() -> AsyncIterator[None]:
-    """Releases the HTTP connections of the orchestrators a test made, on the loop that made them."""
-    yield
-    while CREATED:
-        await CREATED.pop().aclose()
 
 
 def ids() -> Callable[[], str]:

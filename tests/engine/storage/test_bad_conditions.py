@@ -17,16 +17,12 @@ from engine.storage.db import database_path
 from engine.storage.session_file import sessions_dir
 from engine.storage.store import Store
 from engine.tools.guard import Workspace
+from tests.support.fakes import close_orchestrators  # noqa: F401 (autouse fixture)
 from tests.support.fakes import CREATED, make_orchestrator
 from tests.support.scenario import reply, text, tool_call
 from tests.support.scripted_server import ScriptedServer
 
 
-@pytest.fixture(autouse=True)
-async def close_orchestrators() -> AsyncIterator[None]:
-    yield
-    while CREATED:
-        await CREATED.pop().aclose()
 
 
 async def test_disk_full_mid_turn_is_a_clear_error_and_loses_nothing(

@@ -18,6 +18,7 @@ from engine.modes import Mode
 from engine.storage.recovery import INTERRUPTED_ERROR
 from engine.storage.records import InteractionRequested, TaskEvent
 from engine.storage.store import Store
+from tests.support.fakes import close_orchestrators  # noqa: F401 (autouse fixture)
 from tests.support.fakes import CREATED, make_orchestrator
 from tests.support.scenario import reply, text, tool_call
 from tests.support.scripted_server import ScriptedServer
@@ -25,11 +26,6 @@ from tests.support.scripted_server import ScriptedServer
 
 
 
-@pytest.fixture(autouse=True)
-async def close_orchestrators() -> AsyncIterator[None]:
-    yield
-    while CREATED:
-        await CREATED.pop().aclose()
 
 
 @pytest.fixture

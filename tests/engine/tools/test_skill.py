@@ -18,17 +18,12 @@ from engine.tools.base import ToolContext, ToolKind
 from engine.tools.skill import SkillTool
 from tests.engine.skills.support import write_skill
 from tests.engine.tools.support import run_tool, with_limits
+from tests.support.fakes import close_orchestrators  # noqa: F401 (autouse fixture)
 from tests.support.fakes import CREATED, make_orchestrator
 from tests.support.scenario import reply, text, tool_call
 from tests.support.scripted_server import ScriptedServer
 
 
-@pytest.fixture(autouse=True)
-async def close_orchestrators() -> AsyncIterator[None]:
-    """Releases the HTTP connections of the orchestrators a test made, on the loop that made them."""
-    yield
-    while CREATED:
-        await CREATED.pop().aclose()
 
 
 @pytest.fixture
