@@ -45,6 +45,7 @@ from benchmarks.pty_driver import (  # noqa: E402
     Expectation,
     Terminal,
     bench_env,
+    compile_bytecode,
     letters_for,
     now,
     percentile,
@@ -246,6 +247,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--mcp", action="store_true", help="also launch with three MCP servers configured")
     args = parser.parse_args()
+    compile_bytecode()
     bare_runs: list[dict[str, float]] = []
     coder_runs: list[dict[str, float]] = []
     mcp_runs: list[dict[str, float]] = []

@@ -211,6 +211,9 @@ class TokenCounter:
         self._encoding = encoding
         self._notice_taken = False
         self._correction = 0
+        # How many server usage reports were taken (``correct``) or are waiting for the encoding to be: a count
+        # made before the latest one is older news.
+        self.usage_reports = 0
         self._reset_caches()
 
     def _reset_caches(self) -> None:
@@ -253,6 +256,28 @@ class TokenCounter:
         if self._encoding is None:
             self._encoding = load_encoding(encoding_name_for(self._model))
         return self._encoding
+
+    @property
+    def ready(self) -> bool:
+        """Whether the encoding is loaded: counting now costs no load."""
+        return self._encoding is not None
+
+    def upper_bound(
+        self, messages: Sequence[Message], *, system: str = "", tools: Sequence[dict[str, Any]] = ()
+    ) -> int:
+        """At least ``total`` of the same request, known without the encoding: every token of every encoding here
+        stands for one byte or more, so a text never costs more tokens than its UTF-8 bytes."""
+        if not messages and not system:
+            return 0
+        texts = [system, "system", json.dumps(list(tools), separators=(",", ":"), ensure_ascii=False) if tools else ""]
+        fixed = TOKENS_PER_MESSAGE * (len(messages) + 1) + REPLY_PRIMING
+        for message in messages:
+            texts += (message.role, message.content or "", message.name or "", message.tool_call_id or "")
+            fixed += TOKENS_PER_NAME if message.name else 0
+            for call in message.tool_calls or ():
+                fixed += TOKENS_PER_TOOL_CALL
+                texts += (call.function.name, call.function.arguments)
+        return fixed + sum(len(text.encode()) for text in texts) + max(0, self._correction)
 
     def take_notice(self) -> str | None:
         """Why counts are not exact (estimate, or a stand-in encoding), the first time only; then None."""
@@ -297,6 +322,7 @@ class TokenCounter:
         """Takes the server's ``prompt_tokens`` for the request made of exactly these parts as the truth."""
         if prompt_tokens > 0:
             self._correction = prompt_tokens - self._raw_total(messages, system, tools)
+            self.usage_reports += 1
 
     def _raw_total(self, messages: Sequence[Message], system: str, tools: Sequence[dict[str, Any]]) -> int:
         if not messages and not system:

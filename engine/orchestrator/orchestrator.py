@@ -48,6 +48,8 @@ from engine.orchestrator.resume import ResumePlan
 from engine.orchestrator.session import Session
 from engine.orchestrator.subagent import NestedTurnRunner
 from engine.orchestrator.slash import available_commands, run_slash
+from engine.orchestrator.token_loading import start_loading
+from engine.provider.warm import warm_provider
 from engine.commands.custom_run import extra_commands
 from engine.orchestrator.turn import TurnState, resume_turn, run_turn
 from engine.policy import PermissionPolicy
@@ -297,12 +299,13 @@ class Orchestrator:
         return True
 
     async def preload(self) -> None:
-        """For an interactive front end, once its first frame is up: loads in threads what the first turn would
-        otherwise load on the event loop (the model SDK, the token encoding), and starts watching the skill
-        folders. Safe to skip: everything loads on first use anyway."""
+        """For an interactive front end, once its first frame is up: loads the model SDK in a thread (a first
+        input waits for this), then starts the token encoding's load in a thread without waiting for it (a first
+        request does not need it, see ``token_loading``), watching the skill folders and the MCP servers. Safe to
+        skip: everything loads on first use anyway."""
         with contextlib.suppress(ProviderError):
-            await asyncio.to_thread(self.provider)
-        await asyncio.to_thread(self.token_counter.load)
+            await asyncio.to_thread(lambda: warm_provider(self.provider))
+        start_loading(self.token_counter)
         self.skills.start()
         self.mcp.start()
 

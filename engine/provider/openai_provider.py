@@ -1,6 +1,7 @@
 """The ``ChatProvider`` adapter for any OpenAI-compatible Chat Completions server, through the ``openai`` SDK.
 
-``openai`` is imported only when the first request is made: the TUI imports this module before its first frame.
+``openai`` is imported only when the first request is made (or by the engine's preload), without the type modules
+it never uses (``sdk_import``).
 The SDK's own retries are switched off because ours yield a ``RetryNotice`` the user can see before each wait.
 """
 
@@ -19,6 +20,7 @@ from engine.provider.base import ChatRequest, RetryNotice, StreamChunk
 from engine.provider.rejected_fields import fields_named_in, without_fields
 from engine.provider.request_body import RequestBodyEncoder
 from engine.provider.retry import backoff_delay, is_retryable_status, parse_retry_after
+from engine.provider.sdk_import import import_openai
 from engine.provider.server_errors import one_line, server_message
 from engine.provider.stream_reader import read_stream
 
@@ -77,9 +79,7 @@ class OpenAIProvider:
 
     def _client(self) -> AsyncOpenAI:
         if self._sdk_client is None:
-            from openai import AsyncOpenAI
-
-            self._sdk_client = AsyncOpenAI(
+            self._sdk_client = import_openai().AsyncOpenAI(
                 base_url=self._base_url,
                 api_key=self._api_key,
                 timeout=self.timeout,
@@ -87,6 +87,11 @@ class OpenAIProvider:
                 default_headers=self._headers or None,
             )
         return self._sdk_client
+
+    def warm(self) -> None:
+        """Imports the SDK and makes its client and Chat Completions resource now, so that a first request does
+        not (the engine's preload calls this in a thread before any input may need it)."""
+        _ = self._client().chat.completions.with_streaming_response
 
     async def aclose(self) -> None:
         """Closes the HTTP connection pool; the provider can still be used afterwards (a new pool is made)."""
@@ -96,8 +101,7 @@ class OpenAIProvider:
 
     async def list_models(self) -> list[str]:
         """The model names the server offers (``GET /models``), sorted; ``ProviderError`` when it offers none."""
-        import openai
-
+        openai = import_openai()
         try:
             page = await self._client().models.list()
             names = [model.id async for model in page]
@@ -114,8 +118,7 @@ class OpenAIProvider:
         read raw and parsed by ``stream_reader``: one ``json.loads`` per event instead of an SDK object per chunk, and
         error events, non-SSE bodies and early ends are seen as what they are.
         """
-        import openai
-
+        openai = import_openai()
         client = self._client()
         retry = 0
         while True:

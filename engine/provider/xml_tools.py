@@ -20,6 +20,7 @@ from typing import Any
 from engine.messages import ToolDef
 from engine.provider.base import ChatProvider, ChatRequest, FinishChunk, StreamChunk, TextChunk, ToolCallChunk
 from engine.provider.think_tags import partial_tag_length
+from engine.provider.warm import warm_provider
 
 OPEN_TAG = "<tool_use"
 CLOSE_TAG = "</tool_use>"
@@ -289,6 +290,10 @@ class XmlToolCallingProvider:
         if not finished:
             for parsed in parser.finish():
                 yield parsed
+
+    def warm(self) -> None:
+        """Warms the wrapped provider (see ``OpenAIProvider.warm``)."""
+        warm_provider(self._inner)
 
     async def aclose(self) -> None:
         await self._inner.aclose()

@@ -13,6 +13,7 @@ from engine.events import LoopDetected, Notice, ReasoningDelta, TextDelta, Usage
 from engine.messages import Message
 from engine.orchestrator.deps import TurnDeps
 from engine.orchestrator.state import TurnState
+from engine.orchestrator.token_loading import correct_when_loaded
 from engine.provider.assembler import StreamAssembler
 from engine.provider.base import ChatRequest, ReasoningChunk, RetryNotice, StreamChunk, TextChunk, UsageChunk
 from engine.workflow.loop_detection import LoopFound
@@ -75,7 +76,9 @@ def _announce(chunk: StreamChunk, deps: TurnDeps, sent: tuple[Message, ...]) -> 
         )
     elif isinstance(chunk, UsageChunk):
         session = deps.session
-        deps.counter.correct(chunk.usage.prompt_tokens, sent, system=session.system_prompt, tools=session.tools)
+        correct_when_loaded(
+            deps.counter, chunk.usage.prompt_tokens, sent, system=session.system_prompt, tools=session.tools
+        )
         deps.emit(
             UsageUpdated(
                 prompt_tokens=chunk.usage.prompt_tokens,

@@ -7,10 +7,22 @@ from engine.context.compaction import CompactionResult, compact_if_needed, model
 from engine.errors import ProviderError
 from engine.events import ContextCompacted, Notice, UsageUpdated
 from engine.orchestrator.deps import TurnDeps
+from engine.orchestrator.token_loading import announce_when_loaded, needs_exact_count, wait_loaded
 
 
 async def maybe_compact(deps: TurnDeps, *, force: bool = False) -> CompactionResult | None:
     session = deps.session
+    counter, window, system, tools = deps.counter, deps.config.context_window, session.system_prompt, session.tools
+    threshold = deps.config.compaction.threshold
+    if not force and not needs_exact_count(
+        counter, session.messages, system=system, tools=tools, window=window, threshold=threshold
+    ):
+        # Too small to need a compaction, whatever its exact count: the request goes now, the count follows.
+        announce_when_loaded(counter, session.messages, system=system, tools=tools, window=window, emit=deps.emit)
+        return None
+    await wait_loaded(counter)
+    if note := counter.take_notice():
+        deps.emit(Notice(note, level="warning"))
     try:
         result = await compact_if_needed(
             session.messages,

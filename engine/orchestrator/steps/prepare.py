@@ -17,6 +17,7 @@ from engine.modes import Mode
 from engine.storage.blobs import BlobStore
 from engine.orchestrator.deps import TurnDeps
 from engine.orchestrator.state import TurnState
+from engine.orchestrator.token_loading import start_loading
 from engine.workflow.complex_task import is_complex, should_init_todos, todo_init_instruction
 
 
@@ -50,14 +51,16 @@ async def current_system_prompt(
 
 
 async def refresh_system_prompt(deps: TurnDeps) -> None:
-    """Rebuilds the system prompt for the current mode, environment and project instructions, and gets the token
-    counter ready off the event loop (loading an encoding takes a moment, once)."""
+    """Rebuilds the system prompt for the current mode, environment and project instructions, and starts loading
+    the token encoding in a thread if it is not loaded yet (a moment, once a process)."""
     prompt, problems = await current_system_prompt(deps.tool_context.workspace.root, deps.policy.mode, deps.build_prompt)
     for problem in problems:
         deps.emit(Notice(problem, level="warning"))
     deps.session.system_prompt = prompt
     deps.session.mode = deps.policy.mode.value
-    await asyncio.to_thread(deps.counter.load)
-    note = deps.counter.take_notice()
-    if note:
-        deps.emit(Notice(note, level="warning"))
+    if deps.counter.ready:
+        note = deps.counter.take_notice()
+        if note:
+            deps.emit(Notice(note, level="warning"))
+    else:  # not awaited: the first request does not wait for it (``token_loading``)
+        start_loading(deps.counter)

@@ -1,0 +1,118 @@
+"""Issue 14: the first request does not wait for the token encoding; the count follows once it is loaded.
+
+The encoding's load is held on an event here (a real one takes a few tenths of a second), so what the turn does
+while it loads is seen for certain.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engine.context import tokens
+from engine.events import UsageUpdated
+from tests.support.fakes import make_orchestrator
+from tests.support.scenario import reply, text
+from tests.support.scripted_server import ScriptedServer
+
+
+@pytest.fixture
+def held_load(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
+    """Every encoding load waits until the returned event is set (set at the end in any case)."""
+    release = threading.Event()
+    real = tokens.load_encoding
+
+    def held(name: str) -> tokens.LoadedEncoding:
+        release.wait(30)
+        return real(name)
+
+    monkeypatch.setattr(tokens, "load_encoding", held)
+    yield release
+    release.set()
+
+
+async def until(condition, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
+    async with asyncio.timeout(timeout):
+        while not condition():
+            await asyncio.sleep(0.01)
+
+
+async def test_first_request_goes_while_the_encoding_loads(
+    tmp_path: Path, scripted_server: ScriptedServer, held_load: threading.Event
+) -> None:
+    scripted_server.add(reply(text("Hello.")))
+    orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url)
+    outcome = await asyncio.wait_for(orch.run_input("hi"), 10)
+    assert outcome.ok and len(scripted_server.requests) == 1
+    assert not orch.token_counter.ready and not log.of(UsageUpdated)
+
+    held_load.set()
+    await until(lambda: log.of(UsageUpdated))
+    [usage] = log.of(UsageUpdated)
+    session = orch.session
+    sent = session.messages[:1]  # the request held the user message only
+    assert usage.context_tokens == orch.token_counter.total(sent, system=session.system_prompt, tools=session.tools)
+    assert usage.context_tokens > 0
+
+
+async def test_server_usage_is_taken_once_loaded_and_not_overwritten(
+    tmp_path: Path, scripted_server: ScriptedServer, held_load: threading.Event
+) -> None:
+    scripted_server.add(reply(text("Hello."), usage=(4321, 3)))
+    orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url)
+    outcome = await asyncio.wait_for(orch.run_input("hi"), 10)
+    assert outcome.ok
+    assert [u.prompt_tokens for u in log.of(UsageUpdated)] == [4321]
+
+    held_load.set()
+    await until(lambda: orch.token_counter.ready and orch.token_counter.correction != 0)
+    await asyncio.sleep(0.1)
+    # The count from before the answer is older than the server's own figure: it is not shown after it.
+    assert [u.prompt_tokens for u in log.of(UsageUpdated)] == [4321]
+    session = orch.session
+    assert orch.token_counter.total(session.messages[:1], system=session.system_prompt, tools=session.tools) == 4321
+
+
+async def test_a_request_that_may_need_compaction_waits_for_the_exact_count(
+    tmp_path: Path, scripted_server: ScriptedServer, held_load: threading.Event
+) -> None:
+    scripted_server.add(reply(text("Hello.")))
+    # 30,000 bytes of input against a 2,048-token window: its byte bound passes 70% of the window.
+    orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url, context_window=2048)
+    seen_while_loading: list[int] = []
+
+    async def release_later() -> None:
+        await asyncio.sleep(0.3)
+        seen_while_loading.append(len(scripted_server.requests))
+        held_load.set()
+
+    releasing = asyncio.create_task(release_later())
+    await asyncio.wait_for(orch.run_input("word " * 6000), 20)
+    await releasing
+    assert seen_while_loading == [0]
+    assert orch.token_counter.ready
+
+
+def test_upper_bound_is_never_below_the_count() -> None:
+    from engine.messages import FunctionCall, Message, ToolCall
+
+    counter = tokens.TokenCounter("gpt-4o")
+    messages = [
+        Message(role="user", content="héllo wörld — ünïcode 漢字 🙂 " * 40),
+        Message(
+            role="assistant",
+            content="",
+            tool_calls=[ToolCall(id="call_1", function=FunctionCall(name="read", arguments='{"path": "a.py"}'))],
+        ),
+        Message(role="tool", content="x = 1\n" * 300, tool_call_id="call_1", name="read"),
+        Message(role="assistant", content="    indented\n\n\tcode  " * 50),
+    ]
+    tools_array = [{"type": "function", "function": {"name": "read", "parameters": {"type": "object"}}}]
+    for end in range(len(messages) + 1):
+        exact = counter.total(messages[:end], system="You are a coder. ✓", tools=tools_array)
+        bound = counter.upper_bound(messages[:end], system="You are a coder. ✓", tools=tools_array)
+        assert bound >= exact
