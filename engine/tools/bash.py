@@ -9,6 +9,7 @@ outlives its call: background jobs that are still running when the shell exits a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import signal
@@ -117,8 +118,8 @@ async def _run(
 ) -> CommandResult:
     started = time.monotonic()
     loop = asyncio.get_running_loop()
-    try:
-        transport, shell = await loop.subprocess_exec(
+    starting = asyncio.ensure_future(
+        loop.subprocess_exec(
             lambda: _ShellProtocol(loop, cap),
             *argv,
             cwd=cwd,
@@ -128,8 +129,22 @@ async def _run(
             stderr=asyncio.subprocess.PIPE,
             start_new_session=True,
         )
+    )
+    try:
+        transport, shell = await asyncio.shield(starting)
     except OSError as exc:
         raise ToolError(f"cannot start the shell in {cwd}: {exc.strerror or exc}") from exc
+    except asyncio.CancelledError:
+        # Cancelled while the shell starts (the shell may already be running its command): asyncio's start, if
+        # cancelled half-way, waits for an exit it was never told to watch for, for ever. So the start finishes
+        # (it is quick), then the group is stopped as after any cancellation.
+        with contextlib.suppress(OSError):
+            transport, _ = await starting
+            try:
+                await stop_process_group(transport.get_pid())
+            finally:
+                transport.close()
+        raise
     try:
         # The shell's own exit, not the end of its pipes, which a background job may hold open.
         done, _ = await asyncio.wait({shell.exited}, timeout=timeout)

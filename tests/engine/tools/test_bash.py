@@ -131,6 +131,23 @@ async def test_bash_cancellation_kills_the_whole_group(root: Path) -> None:
 
 
 @needs_proc
+@pytest.mark.parametrize("steps", range(6))
+async def test_bash_cancelled_while_the_shell_starts_ends_and_leaves_nothing(root: Path, steps: int) -> None:
+    """A cancel that lands while asyncio is still starting the shell (after ``steps`` loop iterations): asyncio's
+    own start then waited for ever for an exit it never watched; the call must end, its group stopped."""
+    pid_file = root / f"pgid{steps}.txt"
+    task = asyncio.create_task(run_command(f"echo $$ > {pid_file.name}; sleep 30 & sleep 30", root, 60, 1000))
+    for _ in range(steps):
+        await asyncio.sleep(0)
+    task.cancel()
+    done, _ = await asyncio.wait({task}, timeout=20)  # a cap that turns a hang into a failure
+    assert done, "the cancelled bash call never ended"
+    assert task.cancelled()
+    if pid_file.exists() and pid_file.read_text().strip():
+        await assert_group_disappears(int(pid_file.read_text()))
+
+
+@needs_proc
 async def test_bash_background_jobs_do_not_outlive_the_command(ctx: ToolContext) -> None:
     output = await run_tool(bash, ctx, command="echo $$; sleep 30 & echo $!")
     pgid, background = output.data["stdout"].split()
