@@ -25,6 +25,8 @@ from coder_tui.screens.session import SessionScreen
 from engine.signals import install_ending_signals
 
 if TYPE_CHECKING:
+    from textual.driver import Driver
+
     from coder_tui.engine_process import EngineProcesses
 
 
@@ -69,6 +71,14 @@ class CoderApp(App[int]):
     @property
     def session(self) -> SessionScreen:
         return self._session
+
+    def get_driver_class(self) -> type[Driver]:
+        driver = super().get_driver_class()
+        if driver.__module__ == "textual.drivers.linux_driver":  # not a driver the environment chose
+            from coder_tui.input_driver import PromptEscapeDriver
+
+            return PromptEscapeDriver
+        return driver
 
     def get_default_screen(self) -> SessionScreen:
         # The session is the default screen (not pushed later), so keys typed ahead of start-up reach the prompt.

@@ -115,8 +115,8 @@ class _FenceBlock(CodeBlock):
 
         width = options.max_width
         inner = max(width - 2 * _FENCE_PADDING, 1)
-        language = None if self.lexer_name == "text" else self.lexer_name
-        code = highlight(str(self.text).rstrip(), language=language, theme=HighlightTheme)
+        source = str(self.text).rstrip()
+        code = highlight(source, language=fence_language(self.lexer_name, source), theme=HighlightTheme)
         fence = self.look.fence_style
         background = fence.rich_style
         blank = [Segment(" " * width, background), Segment.line()]
@@ -128,6 +128,43 @@ class _FenceBlock(CodeBlock):
             yield Segment(" " * (width - _FENCE_PADDING - line.cell_length), background)
             yield Segment.line()
         yield from blank
+
+
+def fence_language(name: str, code: str) -> str:
+    """The Pygments language a fence is highlighted in: its own (``name``; Rich says "text" when it names none) if
+    Pygments has it built in, else plain text; a fence that names none is guessed from its code, as Textual does.
+
+    Only built-in lexers are considered: Pygments looks for any other in the installed packages' plugins, and that
+    imports every package that registers one (IPython and jedi, where installed: a third of a second holding the
+    interpreter's lock). A streamed fence's unfinished name ("pyt") would trigger that lookup too."""
+    if name != "text":
+        alias = name.lower()
+        return alias if alias in _builtin_aliases() else "text"
+    return _guessed_language(code) if code else "text"
+
+
+@cache
+def _builtin_aliases() -> frozenset[str]:
+    from pygments.lexers._mapping import LEXERS
+
+    return frozenset(alias for _module, _name, aliases, _files, _types in LEXERS.values() for alias in aliases)
+
+
+def _guessed_language(code: str) -> str:
+    """Pygments' ``guess_lexer`` (what Textual's fences use) over the built-in lexers only."""
+    from pygments.lexers import _iter_lexerclasses
+
+    best, score = None, 0.0
+    for lexer in _iter_lexerclasses(plugins=False):
+        rating = lexer.analyse_text(code)
+        if rating == 1.0:
+            best = lexer
+            break
+        if rating > score:
+            best, score = lexer, rating
+    if best is None:
+        return "text"
+    return best.aliases[0] if best.aliases else best.name
 
 
 def _wrapped(lines: Iterable[Content], width: int) -> Iterable[Content]:

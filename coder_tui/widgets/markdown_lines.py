@@ -23,13 +23,14 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from coder_tui.markdown_look import MarkdownLook, markdown_look
+from coder_tui.widgets.sized_by_layout import SizedByLayout
 
 Lines = list[list[Segment]]
 # Renders in a worker thread; returns the width it rendered at and the lines.
 RenderJob = Callable[[], tuple[int, Lines]]
 
 
-class MarkdownLines(Widget):
+class MarkdownLines(SizedByLayout, Widget):
     """Rendered Markdown; ``text`` is its source."""
 
     DEFAULT_CSS = """

@@ -29,6 +29,7 @@ from textual.message import Message
 
 from coder_tui.markdown_blocks import finished_length
 from coder_tui.widgets.markdown_lines import Lines, MarkdownLines, RenderJob
+from coder_tui.widgets.sized_by_layout import SizedByLayout
 
 # How often, at most, new text reaches the screen while streaming: reads as live, leaves the loop free for typing.
 APPEND_INTERVAL_S = 0.15
@@ -37,7 +38,7 @@ APPEND_INTERVAL_S = 0.15
 ROUND_CHARS = 6000
 
 
-class StreamingMarkdown(Vertical):
+class StreamingMarkdown(SizedByLayout, Vertical):
     """``feed(fragment)`` while the model streams, ``finish()`` at the end; ``text`` is everything fed so far."""
 
     DEFAULT_CSS = """

@@ -31,6 +31,7 @@ from textual.widgets import Static
 from coder_tui.widgets.command_output import CommandOutput
 from coder_tui.widgets.help_view import HelpView
 from coder_tui.widgets.notice_line import NoticeLevel, NoticeLine
+from coder_tui.widgets.sized_by_layout import SizedByLayout
 from coder_tui.widgets.todo_list import TodoList
 from coder_tui.widgets.tool_call_view import ToolCallView
 from coder_tui.widgets.user_message import UserMessage
@@ -47,7 +48,7 @@ RESUMED_ENTRIES = 30
 OLDER_BATCH = 30
 
 
-class ExchangeGroup(VerticalGroup):
+class ExchangeGroup(SizedByLayout, VerticalGroup):
     """The entries of one exchange (an input and what followed it), or of a resumed conversation."""
 
     DEFAULT_CSS = """
@@ -59,7 +60,7 @@ class ExchangeGroup(VerticalGroup):
         self.entries: list[Widget] = []
 
 
-class Transcript(VerticalScroll):
+class Transcript(SizedByLayout, VerticalScroll):
     """Entries are appended by the session screen as engine events arrive. It never takes the focus: a click in it
     (expanding a sub-agent's conversation, say) leaves the prompt focused, so typing goes on where it was."""
 

@@ -3,10 +3,12 @@ bounded rate; Markdown drawn by one light widget whose chunked rendering matches
 
 from __future__ import annotations
 
+import pytest
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 
 from coder_tui.markdown_blocks import finished_length
+from coder_tui.markdown_look import fence_language
 from coder_tui.widgets.assistant_message import AssistantMessage
 from coder_tui.widgets.markdown_lines import MarkdownLines
 from tests.tui.helpers import wait_until
@@ -120,3 +122,22 @@ async def test_a_long_answer_arriving_at_once_is_shown_in_bounded_steps_and_whol
         assert len(steps) > 3 and max(steps) <= streaming_markdown.ROUND_CHARS
         # The same lines as one whole rendering (the answer is two columns narrower: its padding).
         assert [line.strip() for line in shown_lines(finished)] == [line.strip() for line in shown_lines(whole)]
+
+
+def test_a_fence_language_is_found_among_pygments_built_in_lexers_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A streamed fence's unfinished name ("pyth") is plain text, and never makes Pygments import its plugins."""
+    import pygments.lexers
+    from textual.highlight import guess_language
+
+    html = "<html><body><p>hi</p></body></html>"
+    guessed = guess_language(html, None)
+
+    def no_plugins() -> None:
+        raise AssertionError("Pygments' plugins were looked up")
+
+    monkeypatch.setattr(pygments.lexers, "find_plugin_lexers", no_plugins)
+    assert fence_language("python", "x = 1") == "python"
+    assert fence_language("Py", "x = 1") == "py"
+    assert fence_language("pyth", "x = 1") == "text"
+    assert fence_language("text", "") == "text"
+    assert fence_language("text", html) == guessed  # a fence without a name is guessed, as Textual's are

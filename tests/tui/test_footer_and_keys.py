@@ -1,0 +1,97 @@
+"""The footer and the keys while a task runs (issue 14): the footer's keys are rebuilt only where they changed (not
+when a task starts or ends); a lone Esc byte is reported once the escape wait is over, not at the input thread's
+next poll."""
+
+from __future__ import annotations
+
+import os
+import selectors
+from pathlib import Path
+
+import pytest
+from textual import constants, events
+from textual.widgets._footer import FooterKey
+
+from coder_tui.app import CoderApp
+from coder_tui.input_driver import IDLE_SELECT_S, PromptEscapeDriver
+from coder_tui.widgets.footer_bar import FooterBar
+from tests.support.scenario import reply, stall, text
+from tests.support.scripted_server import ScriptedServer
+from tests.tui.helpers import make_app, ready, settle, submit, wait_until
+
+
+def footer_keys(app: CoderApp) -> dict[str, FooterKey]:
+    return {key.key: key for key in app.session.query_one(FooterBar).query(FooterKey)}
+
+
+async def test_footer_keys_are_not_rebuilt_when_a_task_starts_and_ends(
+    workspace: Path, scripted_server: ScriptedServer
+) -> None:
+    scripted_server.add(stall(after=reply(text("Thinking")), seconds=30))
+    app = make_app(workspace, scripted_server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        idle = footer_keys(app)
+        assert {"enter", "ctrl+j", "shift+tab"} <= idle.keys()
+        await submit(pilot, "long task")
+        await wait_until(pilot, lambda: app.link.busy, "the task to run")
+        await pilot.pause()
+        assert footer_keys(app) == idle
+        await pilot.press("escape")
+        await settle(pilot)
+        after = footer_keys(app)
+        assert after == idle and all(after[key] is widget for key, widget in idle.items())
+
+
+async def test_footer_mounts_only_the_key_that_changed(workspace: Path, scripted_server: ScriptedServer) -> None:
+    app = make_app(workspace, scripted_server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        footer = app.session.query_one(FooterBar)
+        before = list(footer.children)
+        items = list(footer._footer_items())
+        extra = ("key", (("f9", "F9", "Extra", "app.bell", True, ""),), "", False)
+        footer._footer_items = lambda: iter([*items[:3], extra, *items[3:]])  # type: ignore[method-assign]
+        footer._update_keys()
+        await pilot.pause()
+        shown = [key.key for key in footer.query(FooterKey)]
+        assert shown[shown.index("f9") - 1] == items[2][1][-1][0]
+        assert [child for child in footer.children if child not in before] == [footer_keys(app)["f9"]]
+        footer._footer_items = lambda: iter(items)  # type: ignore[method-assign]
+        footer._update_keys()
+        await pilot.pause()
+        assert list(footer.children) == before
+
+
+def test_a_lone_escape_is_reported_when_its_wait_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The input thread selects until the escape wait is due (not for its idle poll) while an Esc is pending."""
+    waits: list[float | None] = []
+    received: list[object] = []
+    read_end, write_end = os.pipe()
+
+    class RecordingSelector(selectors.SelectSelector):
+        def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
+            waits.append(timeout)
+            return super().select(timeout)
+
+    monkeypatch.setattr(selectors, "SelectSelector", RecordingSelector)
+    driver = PromptEscapeDriver.__new__(PromptEscapeDriver)
+    driver.fileno = read_end
+    driver._debug = False
+    driver.exit_event = __import__("threading").Event()
+
+    def process_message(message: object) -> None:
+        received.append(message)
+        driver.exit_event.set()
+
+    driver.process_message = process_message  # type: ignore[method-assign]
+    os.write(write_end, b"\x1b")
+    try:
+        driver.run_input_thread()
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+    assert [getattr(message, "key", None) for message in received] == ["escape"]
+    assert isinstance(received[0], events.Key)
+    assert waits[0] == IDLE_SELECT_S  # nothing pending before the byte
+    assert all(wait is not None and wait <= constants.ESCAPE_DELAY + 0.001 for wait in waits[1:-1])
