@@ -35,9 +35,13 @@ class TaskRecorder:
     def todos_changed(self, items: Sequence[TodoItem]) -> None:
         self.store.save_todos(self.session_id, items)
 
-    def tool_requested(self, call_id: str, tool: str, arguments: dict[str, Any], actor: Actor = "model") -> None:
+    def tool_requested(
+        self, call_id: str, tool: str, arguments: dict[str, Any], actor: Actor = "model", *, defer: bool = False
+    ) -> None:
+        """``defer`` (here and below): the row waits for the next write, or ``commit``, to save a transaction."""
         self.store.record_tool_call_requested(
-            self.session_id, call_id=call_id, tool=tool, input=arguments, actor=actor, task_id=self.task_id
+            self.session_id, call_id=call_id, tool=tool, input=arguments, actor=actor, task_id=self.task_id,
+            defer=defer,
         )
 
     def tool_completed(
@@ -49,6 +53,7 @@ class TaskRecorder:
         is_error: bool,
         duration_ms: float | None,
         actor: Actor = "model",
+        defer: bool = False,
     ) -> None:
         self.store.record_tool_call_completed(
             self.session_id,
@@ -59,6 +64,7 @@ class TaskRecorder:
             duration_ms=duration_ms,
             actor=actor,
             task_id=self.task_id,
+            defer=defer,
         )
 
     def permission(
@@ -71,6 +77,7 @@ class TaskRecorder:
         decided_by: DecidedBy,
         reasons: tuple[str, ...] | list[str] = (),
         rule: str | None = None,
+        defer: bool = False,
     ) -> None:
         self.store.record_permission(
             self.session_id,
@@ -82,7 +89,12 @@ class TaskRecorder:
             rule=rule,
             task_id=self.task_id,
             call_id=call_id,
+            defer=defer,
         )
+
+    def commit(self) -> None:
+        """Commits the deferred rows now: before anything that may wait (a tool runs, a hook, the user)."""
+        self.store.commit_deferred()
 
     def approval_requested(
         self, call_id: str, tool: str, key_argument: str, arguments: dict[str, Any], reasons: list[str]

@@ -53,20 +53,25 @@ def tool_message(call: ToolCall, result: dict[str, Any]) -> Message:
 
 async def run_tool_call(call: ToolCall, deps: TurnDeps) -> ToolCallOutcome:
     """Runs one call to completion. Cancellation propagates after the event says "cancelled". The duration is the
-    execution's alone (not the time the user took to approve); a call that never ran has none."""
+    execution's alone (not the time the user took to approve); a call that never ran has none.
+
+    The call's audit and permission rows are deferred: those written before it runs are committed together before
+    anything may wait (a hook, the user, the tool itself), and the rest with the ``tool`` message the caller appends
+    at once (``tool_loop_step``, also on cancellation). Three transactions a call instead of five, and a process
+    killed at any moment still finds every row of a call that ran."""
     started: float | None = None
     key_argument = ""
     tool = deps.registry.get(call.name)
 
     def schedule(arguments: dict[str, Any]) -> None:
-        deps.recorder.tool_requested(call.id, call.name, arguments)
+        deps.recorder.tool_requested(call.id, call.name, arguments, defer=True)
         deps.emit(ToolCallScheduled(call.id, call.name, key_argument, arguments))
 
     def finish(status: ToolStatus, result: dict[str, Any], output: ToolOutput | None = None) -> ToolCallOutcome:
         duration_ms = None if started is None else (time.perf_counter() - started) * 1000
         diff = output.diff if output else None
         deps.recorder.tool_completed(
-            call.id, call.name, result, is_error=status is not ToolStatus.SUCCESS, duration_ms=duration_ms
+            call.id, call.name, result, is_error=status is not ToolStatus.SUCCESS, duration_ms=duration_ms, defer=True
         )
         deps.emit(ToolCallFinished(call.id, call.name, key_argument, status, duration_ms, result, diff))
         changed = output.changed_paths if output else ()
@@ -90,12 +95,15 @@ async def run_tool_call(call: ToolCall, deps: TurnDeps) -> ToolCallOutcome:
     if tool.kind is ToolKind.EXECUTE and (notice := deps.policy.take_sandbox_notice()) is not None:
         deps.emit(Notice(notice, level="warning"))
     try:
+        if deps.hooks is not None and deps.hooks.configured("PreToolUse"):
+            deps.recorder.commit()  # a hook may take its time
         hook = await before_tool(deps, call, arguments)
         refusal = refusal_by_hook(hook) or await _authorize(
             call, tool, params, arguments, key_argument, decision, deps, hook
         )
         if refusal is not None:
             return finish(ToolStatus.DENIED, error_result(refusal))
+        deps.recorder.commit()
         deps.emit(ToolCallExecuting(call.id, call.name))
         started = time.perf_counter()
         output = await tool.run(params, context)
@@ -127,7 +135,7 @@ async def _authorize(
     def log(decision_text: str, decided_by: DecidedBy, reasons: list[str] | tuple[str, ...] = ()) -> None:
         deps.recorder.permission(
             call.id, call.name, arguments, decision=decision_text, decided_by=decided_by, reasons=reasons,
-            rule=decision.rule,
+            rule=decision.rule, defer=True,
         )
 
     log(decision.action.value, "policy", decision.reasons)
@@ -144,6 +152,7 @@ async def _authorize(
         reasons.append(f"a PreToolUse hook asks: {hook.reason}" if hook.reason else "a PreToolUse hook asks")
     elif deps.policy.mode is Mode.YOLO:
         return None  # SPEC 4: yolo asks nothing (steps 2 and 3 skipped); the workspace guard still holds in the tool
+    deps.recorder.commit()  # from here on the chain may wait: for the tool's own checks, then for the user
     reasons += [r for r in await tool.approval_reasons(params, deps.tool_context) if r not in reasons]
     if decision.action is Action.ALLOW and not reasons:
         return None

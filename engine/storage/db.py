@@ -6,6 +6,11 @@ process (the WAL pages are in the OS cache the moment COMMIT returns) without an
 loss can take the last few commits; preventing that (``synchronous=FULL``) would cost an fsync, milliseconds, on
 every message.
 
+A write may also be deferred (``defer``): it then joins the next transaction instead of paying for its own, and
+``commit_deferred`` commits it at once. A tool call's audit rows use this, so a call costs three transactions, not
+five; the caller commits them before anything it may wait for (the tool itself, a hook, the user), so a killed
+process still finds every row of a call that ran. A read commits what is deferred first: it sees every write.
+
 A file that is damaged, not a database, someone else's database or from a newer schema is never modified, let
 alone replaced: opening it raises ``StorageError`` naming the file and what to do.
 """
@@ -14,7 +19,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from datetime import datetime, timezone
 from pathlib import Path
@@ -23,6 +28,9 @@ from engine.storage.errors import StorageError
 from engine.storage.migrations import MIGRATIONS, Migration
 
 DEFAULT_BUSY_TIMEOUT_MS = 5000
+
+# A write waiting for the next transaction: it is handed the connection inside that transaction.
+DeferredWrite = Callable[[sqlite3.Connection], object]
 
 
 def database_path(workspace: Path) -> Path:
@@ -43,6 +51,7 @@ class Database:
         self.path = path
         self._conn = connection
         self._lock = threading.RLock()
+        self._deferred: list[DeferredWrite] = []
 
     @classmethod
     def open(
@@ -88,31 +97,63 @@ class Database:
 
     def close(self) -> None:
         with self._lock:
-            self._conn.close()
+            try:
+                self.commit_deferred()
+            finally:
+                self._conn.close()
 
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:
-        """The connection for statements that need no transaction of their own."""
+        """The connection for statements that need no transaction of their own (deferred writes are committed
+        first, so a read sees them)."""
+        with self._lock:
+            self.commit_deferred()
+            with self._connection() as conn:
+                yield conn
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """``BEGIN IMMEDIATE`` ... ``COMMIT``: the write lock is taken up front, so a busy database fails at the
+        start (after the busy timeout) rather than half-way; any exception rolls everything back. The deferred
+        writes run first, inside it; they wait for the next transaction again when the caller's part fails."""
+        with self._connection() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            deferred, self._deferred = self._deferred, []
+            try:
+                for write in deferred:
+                    write(conn)
+            except BaseException:
+                _rollback(conn)
+                raise
+            try:
+                yield conn
+                conn.execute("COMMIT")
+            except BaseException:
+                _rollback(conn)
+                self._deferred[:0] = deferred
+                raise
+
+    def defer(self, write: DeferredWrite) -> None:
+        """Runs ``write`` in the next transaction (or ``commit_deferred``), in the order the writes were deferred.
+        A deferred write that fails is dropped, with those of its transaction, and the error raised there."""
+        with self._lock:
+            self._deferred.append(write)
+
+    def commit_deferred(self) -> None:
+        """Commits the deferred writes now, in one transaction; nothing to do when there are none."""
+        with self._lock:
+            # Inside a transaction of this connection they are already part of it, or wait for the next one.
+            if self._deferred and not self._conn.in_transaction:
+                with self.transaction():
+                    pass
+
+    @contextmanager
+    def _connection(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
             try:
                 yield self._conn
             except sqlite3.Error as exc:
                 raise storage_error(self.path, exc) from exc
-
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        """``BEGIN IMMEDIATE`` ... ``COMMIT``: the write lock is taken up front, so a busy database fails at the
-        start (after the busy timeout) rather than half-way; any exception rolls everything back."""
-        with self.read() as conn:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield conn
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    with suppress(sqlite3.Error):
-                        conn.execute("ROLLBACK")
-                raise
 
     def migrate(self, migrations: Sequence[Migration]) -> None:
         """Applies the migrations newer than the file's version, each in one transaction with its version row."""
@@ -155,6 +196,12 @@ class Database:
             return 0
         row = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()
         return int(row[0] or 0)
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    if conn.in_transaction:
+        with suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")
 
 
 def _check_sequence(migrations: Sequence[Migration]) -> None:

@@ -16,9 +16,11 @@ decides what is one transaction, redacts, and stamps the time.
 from __future__ import annotations
 
 import json
+import sqlite3
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -282,18 +284,22 @@ class Store:
         input: dict[str, Any],
         actor: Actor = "model",
         task_id: str | None = None,
+        defer: bool = False,
     ) -> None:
-        with self.db.transaction() as conn:
-            audit_log.tool_call_requested(
-                conn,
-                session_id,
+        """``defer``: the row joins the next transaction (``Database.defer``) instead of committing its own."""
+        self._write(
+            partial(
+                audit_log.tool_call_requested,
+                session_id=session_id,
                 call_id=call_id,
                 tool=tool,
                 actor=actor,
                 task_id=task_id,
                 input=self._redactor.redact_value(input),
                 now=self._now(),
-            )
+            ),
+            defer,
+        )
 
     def record_tool_call_completed(
         self,
@@ -306,11 +312,13 @@ class Store:
         duration_ms: float | None,
         actor: Actor = "model",
         task_id: str | None = None,
+        defer: bool = False,
     ) -> None:
-        with self.db.transaction() as conn:
-            audit_log.tool_call_completed(
-                conn,
-                session_id,
+        """``defer``: as for ``record_tool_call_requested``."""
+        self._write(
+            partial(
+                audit_log.tool_call_completed,
+                session_id=session_id,
                 call_id=call_id,
                 tool=tool,
                 actor=actor,
@@ -319,7 +327,9 @@ class Store:
                 is_error=is_error,
                 duration_ms=duration_ms,
                 now=self._now(),
-            )
+            ),
+            defer,
+        )
 
     def audit_entries(self, session_id: str) -> list[AuditEntry]:
         with self.db.read() as conn:
@@ -337,11 +347,13 @@ class Store:
         rule: str | None = None,
         task_id: str | None = None,
         call_id: str | None = None,
+        defer: bool = False,
     ) -> None:
-        with self.db.transaction() as conn:
-            audit_log.permission_decided(
-                conn,
-                session_id,
+        """``defer``: as for ``record_tool_call_requested``."""
+        self._write(
+            partial(
+                audit_log.permission_decided,
+                session_id=session_id,
                 tool=tool,
                 arguments=self._redactor.redact_value(arguments),
                 decision=decision,
@@ -351,7 +363,9 @@ class Store:
                 task_id=task_id,
                 call_id=call_id,
                 now=self._now(),
-            )
+            ),
+            defer,
+        )
 
     def permission_entries(self, session_id: str) -> list[PermissionEntry]:
         with self.db.read() as conn:
@@ -374,6 +388,17 @@ class Store:
         return UndoJournal(
             self.db, session_id, workspace_root, max_turns=max_turns, clock=self._now, redact=self._redactor.redact
         )
+
+    def commit_deferred(self) -> None:
+        """Commits the rows written with ``defer=True`` that no transaction has taken yet."""
+        self.db.commit_deferred()
+
+    def _write(self, write: Callable[[sqlite3.Connection], object], defer: bool) -> None:
+        if defer:
+            self.db.defer(write)
+            return
+        with self.db.transaction() as conn:
+            write(conn)
 
     def _redact_event(self, event: LoggedEvent) -> LoggedEvent:
         redact = self._redactor.redact

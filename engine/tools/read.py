@@ -6,9 +6,9 @@ of the whole file. Each line is decoded on its own (UTF-8, else latin-1), so one
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import BinaryIO
 
@@ -18,6 +18,7 @@ from engine.errors import ToolError
 from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
 from engine.tools.fileio import BINARY_SNIFF_BYTES, UTF8_BOM, looks_binary, open_regular
 from engine.tools.guard import ensure_opened_where_checked
+from engine.tools.offload import run_file_work
 
 _COUNT_CHUNK = 1 << 20
 # UTF-8 needs at most 4 bytes a character: this many bytes always hold more characters than are shown.
@@ -59,8 +60,8 @@ class ReadTool(Tool[ReadParams]):
         path = ctx.workspace.resolve(params.path)
         display = ctx.workspace.display(path)
         limit = min(params.limit or ctx.limits.read_max_lines, ctx.limits.read_max_lines)
-        window = await asyncio.to_thread(
-            _read_window, path, display, params.offset or 1, limit, ctx.limits.read_max_line_chars
+        window = await run_file_work(
+            path, partial(_read_window, path, display, params.offset or 1, limit, ctx.limits.read_max_line_chars)
         )
         ctx.remember(path)
         end = window.start + len(window.lines) - 1
