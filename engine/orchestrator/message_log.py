@@ -12,8 +12,9 @@ from engine.storage.store import Store
 
 
 class MessageLog(Protocol):
-    def append(self, message: Message, record: dict[str, Any], diff: str | None) -> int:
-        """Persists one message (``record``: its redacted record) and returns its position in the history."""
+    def append(self, message: Message, record: dict[str, Any], encoded: str, diff: str | None) -> int:
+        """Persists one message (``record``: its redacted record, ``encoded``: that record's JSON text) and returns
+        its position in the history."""
         ...
 
     def start_epoch(
@@ -31,8 +32,8 @@ class SessionLog:
     store: Store
     session_id: str
 
-    def append(self, message: Message, record: dict[str, Any], diff: str | None) -> int:
-        return self.store.append_message(self.session_id, message, redacted=record, diff=diff)
+    def append(self, message: Message, record: dict[str, Any], encoded: str, diff: str | None) -> int:
+        return self.store.append_message(self.session_id, message, redacted=record, encoded=encoded, diff=diff)
 
     def start_epoch(
         self, summary: Message, *, kept_from_seq: int | None, tokens_before: int, tokens_after: int
@@ -57,9 +58,10 @@ class SubagentLog:
     parent_call_id: str
     task_id: str | None
 
-    def append(self, message: Message, record: dict[str, Any], diff: str | None) -> int:
+    def append(self, message: Message, record: dict[str, Any], encoded: str, diff: str | None) -> int:
         return self.store.append_subagent_message(
-            self.session_id, self.parent_call_id, message, task_id=self.task_id, redacted=record, diff=diff
+            self.session_id, self.parent_call_id, message, task_id=self.task_id, redacted=record, encoded=encoded,
+            diff=diff,
         )
 
     def start_epoch(

@@ -89,15 +89,16 @@ class Session:
         """The database first (the durable log), then the snapshot file, then the announcement. ``diff``: what a
         tool message showed, stored beside it for the transcript (never sent to the model)."""
         record = redacted_record(message)
+        encoded = json.dumps(record, ensure_ascii=False)
         if self._log is not None:
-            seq = self._log.append(message, record, diff)
+            seq = self._log.append(message, record, encoded, diff)
         else:
             seq = self._next_seq
         self._next_seq = seq + 1
         self._messages.append(message)
         self._seqs.append(seq)
         self._wire.append(message.to_wire())
-        self._encoded.append(json.dumps(record, ensure_ascii=False))
+        self._encoded.append(encoded)
         self.save()
         self._emit(MessageAdded(message))
 

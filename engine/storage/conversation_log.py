@@ -77,13 +77,16 @@ def append_message(
     now: str,
     *,
     diff: str | None = None,
+    encoded: str | None = None,
 ) -> int:
-    """Inserts the message after the session's last one, in the current context epoch, and returns its position."""
+    """Inserts the message after the session's last one, in the current context epoch, and returns its position.
+    ``encoded``: ``record`` as JSON text, when the caller has it already."""
+    text = encoded if encoded is not None else json.dumps(record, ensure_ascii=False)
     row = conn.execute(
         "INSERT INTO messages (session_id, seq, role, record, created_at, diff, epoch) "
         f"SELECT ?, COALESCE(MAX(seq), -1) + 1, ?, ?, ?, ?, {_CURRENT_EPOCH} FROM messages WHERE session_id = ? "
         "RETURNING seq",
-        (session_id, role, json.dumps(record, ensure_ascii=False), now, diff, session_id, session_id),
+        (session_id, role, text, now, diff, session_id, session_id),
     ).fetchone()
     return int(row[0])
 
@@ -240,16 +243,16 @@ def append_subagent_message(
     *,
     diff: str | None = None,
     kind: str = "message",
+    encoded: str | None = None,
 ) -> int:
-    """One message of the sub-agent started by the ``task`` call ``parent_call_id``; returns its position there."""
+    """One message of the sub-agent started by the ``task`` call ``parent_call_id``; returns its position there.
+    ``encoded``: as for ``append_message``."""
+    text = encoded if encoded is not None else json.dumps(record, ensure_ascii=False)
     row = conn.execute(
         "INSERT INTO subagent_messages (session_id, parent_call_id, task_id, seq, role, kind, record, diff, "
         "created_at) SELECT ?, ?, ?, COALESCE(MAX(seq), -1) + 1, ?, ?, ?, ?, ? FROM subagent_messages "
         "WHERE session_id = ? AND parent_call_id = ? RETURNING seq",
-        (
-            session_id, parent_call_id, task_id, role, kind, json.dumps(record, ensure_ascii=False), diff, now,
-            session_id, parent_call_id,
-        ),
+        (session_id, parent_call_id, task_id, role, kind, text, diff, now, session_id, parent_call_id),
     ).fetchone()
     return int(row[0])
 

@@ -55,8 +55,9 @@ class SessionFile:
         self.path = sessions_dir(workspace) / f"{session_id}.json"
         self._tmp = self.path.with_name(f".{self.path.name}.tmp")
         self._folder_ready = False
-        self._tools_json = "[]"
         self._tools_source: object = None
+        self._head_key: tuple[str, str] | None = None
+        self._head_text_cache = ""
         # What the file holds now: its head (everything before the first message), the messages' texts, where the
         # tail starts and the file's size. ``None`` until the first save, and after a failed write.
         self._head: str | None = None
@@ -79,14 +80,7 @@ class SessionFile:
             ) from exc
 
     def _save(self, header: SnapshotHeader, tools: list[dict[str, Any]], encoded_messages: list[str]) -> None:
-        if tools is not self._tools_source:
-            self._tools_json = json.dumps(tools, ensure_ascii=False)
-            self._tools_source = tools
-        head = json.dumps(
-            {"version": SNAPSHOT_VERSION, "id": header.session_id, "created_at": header.created_at},
-            ensure_ascii=False,
-        )
-        head = f'{head[:-1]}, "tools": {self._tools_json}, "messages": [\n'
+        head = self._head_text(header, tools)
         tail = "\n" + json.dumps(
             {"model": header.model, "mode": header.mode, "updated_at": header.updated_at}, ensure_ascii=False
         ).replace("{", "], ", 1) + "\n"
@@ -97,6 +91,19 @@ class SessionFile:
             except FileNotFoundError:
                 pass  # removed behind our back: written anew below
         self._rewrite(head, encoded_messages, tail)
+
+    def _head_text(self, header: SnapshotHeader, tools: list[dict[str, Any]]) -> str:
+        """Everything before the first message; made again only when the tools or the header's fields in it change
+        (the same text object otherwise, so comparing it with the file's is a pointer check)."""
+        key = (header.session_id, header.created_at)
+        if tools is not self._tools_source or key != self._head_key:
+            opening = json.dumps(
+                {"version": SNAPSHOT_VERSION, "id": header.session_id, "created_at": header.created_at},
+                ensure_ascii=False,
+            )
+            self._head_text_cache = f'{opening[:-1]}, "tools": {json.dumps(tools, ensure_ascii=False)}, "messages": [\n'
+            self._tools_source, self._head_key = tools, key
+        return self._head_text_cache
 
     def _appends_to_file(self, head: str, encoded: list[str]) -> bool:
         """Whether the file holds exactly the first messages of ``encoded`` under the same head. The texts are the

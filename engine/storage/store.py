@@ -171,10 +171,12 @@ class Store:
         message: Message,
         *,
         redacted: dict[str, Any] | None = None,
+        encoded: str | None = None,
         diff: str | None = None,
     ) -> int:
         """Writes one message, in its own transaction, and returns its position in the session's history.
-        ``redacted``: the message's record already redacted by the caller (who needs it too), saving a second pass.
+        ``redacted``: the message's record already redacted by the caller (who needs it too), saving a second pass;
+        ``encoded``: that record's JSON text, when the caller made it too.
         ``diff``: what a tool message showed (a write's or an edit's diff), kept beside the message for the
         transcript and never sent to the model."""
         record = redacted if redacted is not None else self._redactor.redact_value(message.to_record())
@@ -182,7 +184,10 @@ class Store:
         diff = None if diff is None else self._redactor.redact(diff)
         with self.db.transaction() as conn:
             conversation_log.touch_session(conn, self.path, session_id, self._now(), title=title)
-            return conversation_log.append_message(conn, session_id, message.role, record, self._now(), diff=diff)
+            return conversation_log.append_message(
+                conn, session_id, message.role, record, self._now(), diff=diff,
+                encoded=encoded if redacted is not None else None,
+            )
 
     def start_epoch(
         self,
@@ -242,17 +247,20 @@ class Store:
         *,
         task_id: str | None = None,
         redacted: dict[str, Any] | None = None,
+        encoded: str | None = None,
         diff: str | None = None,
         summary: bool = False,
     ) -> int:
         """One message of the sub-agent started by the ``task`` call ``parent_call_id`` (of task ``task_id``);
-        ``summary``: the summary of a compaction of the sub-agent's own context."""
+        ``summary``: the summary of a compaction of the sub-agent's own context; ``redacted`` and ``encoded``: as
+        for ``append_message``."""
         record = redacted if redacted is not None else self._redactor.redact_value(message.to_record())
         diff = None if diff is None else self._redactor.redact(diff)
         kind = "summary" if summary else "message"
         with self.db.transaction() as conn:
             return conversation_log.append_subagent_message(
-                conn, session_id, parent_call_id, task_id, message.role, record, self._now(), diff=diff, kind=kind
+                conn, session_id, parent_call_id, task_id, message.role, record, self._now(), diff=diff, kind=kind,
+                encoded=encoded if redacted is not None else None,
             )
 
     # -- events -------------------------------------------------------------------------------------------------

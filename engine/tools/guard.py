@@ -46,7 +46,7 @@ class Workspace:
             raise PathOutsideWorkspace(
                 f"path {path!r} is refused: it resolves to {real}, outside the workspace {self.root}"
             )
-        broken = _first_broken_link(candidate)
+        broken = _first_broken_link(candidate, self.root)
         if broken is not None:
             raise PathOutsideWorkspace(
                 f"path {path!r} is refused: {self.display(broken)} is a symbolic link whose target does not exist"
@@ -89,14 +89,18 @@ class Workspace:
         return text if text else "."
 
 
-def _first_broken_link(candidate: Path) -> Path | None:
+def _first_broken_link(candidate: Path, root: Path) -> Path | None:
     """The first component of ``candidate`` that is a symlink with no target (or a loop), if any.
 
     Each prefix is checked as written, so the kernel itself resolves any ``..`` after an earlier symlink: the answer
-    matches what an ``open`` of the full path would meet.
+    matches what an ``open`` of the full path would meet. The ``root`` is a real path, with no symlink in it: a path
+    written under it is checked from there on.
     """
-    current = Path(candidate.anchor)
-    for part in candidate.parts[1:]:
+    if candidate.is_relative_to(root):
+        current, parts = root, candidate.parts[len(root.parts):]
+    else:
+        current, parts = Path(candidate.anchor), candidate.parts[1:]
+    for part in parts:
         current = current / part
         if os.path.islink(current) and not os.path.exists(current):
             return current
