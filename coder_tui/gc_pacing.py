@@ -44,6 +44,12 @@ class CollectionPacer:
             gc.set_threshold(*self._thresholds)
             self._thresholds = None
 
+    def settle(self) -> None:
+        """Freezes what exists now without collecting (a moment, not a pass over every object): at start-up, the
+        imported modules and the mounted app live as long as the process, and automatic full collections would
+        otherwise walk them again and again while the user types. The next ``quiet`` collects what is garbage."""
+        gc.freeze()
+
     def quiet(self) -> None:
         if self._thresholds is not None:
             return  # an input started meanwhile: its end is the next quiet moment

@@ -12,9 +12,6 @@ from typing import TypeVar
 from textual.app import App
 from textual.screen import ModalScreen
 
-from coder_tui.screens.approval import ApprovalScreen
-from coder_tui.screens.question import QuestionScreen
-from coder_tui.screens.trust import TrustScreen
 from engine.interaction import (
     ApprovalAnswer,
     ApprovalDecision,
@@ -36,14 +33,21 @@ class TuiInteraction:
         self._app = app
 
     async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision | ApprovalAnswer:
+        # The dialogs are imported when first needed, not before the first frame.
+        from coder_tui.screens.approval import ApprovalScreen
+
         self._call_user(f"{request.tool} waits for your approval")
         return await self._ask(ApprovalScreen(request))
 
     async def ask_question(self, request: QuestionRequest) -> QuestionAnswer:
+        from coder_tui.screens.question import QuestionScreen
+
         self._call_user("a question waits for your answer")
         return await self._ask(QuestionScreen(request))
 
     async def request_trust(self, request: TrustRequest) -> TrustDecision:
+        from coder_tui.screens.trust import TrustScreen
+
         return await self._ask(TrustScreen(request))
 
     def _call_user(self, message: str) -> None:

@@ -76,7 +76,7 @@ class SessionScreen(Screen[None]):
     BINDINGS = bindings_for("screen")
     AUTO_FOCUS = "#prompt-input"
 
-    panes_visible: reactive[bool] = reactive(True)
+    panes_visible: reactive[bool] = reactive(True, init=False)
 
     def __init__(
         self,
@@ -106,6 +106,11 @@ class SessionScreen(Screen[None]):
         self._collector = CollectionPacer()
 
     def compose(self) -> ComposeResult:
+        # The layout for the terminal's width, chosen before anything is mounted: a class set on the screen later
+        # restyles every widget in it (a sizeable part of the first frame's time).
+        self._wide = self.app.size.width >= WIDE_LAYOUT
+        self.set_reactive(SessionScreen.panes_visible, self._wide)
+        self.set_class(self._wide, "-panes")
         with Horizontal(id="body"):
             yield self.transcript
             with Vertical(id="side"):
@@ -127,6 +132,7 @@ class SessionScreen(Screen[None]):
         self.link.attach(self)
         # The engine loads once the first frame is on screen, so the prompt takes keys at once.
         self.call_after_refresh(self.link.start)
+        self.call_after_refresh(self._collector.settle)
 
     def on_unmount(self) -> None:
         self._collector.idle()
@@ -185,7 +191,9 @@ class SessionScreen(Screen[None]):
         if state.theme:
             self._apply_theme(state.theme)
         self._set_mode(state.mode)
-        self.call_after_refresh(self._collector.quiet)
+        # Start-up is over: what it made is frozen now; the collection waits until the keys stop.
+        self._collector.settle()
+        self._quiet_when_keys_idle()
 
     def engine_failed(self, message: str) -> None:
         self.status.state = "unavailable"

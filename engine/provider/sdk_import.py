@@ -7,14 +7,17 @@ client itself needs only a few of their modules.
 
 ``import_openai`` imports the SDK with each ``openai.types`` package made lazy: the package module exists at once,
 with its ``__path__``, so ``openai.types.chat.completion_create_params`` and the like import on their own as
-usual; the package's own ``__init__`` runs, whole and unchanged, the first time anything asks the package for a name
-it does not have yet (``openai.types.ChatCompletion``, ``from openai.types.chat import *``). Nothing behaves
-differently, it only happens later or never. If the SDK is already imported, or its layout is not what this
+usual. A name the ``__init__`` re-exports from one of its modules (``from openai.types.chat import
+ChatCompletionFunctionToolParam``, as the client itself does) imports that module alone, read off the ``__init__``'s
+source; anything else asked of the package (``__all__``, ``dir()``, a name defined in the ``__init__`` itself) runs
+the ``__init__``, whole and unchanged, first. The objects are the same ones; they are only made later, or never. If the SDK is already imported, or its layout is not what this
 expects, the ordinary import runs.
 """
 
 from __future__ import annotations
 
+import ast
+import functools
 import importlib
 import importlib.abc
 import importlib.machinery
@@ -47,8 +50,15 @@ class LazyPackage(types.ModuleType):
 
     def __getattr__(self, name: str) -> Any:
         spec = self.__spec__
-        if not name.startswith("__") and _has_submodule(spec.submodule_search_locations or (), name):
-            return importlib.import_module(f"{self.__name__}.{name}")
+        if not name.startswith("__"):
+            if _has_submodule(spec.submodule_search_locations or (), name):
+                return importlib.import_module(f"{self.__name__}.{name}")
+            source = _reexports(spec.origin).get(name)
+            if source is not None:  # ``from .module import Name`` in the ``__init__``: that module alone
+                module, original = source
+                value = getattr(importlib.import_module(f"{self.__name__}.{module}"), original)
+                setattr(self, name, value)
+                return value
         self._run_init()
         return getattr(self, name)
 
@@ -92,6 +102,26 @@ class LazyTypesFinder(importlib.abc.MetaPathFinder):
             return spec
         spec.loader = _DeferredInitLoader(spec.loader)  # type: ignore[arg-type]
         return spec
+
+
+@functools.cache
+def _reexports(init_path: str | None) -> dict[str, tuple[str, str]]:
+    """What a package's ``__init__`` takes from its own modules: exported name -> (module, name in it), read from
+    its source (``from .module import Name as Name``); empty if it cannot be read."""
+    if init_path is None:
+        return {}
+    try:
+        with open(init_path, encoding="utf-8") as file:
+            tree = ast.parse(file.read(), init_path)
+    except (OSError, SyntaxError, ValueError):
+        return {}
+    names: dict[str, tuple[str, str]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
+            for alias in node.names:
+                if alias.name != "*":
+                    names[alias.asname or alias.name] = (node.module, alias.name)
+    return names
 
 
 def _has_submodule(locations: Sequence[str], name: str) -> bool:

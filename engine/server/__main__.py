@@ -21,7 +21,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", help="the model (overrides the configuration)")
     parser.add_argument("--trust", action="store_true", help="trust the folder's own config for this run")
     args = parser.parse_args(argv)
-    options = EngineOptions(workspace=Path(args.cwd), mode=args.mode, model=args.model, trust=args.trust)
+    options = EngineOptions(
+        workspace=Path(args.cwd), mode=args.mode, model=args.model, trust=args.trust, freeze_heap=True
+    )
     return asyncio.run(serve_stdio(options))
 
 

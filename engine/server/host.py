@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import importlib
 import logging
 import os
@@ -57,6 +58,9 @@ class EngineOptions:
     env: dict[str, str] | None = None
     # ``--trust``: the folder's own config applies whole for this run, not remembered (SPEC 19).
     trust: bool = False
+    # An engine alone in its process freezes what start-up and the preload made (``gc.freeze``): those objects live
+    # as long as the process, and the collector's full passes then stay short. Not for an engine sharing a process.
+    freeze_heap: bool = False
 
 
 class Frontend(Protocol):
@@ -115,8 +119,9 @@ class EngineHost:
             self._frontend.event(Notice(rebuilt, "warning"))
         orchestrator.subscribe(self._frontend.event)
         self.orchestrator = orchestrator
+        self._freeze_heap()
         if not (self._pending and _resumes(self._pending[0][1])):
-            self._preload = asyncio.create_task(orchestrator.preload())
+            self._preload = self._preloading(orchestrator)
         # else (--resume, --continue): the session is restored first, and the preload starts once it is (below);
         # resuming needs neither the SDK nor the token encoding, and the threads loading them would slow it down.
         self._drain()
@@ -206,6 +211,16 @@ class EngineHost:
             self._frontend.event(Notice(text, level))
         return loaded.config  # type: ignore[no-any-return]
 
+    def _preloading(self, orchestrator: Orchestrator) -> asyncio.Task[None]:
+        """The orchestrator's preload; then what it loaded (the model SDK) is frozen too."""
+        task = asyncio.create_task(orchestrator.preload())
+        task.add_done_callback(lambda _: self._freeze_heap())
+        return task
+
+    def _freeze_heap(self) -> None:
+        if self.options.freeze_heap:
+            gc.freeze()
+
     def _drain(self) -> None:
         if self.orchestrator is not None and self._runner is None and self._pending:
             self._runner = asyncio.create_task(self._run_pending())
@@ -218,7 +233,7 @@ class EngineHost:
                 outcome = await self.run_input(text)
                 self._frontend.input_finished(input_id, outcome)
                 if self._preload is None and self.orchestrator is not None:
-                    self._preload = asyncio.create_task(self.orchestrator.preload())
+                    self._preload = self._preloading(self.orchestrator)
         finally:
             self._runner = None
 

@@ -66,3 +66,24 @@ def test_every_few_quiet_moments_frozen_cycles_are_freed() -> None:
     assert dropped() is not None  # a frozen cycle is never collected...
     pacer.quiet()  # ...until the periodic full collection
     assert dropped() is None
+
+
+def test_settle_freezes_without_a_collection_and_the_next_quiet_moment_collects() -> None:
+    """Issue 14: start-up's objects are frozen at once (no pass over them while keys are typed); garbage made
+    before stays until the next quiet moment, which collects it."""
+    pacer = CollectionPacer(full_every=1)
+    garbage = Node()
+    alive = weakref.ref(garbage)
+    del garbage
+    passes: list[str] = []
+    gc.callbacks.append(lambda phase, info: passes.append(phase))
+    try:
+        frozen_before = gc.get_freeze_count()
+        pacer.settle()
+        assert gc.get_freeze_count() > frozen_before
+        assert passes == []  # frozen, not collected
+        assert alive() is not None
+        pacer.quiet()  # full_every=1: unfreezes and collects
+        assert alive() is None
+    finally:
+        gc.callbacks.pop()
