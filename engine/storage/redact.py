@@ -41,6 +41,20 @@ _PATTERNS = re.compile(
 )
 
 
+# Every shape above contains one of these words (any case): a text without any of them has nothing to redact.
+_KEYWORDS = ("sk-", "authorization", "api-key", "bearer")
+
+
+def _may_hold_a_shape(text: str) -> bool:
+    """False when ``_PATTERNS`` cannot match: the same answer, at a fraction of the regex's cost (9 ms for a 100 KB
+    file read, twice a call: its tool message and its audit row). Only for ASCII text, where lowering is exact; other
+    text can hold characters that match ASCII letters case-insensitively (the Kelvin sign), so the regex decides."""
+    if not text.isascii():
+        return True
+    lowered = text.lower()
+    return any(keyword in lowered for keyword in _KEYWORDS)
+
+
 def _replace_match(match: re.Match[str]) -> str:
     groups = match.groupdict()
     if groups.get("auth_value") is not None:
@@ -69,7 +83,7 @@ class Redactor:
         for value, name in self._env_secrets:
             if value in text:
                 text = text.replace(value, f"[REDACTED:{name}]")
-        return _PATTERNS.sub(_replace_match, text)
+        return _PATTERNS.sub(_replace_match, text) if _may_hold_a_shape(text) else text
 
     def redact_value(self, value: Any) -> Any:
         """A copy of a JSON-like value with every string redacted (dict keys included); other values unchanged."""

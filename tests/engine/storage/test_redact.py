@@ -11,7 +11,7 @@ from engine.events import TodoItem
 from engine.messages import FunctionCall, Message, ToolCall
 from engine.storage.db import Database, database_path
 from engine.storage.records import InteractionRequested, InteractionResponded, TaskEvent
-from engine.storage.redact import REDACTED, Redactor
+from engine.storage.redact import _PATTERNS, REDACTED, Redactor, _replace_match
 from engine.storage.session_file import encode_message
 from engine.storage.store import Store
 
@@ -138,3 +138,21 @@ def test_the_session_file_encoding_redacts_keys() -> None:
     encoded = encode_message(Message.user(f"key {OPENAI_KEY}"))
     assert OPENAI_KEY not in encoded
     assert json.loads(encoded)["content"] == f"key {REDACTED}"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "AUTHORIZATION: BEARER eyJhbGciOi.payload.sig",
+        "Authorization: Bearer eyJhbGciOi.payload.sig, said the café's log",
+        f"a key in non-ASCII text: {OPENAI_KEY} (clé)",
+        "s\u212a-0123456789abcdef0123",  # a Kelvin sign matches k case-insensitively: the full check decides
+    ],
+)
+def test_the_quick_check_never_skips_a_secret(text: str) -> None:
+    assert Redactor({}).redact(text) == _PATTERNS.sub(_replace_match, text) != text
+
+
+def test_text_without_a_secret_comes_back_unchanged() -> None:
+    text = "def main():\n    return 'no key here'\n" * 1000
+    assert Redactor({}).redact(text) is text
