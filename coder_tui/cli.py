@@ -6,6 +6,7 @@ Kept free of Textual and of the engine's heavy imports so that both paths start 
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 from pathlib import Path
@@ -100,6 +101,10 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("ESCDELAY", "25")
     # The engine process starts before the app is even imported: it loads on the other core meanwhile.
     from coder_tui.engine_process import EngineProcesses
+
+    # Until the first frame is drawn, no collection passes over the objects start-up makes (modules, the app): they
+    # live as long as the process; the screen freezes them and switches collection back on (``CollectionPacer``).
+    gc.disable()
 
     engine = EngineProcesses(workspace=workspace, mode=args.mode, model=model, trust=args.trust)
     from coder_tui.app import run_tui

@@ -47,8 +47,10 @@ class CollectionPacer:
     def settle(self) -> None:
         """Freezes what exists now without collecting (a moment, not a pass over every object): at start-up, the
         imported modules and the mounted app live as long as the process, and automatic full collections would
-        otherwise walk them again and again while the user types. The next ``quiet`` collects what is garbage."""
+        otherwise walk them again and again while the user types. The next ``quiet`` collects what is garbage.
+        Collection is switched back on if start-up had it off (``coder_tui.cli``)."""
         gc.freeze()
+        gc.enable()
 
     def quiet(self) -> None:
         if self._thresholds is not None:

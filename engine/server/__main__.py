@@ -7,8 +7,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import sys
 from pathlib import Path
+
+# Start-up makes a great many objects that all live as long as the process (modules, classes, the configuration):
+# no collection passes over them while they are made. The host freezes them and switches collection back on once
+# the engine has started (``EngineOptions.freeze_heap``).
+gc.disable()
 
 from engine.server.host import EngineOptions
 from engine.server.stdio import serve_stdio

@@ -220,6 +220,7 @@ class EngineHost:
     def _freeze_heap(self) -> None:
         if self.options.freeze_heap:
             gc.freeze()
+            gc.enable()  # the engine process starts with collection off (``engine.server.__main__``)
 
     def _drain(self) -> None:
         if self.orchestrator is not None and self._runner is None and self._pending:
