@@ -15,6 +15,7 @@ import base64
 import gzip
 import hashlib
 import importlib.util
+import io
 import json
 import re
 import threading
@@ -144,6 +145,10 @@ def _build(name: str) -> tuple[Encoder | None, str]:
         encoder = tiktoken.Encoding(
             name=name, pat_str=_PATTERNS[name], mergeable_ranks=ranks, special_tokens=_SPECIAL_TOKENS[name]
         )
+        # The encoder works from its own (Rust) copy of the ranks; tiktoken keeps the Python dict only to pickle an
+        # Encoding, which nothing here does. Dropped, it gives back 15 MB (cl100k_base) to 30 MB (o200k_base).
+        if isinstance(getattr(encoder, "_mergeable_ranks", None), dict):
+            encoder._mergeable_ranks = {}
         return encoder, ""
     if problems:
         return None, f"no usable {name} data ({'; '.join(problems)})"
@@ -179,8 +184,8 @@ def _read_ranks(path: Path, sha256: str) -> dict[bytes, int]:
     if hashlib.sha256(data).hexdigest() != sha256:
         raise ValueError("checksum mismatch (a damaged or different file)")
     ranks: dict[bytes, int] = {}
-    for line in data.splitlines():
-        if line:
+    for line in io.BytesIO(data):  # line by line: no list of every line beside the dict
+        if line.strip():
             token, rank = line.split()
             ranks[base64.b64decode(token)] = int(rank)
     return ranks

@@ -222,3 +222,16 @@ def test_switching_to_a_model_of_another_encoding_drops_the_correction() -> None
     assert counter.correction != 0
     counter.set_model("gpt-4o")
     assert counter.correction == 0 and counter.model == "gpt-4o"
+
+
+def test_a_loaded_encoding_keeps_no_python_copy_of_its_ranks() -> None:
+    """Issue 14 (memory): the encoder counts from its own copy; the 100,000-entry dict tiktoken would keep (only to
+    pickle the encoder) is dropped, and counting is unchanged."""
+    from engine.context.tokens import CL100K, load_encoding
+
+    loaded = load_encoding(CL100K)
+    if loaded.encoder is None:
+        pytest.skip("no offline cl100k_base data")
+    assert loaded.encoder._mergeable_ranks == {}
+    assert loaded.encoder.encode("hello world, héllo") == [15339, 1917, 11, 305, 19010, 385]
+    assert loaded.encoder.decode([15339, 1917]) == "hello world"
