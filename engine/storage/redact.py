@@ -43,13 +43,15 @@ _PATTERNS = re.compile(
 
 # Every shape above contains one of these words (any case): a text without any of them has nothing to redact.
 _KEYWORDS = ("sk-", "authorization", "api-key", "bearer")
+# The only characters outside ASCII that match a letter of those words case-insensitively (as the regex matches):
+# dotted and dotless i, long s, the Kelvin sign. Lowering does not turn the first three into their ASCII letter.
+_NON_ASCII_LOOKALIKES = "\u0130\u0131\u017f\u212a"
 
 
 def _may_hold_a_shape(text: str) -> bool:
     """False when ``_PATTERNS`` cannot match: the same answer, at a fraction of the regex's cost (9 ms for a 100 KB
-    file read, twice a call: its tool message and its audit row). Only for ASCII text, where lowering is exact; other
-    text can hold characters that match ASCII letters case-insensitively (the Kelvin sign), so the regex decides."""
-    if not text.isascii():
+    file read, twice a call: its tool message and its audit row). A text holding a look-alike goes to the regex."""
+    if any(lookalike in text for lookalike in _NON_ASCII_LOOKALIKES):
         return True
     lowered = text.lower()
     return any(keyword in lowered for keyword in _KEYWORDS)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from engine.events import TodoItem
 from engine.messages import FunctionCall, Message, ToolCall
 from engine.storage.db import Database, database_path
 from engine.storage.records import InteractionRequested, InteractionResponded, TaskEvent
-from engine.storage.redact import _PATTERNS, REDACTED, Redactor, _replace_match
+from engine.storage.redact import _KEYWORDS, _NON_ASCII_LOOKALIKES, _PATTERNS, REDACTED, Redactor, _replace_match
 from engine.storage.session_file import encode_message
 from engine.storage.store import Store
 
@@ -146,13 +147,24 @@ def test_the_session_file_encoding_redacts_keys() -> None:
         "AUTHORIZATION: BEARER eyJhbGciOi.payload.sig",
         "Authorization: Bearer eyJhbGciOi.payload.sig, said the café's log",
         f"a key in non-ASCII text: {OPENAI_KEY} (clé)",
-        "s\u212a-0123456789abcdef0123",  # a Kelvin sign matches k case-insensitively: the full check decides
+        # Characters that match an ASCII letter case-insensitively: the Kelvin sign, long s, dotless and dotted i.
+        "s\u212a-0123456789abcdef0123",
+        "\u017fk-0123456789abcdef0123",
+        "author\u0131zation: 0123456789abcdef",
+        "author\u0130zation: 0123456789abcdef",
     ],
 )
 def test_the_quick_check_never_skips_a_secret(text: str) -> None:
     assert Redactor({}).redact(text) == _PATTERNS.sub(_replace_match, text) != text
 
 
-def test_text_without_a_secret_comes_back_unchanged() -> None:
-    text = "def main():\n    return 'no key here'\n" * 1000
+@pytest.mark.parametrize("line", ["def main():\n    return 'no key here'\n", "# café: no key here either\n"])
+def test_text_without_a_secret_comes_back_unchanged(line: str) -> None:
+    text = line * 1000
     assert Redactor({}).redact(text) is text
+
+
+def test_the_look_alikes_are_every_non_ascii_character_matching_a_keyword_letter() -> None:
+    letters = re.compile("[" + re.escape("".join(sorted(set("".join(_KEYWORDS))))) + "]", re.IGNORECASE)
+    matching = {chr(code) for code in range(0x80, 0x110000) if letters.fullmatch(chr(code))}
+    assert matching == set(_NON_ASCII_LOOKALIKES)
