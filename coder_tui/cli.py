@@ -106,7 +106,11 @@ def main(argv: list[str] | None = None) -> int:
     # live as long as the process; the screen freezes them and switches collection back on (``CollectionPacer``).
     gc.disable()
 
-    engine = EngineProcesses(workspace=workspace, mode=args.mode, model=model, trust=args.trust)
+    # The session it opens with: the engine sends its history before it has loaded (a fork makes a new one first).
+    engine = EngineProcesses(
+        workspace=workspace, mode=args.mode, model=model, trust=args.trust,
+        resume=None if args.fork else args.resume, cont=args.cont and not args.fork,
+    )
     from coder_tui.app import run_tui
 
     return run_tui(

@@ -65,7 +65,8 @@ class SessionView(Protocol):
 
     def show_event(self, event: Event) -> None: ...
 
-    def input_started(self, text: str) -> None: ...
+    def input_started(self, text: str, *, echo: bool = True) -> None:
+        """``echo``: show the input in the transcript (not the opening ``/resume`` of a history already shown)."""
 
     def input_finished(self, outcome: InputFinished) -> None: ...
 
@@ -98,6 +99,8 @@ class EngineLink:
         self._restarts = 0
         # The inputs that resume the session after a restart, and the session each resumes.
         self._restarts_by_id: dict[str, str] = {}
+        # The engine sent the history of the session it opens with before it started (``--resume``, ``--continue``).
+        self._opened_early = False
         self.state: EngineState | None = None
         self.interaction = TuiInteraction(app)
         self._mode = Mode.parse(start_mode) if start_mode else Mode.DEFAULT
@@ -180,6 +183,10 @@ class EngineLink:
                 if view is not None:
                     view.show_event(Notice(f"the engine restarted; session {self._restarts_by_id[self._running]} "
                                            "resumed", "warning"))
+            case EngineEvent(event=HistoryRestored() as event) if self._running is None:
+                self._opened_early = True
+                if view is not None:
+                    view.show_event(event)
             case EngineEvent(event=event):
                 if isinstance(event, ModeChanged):
                     self._mode = Mode.parse(event.mode)
@@ -191,8 +198,11 @@ class EngineLink:
                 text = self._pop_queued(input_id)
                 self._running = input_id
                 self._notify_queue()
+                # The opening /resume of a history already shown is not shown again.
+                echo = not (self._opened_early and text.startswith("/resume "))
+                self._opened_early = False
                 if view is not None and input_id not in self._restarts_by_id:
-                    view.input_started(text)
+                    view.input_started(text, echo=echo)
             case InputFinished():
                 self._running = None
                 self._adopt(message.state)

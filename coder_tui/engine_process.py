@@ -41,7 +41,11 @@ class EngineProcess:
         model: str | None = None,
         env: dict[str, str] | None = None,
         trust: bool = False,
+        resume: str | None = None,
+        cont: bool = False,
     ) -> EngineProcess:
+        """``resume`` (an id) or ``cont`` (the latest): the session the app opens with, whose history the engine
+        sends before it has loaded."""
         command = [sys.executable, "-m", "engine.server", "--cwd", str(workspace)]
         if mode:
             command += ["--mode", mode]
@@ -49,6 +53,10 @@ class EngineProcess:
             command += ["--model", model]
         if trust:
             command += ["--trust"]
+        if resume:
+            command += ["--resume", resume]
+        elif cont:
+            command += ["--continue"]
         stderr = tempfile.TemporaryFile(prefix="coder-engine-")
         process = subprocess.Popen(
             command,
@@ -138,13 +146,23 @@ class _LineProtocol(asyncio.Protocol):
 
 
 class EngineProcesses:
-    """Starts engine processes for one app: the first at once (before the app runs), more on restart."""
+    """Starts engine processes for one app: the first at once (before the app runs), more on restart. ``resume`` /
+    ``cont``: the session the first one opens with; a restarted one is sent its session's ``/resume`` by the link."""
 
     def __init__(
-        self, *, workspace: Path, mode: str | None = None, model: str | None = None, trust: bool = False
+        self,
+        *,
+        workspace: Path,
+        mode: str | None = None,
+        model: str | None = None,
+        trust: bool = False,
+        resume: str | None = None,
+        cont: bool = False,
     ) -> None:
         self._arguments = {"workspace": workspace, "mode": mode, "model": model, "trust": trust}
-        self._next: EngineProcess | None = EngineProcess.spawn(**self._arguments)  # type: ignore[arg-type]
+        self._next: EngineProcess | None = EngineProcess.spawn(
+            **self._arguments, resume=resume, cont=cont  # type: ignore[arg-type]
+        )
         self.current: EngineProcess | None = None
 
     def __call__(self) -> EngineProcess:

@@ -199,9 +199,10 @@ class SessionScreen(Screen[None]):
         self.status.state = "unavailable"
         self.transcript.add_notice(message, "error")
 
-    def input_started(self, text: str) -> None:
+    def input_started(self, text: str, *, echo: bool = True) -> None:
         self._collector.busy()
-        self.transcript.add_user(text)
+        if echo:
+            self.transcript.add_user(text)
         self.status.state = "working"
         self.prompt.input.task_running = True
         self.app.refresh_bindings()

@@ -140,6 +140,9 @@ class Orchestrator:
         self.store = Store.open(self.workspace.root)
         # One owner per session (SPEC 21): the lock of the session in use, held until the switch or exit.
         self.session_locks = SessionLocks(self.workspace.root)
+        # The session whose history the front end already shows (the engine process sent it before this orchestrator
+        # was made, ``engine.server.opening``): its ``/resume`` does not send it again.
+        self.history_shown: str | None = None
         self.hooks = HookDispatcher(
             config.hooks, trusted=lambda: self.project_trusted, cwd=self.workspace.root, env=self._env,
             store=self.store, emit=self._bus.emit,

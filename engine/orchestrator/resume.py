@@ -7,12 +7,13 @@ result, because it may have half-run and must never run twice.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.events import HistoryRestored
 from engine.messages import Message, ToolCall
+from engine.storage import conversation_log
+from engine.storage.history_read import read_history
 from engine.storage.records import LoadedSession
 from engine.storage.session_file import encode_message
 from engine.storage.recovery import open_tool_calls, repair_history
@@ -86,23 +87,8 @@ def _store_insertions(store: Store, loaded: LoadedSession, repaired: Sequence[Me
     return seqs, encoded
 
 
-def history_restored(store: Store, session_id: str) -> HistoryRestored:
-    """The event that gives a front end the resumed session's whole history: every epoch, a marker where each
-    compaction happened, each tool message's diff and each sub-agent's conversation. The stored records are passed
-    on as the JSON texts they are: no message objects are built, nothing is parsed (a long session's history is
-    thousands of them)."""
-    parts: list[str] = []
-    session_id, rows = store.history_rows(session_id)
-    for row in rows:
-        diff = json.dumps(row.diff, ensure_ascii=False)
-        if row.compaction is not None:
-            _, before, after = row.compaction
-            parts.append(f'{{"kind": "compacted", "record": {row.record}, "diff": null, '
-                         f'"tokens_before": {before}, "tokens_after": {after}}}')
-        else:
-            parts.append(f'{{"kind": "message", "record": {row.record}, "diff": {diff}}}')
-    subagents = {
-        call_id: tuple(item.message.to_record() for item in conversation)
-        for call_id, conversation in store.subagent_conversations(session_id).items()
-    }
-    return HistoryRestored(session_id, "[" + ",\n".join(parts) + "]", subagents)
+def history_restored(store: Store, session_ref: str) -> HistoryRestored:
+    """The event that gives a front end the resumed session's whole history (``engine.storage.history_read``);
+    ``session_ref`` may be a unique prefix of the id."""
+    with store.db.read() as conn:
+        return read_history(conn, conversation_log.resolve_session_id(conn, store.path, session_ref))

@@ -46,11 +46,14 @@ async def resume_command(orch: Orchestrator, arg: str) -> CommandResult | TurnOu
         if latest is None:
             return CommandResult.slash("/resume", "no saved session in this workspace yet", ok=False)
         session_ref = latest
+    shown, orch.history_shown = orch.history_shown, None
     try:
         # The lock first: repairing the history writes to the session, which another live process may own.
-        orch.session_locks.claim(orch.store.resolve_session_id(session_ref))
-        if orch.interactive:  # a screen shows the whole history (at once, while the session is planned)
-            orch.emit(history_restored(orch.store, session_ref))
+        session_id = orch.store.resolve_session_id(session_ref)
+        orch.session_locks.claim(session_id)
+        # A screen shows the whole history (at once, while the session is planned), unless it already does.
+        if orch.interactive and shown != session_id:
+            orch.emit(history_restored(orch.store, session_id))
             await asyncio.sleep(0)  # a front end in another process gets it now, not after the planning
         plan = plan_resume(orch.store, session_ref)
     except (UnknownSession, SessionBusy) as exc:

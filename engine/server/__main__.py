@@ -1,4 +1,6 @@
-"""``python -m engine.server --cwd DIR [--mode M] [--model NAME] [--trust]``: the engine process the TUI starts.
+"""``python -m engine.server --cwd DIR [--mode M] [--model NAME] [--trust] [--resume ID | --continue]``: the engine
+process the TUI starts. With ``--resume`` / ``--continue`` it sends that session's history before it has loaded
+(``engine.server.opening``); the TUI still sends the ``/resume`` that opens it.
 
 Speaks ``engine.protocol`` on stdin/stdout; logs and errors go to stderr. Exits when stdin ends or on ``Shutdown``.
 """
@@ -17,6 +19,7 @@ from pathlib import Path
 gc.disable()
 
 from engine.server.host import EngineOptions
+from engine.server.opening import LATEST
 from engine.server.stdio import serve_stdio
 
 
@@ -26,9 +29,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mode", help="the permission mode to start in")
     parser.add_argument("--model", help="the model (overrides the configuration)")
     parser.add_argument("--trust", action="store_true", help="trust the folder's own config for this run")
+    opening = parser.add_mutually_exclusive_group()
+    opening.add_argument("--resume", metavar="ID", help="the session the front end opens with: send its history first")
+    opening.add_argument("--continue", dest="cont", action="store_true", help="the same for the latest session")
     args = parser.parse_args(argv)
     options = EngineOptions(
-        workspace=Path(args.cwd), mode=args.mode, model=args.model, trust=args.trust, freeze_heap=True
+        workspace=Path(args.cwd), mode=args.mode, model=args.model, trust=args.trust, freeze_heap=True,
+        opening=LATEST if args.cont else args.resume,
     )
     return asyncio.run(serve_stdio(options))
 

@@ -43,6 +43,7 @@ from engine.protocol.schema import PROTOCOL_VERSION, EngineState
 if TYPE_CHECKING:
     from engine.config import Config
     from engine.orchestrator import Orchestrator, TurnOutcome
+    from engine.server.opening import OpenedSession
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +62,9 @@ class EngineOptions:
     # An engine alone in its process freezes what start-up and the preload made (``gc.freeze``): those objects live
     # as long as the process, and the collector's full passes then stay short. Not for an engine sharing a process.
     freeze_heap: bool = False
+    # ``--resume ID`` / ``--continue`` (``"--last"``): the session the front end opens with, whose history is sent
+    # before the engine is built (``engine.server.opening``); the front end still sends its ``/resume``.
+    opening: str | None = None
 
 
 class Frontend(Protocol):
@@ -93,11 +97,16 @@ class EngineHost:
         # An input is waiting for the preload (its turn has not started): a cancel now stops it before it does.
         self._starting = False
         self._cancelled_early = False
+        self._opened: OpenedSession | None = None
         self.orchestrator: Orchestrator | None = None
 
     async def start(self) -> EngineState:
         """Loads the configuration and builds the orchestrator (raises on a damaged database or config); the model
-        SDK and token encoding then load in the background. Queued inputs start once they have."""
+        SDK and token encoding then load in the background. Queued inputs start once they have. The history of the
+        session it opens with is sent first of all."""
+        if self.options.opening is not None:
+            self._send_opening(self.options.opening)
+            await asyncio.sleep(0)  # a front end in another process gets it now, before the engine's imports
         from engine.orchestrator import Orchestrator
         from engine.storage.rebuild import rebuilt_notice
 
@@ -115,12 +124,15 @@ class EngineHost:
             model_pinned=bool(self.options.model),
         )
         orchestrator.trusted_for_run = self.options.trust
+        if self._opened is not None:
+            orchestrator.session_locks.adopt(self._opened.lock)
+            orchestrator.history_shown = self._opened.session_id
         if rebuilt := rebuilt_notice(orchestrator.store):
             self._frontend.event(Notice(rebuilt, "warning"))
         orchestrator.subscribe(self._frontend.event)
         self.orchestrator = orchestrator
         self._freeze_heap()
-        if not (self._pending and _resumes(self._pending[0][1])):
+        if self.options.opening is None and not (self._pending and _resumes(self._pending[0][1])):
             self._preload = self._preloading(orchestrator)
         # else (--resume, --continue): the session is restored first, and the preload starts once it is (below);
         # resuming needs neither the SDK nor the token encoding, and the threads loading them would slow it down.
@@ -194,8 +206,17 @@ class EngineHost:
                     await task
         if self.orchestrator is not None:
             await self.orchestrator.aclose()
+        if self._opened is not None:  # not taken over when the engine could not start
+            self._opened.lock.release()
 
     # -- inside -----------------------------------------------------------------------------------------------------
+    def _send_opening(self, session_ref: str) -> None:
+        from engine.server.opening import open_session
+
+        if (opened := open_session(self.options.workspace, session_ref)) is not None:
+            self._opened, history = opened
+            self._frontend.event(history)
+
     def _require(self) -> Orchestrator:
         if self.orchestrator is None:
             raise RuntimeError("the engine has not started")

@@ -19,11 +19,13 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from engine.messages import Message
 from engine.storage.errors import UnknownSession
 from engine.storage.records import CompactionMarker, HistoryEntry, HistoryMessage, SessionSummary
+
+if TYPE_CHECKING:
+    from engine.messages import Message
 
 TITLE_MAX_CHARS = 80
 
@@ -184,11 +186,15 @@ def insert_messages(
 
 def load_messages(conn: sqlite3.Connection, session_id: str) -> list[Message]:
     """The model's view of the latest epoch, as messages."""
+    from engine.messages import Message
+
     return [Message.from_record(json.loads(record)) for _, record in load_view(conn, session_id)[1]]
 
 
 def load_history(conn: sqlite3.Connection, session_id: str) -> list[HistoryEntry]:
     """Every message of every epoch in order, with a ``CompactionMarker`` where each compaction happened."""
+    from engine.messages import Message
+
     entries: list[HistoryEntry] = []
     for row in history_rows(conn, session_id):
         message = Message.from_record(json.loads(row.record))
@@ -259,6 +265,8 @@ def append_subagent_message(
 
 def load_subagent_messages(conn: sqlite3.Connection, session_id: str) -> dict[str, list[HistoryMessage]]:
     """Each sub-agent conversation of the session, by the id of the ``task`` call that started it, in call order."""
+    from engine.messages import Message
+
     conversations: dict[str, list[HistoryMessage]] = {}
     rows = conn.execute(
         "SELECT parent_call_id, seq, record, diff, created_at FROM subagent_messages WHERE session_id = ? "

@@ -86,6 +86,10 @@ class SessionLocks:
         if session_id not in self._held:
             self._held[session_id] = SessionLock.acquire(self._workspace, session_id)
 
+    def adopt(self, lock: SessionLock) -> None:
+        """Holds a lock taken before this set was made (the session the engine process opened with)."""
+        self._held.setdefault(lock.session_id, lock)
+
     def keep_only(self, session_id: str) -> None:
         for held in [key for key in self._held if key != session_id]:
             self._held.pop(held).release()

@@ -151,13 +151,6 @@ class Store:
             resolved = conversation_log.resolve_session_id(conn, self.path, session_id)
             return conversation_log.load_history(conn, resolved)
 
-    def history_rows(self, session_id: str) -> tuple[str, list[conversation_log.HistoryRow]]:
-        """``full_history`` as stored rows (each message's JSON text unparsed), with the session's full id: cheaper
-        for a caller that only passes the records on, such as the resumed transcript of a long session."""
-        with self.db.read() as conn:
-            resolved = conversation_log.resolve_session_id(conn, self.path, session_id)
-            return resolved, conversation_log.history_rows(conn, resolved)
-
     def subagent_conversations(self, session_id: str) -> dict[str, list[HistoryMessage]]:
         """Each sub-agent's conversation (its prompt, answers, tool calls and results, diffs), keyed by the id of
         the ``task`` tool call that started it."""

@@ -16,6 +16,7 @@ from coder_tui.widgets.notice_line import NoticeLine
 from coder_tui.widgets.user_message import UserMessage
 from tests.support.scenario import reply, stall, text
 from tests.support.scripted_server import ScriptedServer
+from tests.support.stored_session import stored_session
 from tests.tui.helpers import ready, settle, submit, wait_until
 
 
@@ -83,3 +84,30 @@ async def test_an_engine_that_cannot_start_says_why(workspace: Path, scripted_se
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: any("could not start" in n for n in notices(app)), "the failure")
         assert app.session.status.state == "unavailable"
+
+
+async def test_resume_at_launch_draws_the_history_the_engine_sent_first_once(
+    workspace: Path, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--resume ID``: the engine process sends the history before it is built; the transcript shows it once, with
+    no "/resume" line of its own, and the session is the resumed one."""
+    from coder_tui.widgets.transcript import Transcript
+
+    session_id = stored_session(workspace, "the stored request", "the stored answer")
+    shown: list[str] = []
+    show_history = Transcript.show_history
+    monkeypatch.setattr(Transcript, "show_history", lambda self, restored: (shown.append(restored.session_id),
+                                                                           show_history(self, restored)))
+    engine = EngineProcesses(workspace=workspace, resume=session_id)
+    app = CoderApp(workspace=workspace, engine=engine, first_inputs=(f"/resume {session_id}",),
+                   history=InputHistory(None))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await settle(pilot)
+        assert app.link.state.session_id == session_id  # type: ignore[union-attr]
+        assert shown == [session_id]
+        texts = [getattr(entry, "text", "") for entry in app.session.transcript.entries]
+        assert texts[:2] == ["the stored request", "the stored answer"], texts
+        users = [entry.text for entry in app.session.transcript.entries if isinstance(entry, UserMessage)]
+        assert users == ["the stored request"]
+        assert app.session.status.state == "ready"
