@@ -26,8 +26,8 @@ from coder_tui.markdown_look import MarkdownLook, markdown_look
 from coder_tui.widgets.sized_by_layout import SizedByLayout
 
 Lines = list[list[Segment]]
-# Renders in a worker thread; returns the width it rendered at and the lines.
-RenderJob = Callable[[], tuple[int, Lines]]
+# Renders Markdown (and whether it is the widget's first text: no blank line before it) in a worker thread.
+Renderer = Callable[[str, bool], Lines]
 
 
 class MarkdownLines(SizedByLayout, Widget):
@@ -71,27 +71,29 @@ class MarkdownLines(SizedByLayout, Widget):
         self._width = -1
         self.refresh(layout=True)
 
-    def render_job(self, markdown: str, *, append: bool = True, first: bool | None = None) -> RenderJob | None:
-        """A function that renders ``markdown`` (appended after the current text, or alone) and is safe to run in
-        a worker thread: what it needs from the app is read now, and it renders on a console of its own. ``first``:
-        whether it will be the first text (default: judged now). None before the widget has a width (it then
-        renders at its first layout)."""
+    def renderer(self) -> tuple[int, Renderer] | None:
+        """A function that renders Markdown as this widget does, safe to run in a worker thread (what it needs from
+        the app is read now, and it renders on a console of its own), and the width it renders at. None before the
+        widget has a width (it then renders at its first layout)."""
         width = self._width
-        if width <= 0 or not markdown.strip():
+        if width <= 0:
             return None
         options = self.app.console.options.update(width=width, highlight=False)
         look, style = markdown_look(self), self.rich_style
-        first = not (append and self._chunks) if first is None else first
         color_system = self.app.console.color_system
-        return lambda: (width, _render(_thread_console(color_system), markdown, options, look, style, first=first))
+
+        def render(markdown: str, first: bool) -> Lines:
+            return _render(_thread_console(color_system), markdown, options, look, style, first=first)
+
+        return width, render
 
     def extend_rendered(self, markdown: str, width: int, lines: Lines) -> None:
-        """``extend`` with lines a ``render_job`` made (dropped if the width changed meanwhile)."""
+        """``extend`` with lines a ``renderer`` made (dropped if the width changed meanwhile)."""
         self._chunks.append(markdown)
         self._adopt(width, lines)
 
     def replace_rendered(self, markdown: str, width: int, lines: Lines) -> None:
-        """``replace`` with lines a ``render_job(append=False)`` made."""
+        """``replace`` with lines a ``renderer`` made (as the first text)."""
         self._chunks = [markdown]
         self._lines = []
         self._adopt(width, lines)

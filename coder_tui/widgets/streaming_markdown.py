@@ -8,9 +8,10 @@ last block is re-rendered alone into a second one. One round is two synchronous 
 mounting and nothing that holds the screen's repaints, and its cost does not grow with the answer. A finished answer
 is a container and one widget.
 
-The Markdown itself is rendered in a worker thread (Rich's renderer is pure Python: a fast model's second of text is
-tens of milliseconds of it), so the event loop keeps handling and drawing keys meanwhile, and the end of a long
-answer is shown without a freeze: only lines already rendered are handed to the widgets.
+Finding the blocks (a markdown-it parse) and rendering them (Rich's renderer is pure Python: a fast model's second
+of text is tens of milliseconds of it) happen in one worker-thread job per round, so the event loop keeps handling
+and drawing keys meanwhile, and the end of a long answer is shown without a freeze: only lines already rendered are
+handed to the widgets.
 
 Why not Textual's ``Markdown`` widget with ``Markdown.get_stream()``, as Toad streams: measured on this app
 (the old in-process ``typing_latency`` benchmark), its appends and re-mounts hold ``App.batch_update`` while new block widgets
@@ -27,8 +28,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
 
-from coder_tui.markdown_blocks import finished_length
-from coder_tui.widgets.markdown_lines import Lines, MarkdownLines, RenderJob
+from coder_tui.markdown_blocks import finished_chunks
+from coder_tui.widgets.markdown_lines import Lines, MarkdownLines
 from coder_tui.widgets.sized_by_layout import SizedByLayout
 
 # How often, at most, new text reaches the screen while streaming: reads as live, leaves the loop free for typing.
@@ -119,33 +120,42 @@ class StreamingMarkdown(SizedByLayout, Vertical):
             self.post_message(self.Settled())
 
     async def _show(self, arrived: str, finishing: bool) -> None:
-        """One round. The newly finished blocks are rendered in steps of at most ``ROUND_CHARS`` in a worker
-        thread (the loop runs between steps), then the last block; then all of it is shown at once, so the screen
-        never shows a block twice nor a gap. When finishing, the last block is appended too."""
-        self._tail += arrived
+        """One round. In a worker thread: the text is cut into its finished blocks (in chunks of at most
+        ``ROUND_CHARS``, each rendered on its own) and its last block, which is rendered alone. Then all of it is
+        shown at once, so the screen never shows a block twice nor a gap. When finishing, the last block is a
+        finished one too."""
         finished, last = self._finished_blocks, self._last_block
-        steps: list[tuple[str, tuple[int, Lines] | None]] = []
-        while (done := len(self._tail) if finishing else finished_length(self._tail, ROUND_CHARS)) > 0:
-            if finishing:
-                done = finished_length(self._tail, ROUND_CHARS) or done
-            chunk, self._tail = self._tail[:done], self._tail[done:]
-            steps.append((chunk, await _rendered(finished.render_job(chunk, first=not finished.text and not steps))))
-        tail = self._tail
-        replaced = await _rendered(last.render_job(tail, append=False)) if arrived and not finishing else None
-        for chunk, appended in steps:
-            if appended is None:
+        text = self._tail + arrived
+        finished_renderer, last_renderer = finished.renderer(), last.renderer()
+        replaces_last = bool(arrived) and not finishing
+        first = not finished.text
+
+        def cut_and_render() -> tuple[list[str], str, list[Lines | None], Lines | None]:
+            chunks, rest = finished_chunks(text, ROUND_CHARS, whole=finishing)
+            rendered: list[Lines | None] = []
+            is_first = first
+            for chunk in chunks:
+                lines = None  # without a width yet, the widget renders it at its first layout
+                if finished_renderer is not None and chunk.strip():
+                    lines = finished_renderer[1](chunk, is_first)
+                    is_first = False
+                rendered.append(lines)
+            rest_lines = None
+            if replaces_last and last_renderer is not None and rest.strip():
+                rest_lines = last_renderer[1](rest, True)
+            return chunks, rest, rendered, rest_lines
+
+        chunks, self._tail, rendered, rest_lines = await asyncio.to_thread(cut_and_render)
+        for chunk, lines in zip(chunks, rendered, strict=True):
+            if lines is None or finished_renderer is None:
                 finished.extend(chunk)
             else:
-                finished.extend_rendered(chunk, *appended)
+                finished.extend_rendered(chunk, finished_renderer[0], lines)
         finished.set_class(bool(finished.text), "-filled")
         if finishing:
             last.remove()
         elif arrived:
-            if replaced is None:
-                last.replace(tail)
+            if rest_lines is None or last_renderer is None:
+                last.replace(self._tail)
             else:
-                last.replace_rendered(tail, *replaced)
-
-
-async def _rendered(job: RenderJob | None) -> tuple[int, Lines] | None:
-    return None if job is None else await asyncio.to_thread(job)
+                last.replace_rendered(self._tail, last_renderer[0], rest_lines)

@@ -2,6 +2,11 @@
 
 It reads commands as lines from any async source and writes replies as lines to any sink; the transports
 (``stdio`` for the engine process, ``memory`` for tests) only move lines.
+
+A model streams a delta every few milliseconds (a fast one: a line per millisecond, each a read, a parse and a
+callback in the client's UI process). Consecutive text or reasoning deltas are sent as one, at most
+``DELTA_INTERVAL_S`` after the first: the client draws streamed text a few times a second anyway. Any other message
+sends the waiting text first, so the order is kept.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
-from engine.events import ErrorEvent, Event
+from engine.events import ErrorEvent, Event, ReasoningDelta, TextDelta
 from engine.interaction import (
     ApprovalAnswer,
     ApprovalDecision,
@@ -47,6 +52,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+# How long a streamed delta may wait for the ones after it before it is sent.
+DELTA_INTERVAL_S = 0.02
+
 
 class LineSession:
     """Serves one client: ``serve(lines)`` runs until ``Shutdown`` or the end of the input, then closes the engine."""
@@ -64,6 +72,10 @@ class LineSession:
         self.host = EngineHost(options, self, config=config)
         self._answers: dict[str, asyncio.Future[Any]] = {}
         self._request_ids = (f"r{number}" for number in itertools.count(1))
+        # Streamed text waiting to be sent: its kind, its parts, and the timer that sends it.
+        self._delta_kind: type[TextDelta] | type[ReasoningDelta] | None = None
+        self._delta_parts: list[str] = []
+        self._delta_timer: asyncio.TimerHandle | None = None
 
     async def serve(self, lines: AsyncIterator[str]) -> None:
         # Commands are read while the engine starts: starting may ask the client something (the folder-trust
@@ -89,6 +101,7 @@ class LineSession:
             for answer in self._answers.values():
                 answer.cancel()
             await self.host.aclose()
+            self._send_delta()
 
     async def _read(self, lines: AsyncIterator[str]) -> None:
         async for line in lines:
@@ -123,10 +136,29 @@ class LineSession:
         return True
 
     def _send(self, message: object) -> None:
+        self._send_delta()
         self._write_line(self._codec.dumps(message))
+
+    def _send_delta(self) -> None:
+        """Sends the streamed text waiting, as one delta."""
+        kind, parts = self._delta_kind, self._delta_parts
+        if self._delta_timer is not None:
+            self._delta_timer.cancel()
+            self._delta_timer = None
+        if kind is None:
+            return
+        self._delta_kind, self._delta_parts = None, []
+        self._write_line(self._codec.dumps(EngineEvent(kind("".join(parts)))))
 
     # Frontend ---------------------------------------------------------------------------------------------------
     def event(self, event: Event) -> None:
+        if isinstance(event, TextDelta | ReasoningDelta):
+            if type(event) is not self._delta_kind:
+                self._send_delta()
+                self._delta_kind = type(event)
+                self._delta_timer = asyncio.get_running_loop().call_later(DELTA_INTERVAL_S, self._send_delta)
+            self._delta_parts.append(event.text)
+            return
         self._send(EngineEvent(event))
 
     def input_started(self, input_id: str) -> None:

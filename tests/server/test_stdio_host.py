@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.events import ErrorEvent, ModeChanged, TextDelta, ToolCallFinished, ToolStatus
+from engine.events import ErrorEvent, MessageAdded, ModeChanged, TextDelta, ToolCallFinished, ToolStatus
 from engine.interaction import ApprovalDecision, ApprovalRequest
 from engine.protocol import (
     AnswerRequest,
@@ -57,6 +57,24 @@ def test_the_engine_announces_its_state_then_runs_a_turn(engine: EngineClient, s
     assert streamed == "Hello from the model"
     assert scripted_server.requests[0].body["messages"][-1]["content"] == "say hello"
 
+
+
+def test_streamed_text_crosses_the_pipe_in_few_deltas_in_order(
+    engine: EngineClient, scripted_server: ScriptedServer
+) -> None:
+    """A fast stream's many small deltas reach the client as a few larger ones, with the same text, before the
+    message that ends them (``DELTA_INTERVAL_S``)."""
+    answer = "".join(f"word{number} " for number in range(400))
+    scripted_server.add(reply(text(answer, chunk=4)))
+    engine.send(RunInput("i1", "talk"))
+    engine.wait_for(lambda m: isinstance(m, InputFinished), "the input to finish")
+    events = [m.event for m in engine.received if isinstance(m, EngineEvent)]
+    deltas = [index for index, event in enumerate(events) if isinstance(event, TextDelta)]
+    assert "".join(events[index].text for index in deltas) == answer
+    assert len(deltas) < len(answer) // 4 // 10
+    added = next(index for index, event in enumerate(events) if isinstance(event, MessageAdded)
+                 and event.message.role == "assistant")
+    assert deltas[-1] < added
 
 def test_an_input_sent_before_the_engine_is_ready_waits_and_runs(
     engine: EngineClient, scripted_server: ScriptedServer
