@@ -9,7 +9,8 @@ coder-tui does per call is in it: reading the stream, running the tool, saving t
 
 On a loaded machine wall time also counts the waits for a free core, so the script prints a second figure beside
 it: the client process's CPU time per call (its user+system time in a 200-call run minus that of a 50-call run,
-/ 150: start-up and the background loading both runs do cancel out), which load inflates far less.
+/ 150: start-up and the background loading both runs do cancel out), which load inflates far less. Each run also
+prints the machine's load average (1 minute), to say how loaded it was.
 
 Run: python benchmarks/engine_overhead.py [--calls 200] [--runs 5]
 """
@@ -131,7 +132,8 @@ def main() -> None:
         print(
             f"run {number}: process {run.process_s * 1000:.0f} ms, turn {run.turn_s * 1000:.0f} ms "
             f"({run.requests} requests), server {run.server_s * 1000:.0f} ms, client {run.client_s * 1000:.0f} ms "
-            f"= {per_call[-1]:.2f} ms per call; client CPU {cpu_per_call[-1]:.2f} ms per call",
+            f"= {per_call[-1]:.2f} ms per call; client CPU {cpu_per_call[-1]:.2f} ms per call; "
+            f"load average {os.getloadavg()[0]:.2f}",
             flush=True,
         )
     median = statistics.median(per_call)

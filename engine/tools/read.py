@@ -1,11 +1,13 @@
 """The ``read`` tool: a window of a text file with ``cat -n`` line numbers.
 
-The file is streamed line by line, so a huge log or a minified one-line bundle costs the memory of one window, not
-of the whole file. Each line is decoded on its own (UTF-8, else latin-1), so one stray byte garbles one line at most.
+A file up to 1 MiB is read whole and its window decoded in one go; a larger one is streamed line by line, so a huge
+log or a minified one-line bundle costs the memory of one window, not of the whole file. Each line is decoded on its
+own (UTF-8, else latin-1), so one stray byte garbles one line at most.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -21,6 +23,9 @@ from engine.tools.guard import ensure_opened_where_checked
 from engine.tools.offload import run_file_work
 
 _COUNT_CHUNK = 1 << 20
+# A file up to this size is read whole and its window decoded in one go; a larger one is streamed line by line.
+_WHOLE_FILE_MAX_BYTES = 1 << 20
+_CUT_MARK = " [... line cut at {} characters]"
 # UTF-8 needs at most 4 bytes a character: this many bytes always hold more characters than are shown.
 _BYTES_PER_CHAR = 4
 
@@ -93,20 +98,56 @@ def _read_window(path: Path, display: str, offset: int, limit: int, max_chars: i
         if looks_binary(handle.read(BINARY_SNIFF_BYTES)):
             raise ToolError(f"{display} looks like a binary file (it contains NUL bytes); read shows text files only")
         handle.seek(0)
-        shown: list[str] = []
-        seen = 0
-        for raw, cut in _raw_lines(handle, max_chars * _BYTES_PER_CHAR + _BYTES_PER_CHAR):
-            seen += 1
-            if seen == 1 and raw.startswith(UTF8_BOM):
-                raw = raw[len(UTF8_BOM) :]
-            if seen >= offset:
-                shown.append(_render_line(raw, cut, max_chars))
-                if len(shown) == limit:
-                    break
-        total = seen + _count_remaining_lines(handle)
+        cap_bytes = max_chars * _BYTES_PER_CHAR + _BYTES_PER_CHAR
+        whole = None
+        if os.fstat(handle.fileno()).st_size <= _WHOLE_FILE_MAX_BYTES:
+            whole = _whole_file_window(handle.read(), offset, limit, max_chars, cap_bytes)
+            handle.seek(0)
+        if whole is not None:
+            shown, total = whole
+        else:
+            shown, total = _streamed_window(handle, offset, limit, max_chars, cap_bytes)
     if offset > max(total, 1):
         raise ToolError(f"offset {offset} is past the end of {display}, which has {total} lines")
     return _Window(lines=shown, start=offset, total=total)
+
+
+def _whole_file_window(
+    data: bytes, offset: int, limit: int, max_chars: int, cap_bytes: int
+) -> tuple[list[str], int] | None:
+    """The window and the line count of a file read whole, its lines decoded in one go: several times faster than
+    line by line. None when a line of the window is cut, it is not all UTF-8 or the file starts with a BOM: those
+    are decoded line by line (``_streamed_window``), which says the same of every other file."""
+    if data.startswith(UTF8_BOM):
+        return None
+    lines = data.split(b"\n") if data else []
+    if data.endswith(b"\n"):
+        lines.pop()
+    window = lines[offset - 1 : offset - 1 + limit]
+    if window and max(map(len, window)) >= cap_bytes:
+        return None
+    try:
+        texts = b"\n".join(window).decode("utf-8").split("\n") if window else []
+    except UnicodeDecodeError:
+        return None
+    return [_cut_to(text[:-1] if text.endswith("\r") else text, max_chars) for text in texts], len(lines)
+
+
+def _streamed_window(
+    handle: BinaryIO, offset: int, limit: int, max_chars: int, cap_bytes: int
+) -> tuple[list[str], int]:
+    """The window and the line count, the file streamed line by line: the memory of one window, whatever its size."""
+    shown: list[str] = []
+    seen = 0
+    for raw, cut in _raw_lines(handle, cap_bytes):
+        seen += 1
+        if seen == 1 and raw.startswith(UTF8_BOM):
+            raw = raw[len(UTF8_BOM) :]
+        if seen >= offset:
+            shown.append(_render_line(raw, cut, max_chars))
+            if len(shown) == limit:
+                break
+    return shown, seen + _count_remaining_lines(handle)
 
 
 def _raw_lines(handle: BinaryIO, cap_bytes: int) -> Iterator[tuple[bytes, bool]]:
@@ -140,9 +181,11 @@ def _render_line(raw: bytes, cut: bool, max_chars: int) -> str:
     if raw.endswith(b"\r"):
         raw = raw[:-1]
     text = _decode_line(raw, cut)
-    if cut or len(text) > max_chars:
-        return f"{text[:max_chars]} [... line cut at {max_chars} characters]"
-    return text
+    return f"{text[:max_chars]}{_CUT_MARK.format(max_chars)}" if cut else _cut_to(text, max_chars)
+
+
+def _cut_to(text: str, max_chars: int) -> str:
+    return f"{text[:max_chars]}{_CUT_MARK.format(max_chars)}" if len(text) > max_chars else text
 
 
 def _decode_line(raw: bytes, cut: bool) -> str:
