@@ -170,6 +170,12 @@ class Terminal:
             self.pump(until=min(deadline, now() + 0.05), probe=probe)
         return probe.at
 
+    def wait_seen(self, expectation: Expectation, timeout: float) -> None:
+        """Parses output until ``expectation`` is seen or ``timeout`` seconds after it was typed."""
+        deadline = expectation.since + timeout
+        while expectation.seen_at is None and not self._ended and now() < deadline:
+            self.pump(until=min(deadline, now() + 0.02))
+
     def wait_shown(self, text: str, timeout: float = 30.0) -> float:
         return self.wait_for(lambda screen: text in screen, timeout)
 
