@@ -8,7 +8,9 @@ streamed answer triggers one every second or so. So:
   freezes what survived (``gc.freeze``): the survivors are long-lived (modules, the conversation, the mounted
   transcript) and later collections never walk them again;
 - while an input runs, automatic full collections wait (the young generations are still collected, which is where
-  most garbage cycles die); the quiet moment at its end collects what waited.
+  most garbage cycles die), and they go on waiting after it ends until the next quiet moment, which collects what
+  waited: switched back on at the end of a long answer, the first full pass came at once, right when the user reads
+  and types (a 60-80 ms stall in the pty benchmark's "finish" figure).
 
 Frozen objects are still freed by reference counting; only a frozen object that later ends up in a garbage cycle (a
 pruned transcript entry, say) would linger, so every ``FULL_EVERY`` quiet moments everything is unfrozen and
@@ -25,21 +27,29 @@ _DEFERRED = 1_000_000
 
 
 class CollectionPacer:
-    """``busy()`` when an input starts and ``idle()`` when it ends (or the app exits); ``quiet()`` at a moment with
-    nothing urgent to do, best after a repaint (it is skipped while an input runs)."""
+    """``busy()`` when an input starts and ``idle()`` when it ends; ``quiet()`` at a moment with nothing urgent to
+    do, best after a repaint (it is skipped while an input runs); ``close()`` when the app exits."""
 
     def __init__(self, full_every: int = FULL_EVERY) -> None:
         self._full_every = full_every
         self._quiet_moments = 0
         self._thresholds: tuple[int, int, int] | None = None
+        self._running = False
 
     def busy(self) -> None:
+        self._running = True
         if self._thresholds is None:
             self._thresholds = gc.get_threshold()
             young, middle, _ = self._thresholds
             gc.set_threshold(young, middle, _DEFERRED)
 
     def idle(self) -> None:
+        """The input ended: full collections still wait, for the next quiet moment."""
+        self._running = False
+
+    def close(self) -> None:
+        """Automatic full collections as they were."""
+        self._running = False
         if self._thresholds is not None:
             gc.set_threshold(*self._thresholds)
             self._thresholds = None
@@ -53,10 +63,11 @@ class CollectionPacer:
         gc.enable()
 
     def quiet(self) -> None:
-        if self._thresholds is not None:
+        if self._running:
             return  # an input started meanwhile: its end is the next quiet moment
         self._quiet_moments += 1
         if self._quiet_moments % self._full_every == 0:
             gc.unfreeze()
         gc.collect()
         gc.freeze()
+        self.close()

@@ -135,7 +135,7 @@ class SessionScreen(Screen[None]):
         self.call_after_refresh(self._collector.settle)
 
     def on_unmount(self) -> None:
-        self._collector.idle()
+        self._collector.close()
 
     def on_key(self, event: events.Key) -> None:
         # Keys typed while the app starts are handled before the prompt has focus and land on the screen;

@@ -28,11 +28,21 @@ def python_defaults() -> Iterator[None]:
     gc.unfreeze()
 
 
-def test_full_collections_wait_while_an_input_runs() -> None:
-    pacer = CollectionPacer()
+def test_full_collections_wait_while_an_input_runs_and_until_the_next_quiet_moment() -> None:
+    pacer = CollectionPacer(full_every=100)
     pacer.busy()
     assert gc.get_threshold()[:2] == (700, 10) and gc.get_threshold()[2] >= 100_000
     pacer.idle()
+    assert gc.get_threshold()[2] >= 100_000  # not at the end of the input, when the user reads and types
+    garbage = weakref.ref(Node())
+    pacer.quiet()
+    assert garbage() is None and gc.get_threshold() == (700, 10, 10)
+
+
+def test_closing_switches_full_collections_back_on() -> None:
+    pacer = CollectionPacer()
+    pacer.busy()
+    pacer.close()
     assert gc.get_threshold() == (700, 10, 10)
 
 
