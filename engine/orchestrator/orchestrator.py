@@ -302,13 +302,18 @@ class Orchestrator:
         return True
 
     async def preload(self) -> None:
-        """For an interactive front end, once its first frame is up: loads the model SDK in a thread (a first
-        input waits for this), then starts the token encoding's load in a thread without waiting for it (a first
-        request does not need it, see ``token_loading``), watching the skill folders and the MCP servers. Safe to
-        skip: everything loads on first use anyway."""
+        """For an interactive front end, once its first frame is up: loads the model SDK and makes its client in a
+        thread (a first input waits for this), then starts the token encoding's load in a thread without waiting
+        for it (a first request does not need it, see ``token_loading``). Safe to skip: everything loads on first
+        use anyway. ``start_watchers`` is the rest of what an interactive session starts."""
         with contextlib.suppress(ProviderError):
-            await asyncio.to_thread(lambda: warm_provider(self.provider))
+            await asyncio.to_thread(lambda: warm_provider(self.provider()))
         start_loading(self.token_counter)
+
+    def start_watchers(self) -> None:
+        """Starts watching the skill folders and the MCP servers, in tasks of the loop. The engine host calls it
+        when no input is waiting (watchfiles' import and the first skill reload are loop time a first request
+        should not wait behind); a turn starts the MCP servers itself if nothing did."""
         self.skills.start()
         self.mcp.start()
 

@@ -94,6 +94,7 @@ class EngineHost:
         self._pending: deque[tuple[str, str]] = deque()
         self._runner: asyncio.Task[None] | None = None
         self._preload: asyncio.Task[None] | None = None
+        self._watchers_started = False
         # An input is waiting for the preload (its turn has not started): a cancel now stops it before it does.
         self._starting = False
         self._cancelled_early = False
@@ -233,10 +234,21 @@ class EngineHost:
         return loaded.config  # type: ignore[no-any-return]
 
     def _preloading(self, orchestrator: Orchestrator) -> asyncio.Task[None]:
-        """The orchestrator's preload; then what it loaded (the model SDK) is frozen too."""
+        """The orchestrator's preload; then what it loaded (the model SDK) is frozen too, and the watchers start
+        unless an input is waiting or running (then they start when it ends)."""
         task = asyncio.create_task(orchestrator.preload())
-        task.add_done_callback(lambda _: self._freeze_heap())
+        task.add_done_callback(lambda _: self._after_preload())
         return task
+
+    def _after_preload(self) -> None:
+        self._freeze_heap()
+        if self._runner is None and not self._pending:
+            self._start_watchers()
+
+    def _start_watchers(self) -> None:
+        if not self._watchers_started and self.orchestrator is not None:
+            self._watchers_started = True
+            self.orchestrator.start_watchers()
 
     def _freeze_heap(self) -> None:
         if self.options.freeze_heap:
@@ -254,6 +266,8 @@ class EngineHost:
                 self._frontend.input_started(input_id)
                 outcome = await self.run_input(text)
                 self._frontend.input_finished(input_id, outcome)
+                if self._preload is not None and self._preload.done():
+                    self._start_watchers()
                 if self._preload is None and self.orchestrator is not None:
                     self._preload = self._preloading(self.orchestrator)
         finally:
