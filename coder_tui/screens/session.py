@@ -24,13 +24,13 @@ from coder_tui.history import InputHistory
 from coder_tui.screens.rewind_picker import RewindPickerScreen
 from coder_tui.screens.session_picker import SessionPickerScreen
 from coder_tui.widgets.footer_bar import FooterBar
-from coder_tui.widgets.history_entries import compaction_text, stored_calls
+from coder_tui.widgets.history_entries import RestoredHistory, compaction_text
 from coder_tui.widgets.prompt import Prompt
 from coder_tui.widgets.prompt_input import PromptInput
 from coder_tui.widgets.queue_view import QueueView
 from coder_tui.widgets.status_line import SessionState, StatusLine
 from coder_tui.widgets.todo_list import TodoList
-from coder_tui.widgets.tool_log import ToolLog
+from coder_tui.widgets.tool_log import RESTORED_ROWS, ToolLog
 from coder_tui.widgets.transcript import Transcript
 from engine.events import (
     CommandResult,
@@ -273,8 +273,9 @@ class SessionScreen(Screen[None]):
                     transcript.add_todos(todos)
             case HistoryRestored():
                 # The conversation was replaced: show the resumed one (the command's own result follows).
-                transcript.show_history(event)
-                tool_log.show_stored(stored_calls(event))
+                history = RestoredHistory(event)
+                transcript.show_history(history)
+                tool_log.show_stored(history.stored_calls(RESTORED_ROWS))
             case CommandResult(command="/resume", ok=True, data={"sessions": list(sessions)}) if sessions:
                 now = self.clock()
                 transcript.add_command_result(event, now=now)
@@ -291,7 +292,7 @@ class SessionScreen(Screen[None]):
                 self._pick_rewind(points)
             case CommandResult(command="/rewind", ok=True, data={"prompt_text": str(request), "messages": list(kept)}):
                 entries = tuple(RestoredEntry("message", record) for record in kept)
-                transcript.show_history(HistoryRestored.of("", entries))
+                transcript.show_history(RestoredHistory(HistoryRestored.of("", entries)))
                 transcript.add_command_result(event)
                 self.prompt.input.set_text(request)
             case CommandResult(ok=True, data={"copy_text": str(copied)}):

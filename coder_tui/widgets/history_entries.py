@@ -22,7 +22,6 @@ from coder_tui.widgets.notice_line import NoticeLine
 from coder_tui.widgets.tool_call_view import ToolCallView
 from coder_tui.widgets.user_message import UserMessage
 from engine.events import HistoryRestored, ToolStatus
-from engine.restored import RestoredEntry
 
 EntryFactory = Callable[[], Widget]
 Record = Mapping[str, Any]
@@ -36,34 +35,62 @@ def compaction_text(tokens_before: int, tokens_after: int) -> str:
     return f"context compacted here: {format_tokens(tokens_before)} → {format_tokens(tokens_after)} tokens"
 
 
-def history_factories(restored: HistoryRestored) -> list[EntryFactory]:
-    """One factory per entry the transcript shows for the restored history, oldest first."""
-    from coder_tui.widgets.markdown_lines import MarkdownLines
+class RestoredHistory:
+    """A restored history parsed once (as plain dicts), for the transcript's entries and the tool log's rows."""
 
-    factories: list[EntryFactory] = []
-    entries = restored.entries()
-    results = _tool_results(entries)
-    subagents = restored.subagents
-    for entry in entries:
-        record = entry.record
-        if entry.kind == "compacted":
-            text = compaction_text(entry.tokens_before, entry.tokens_after)
-            factories.append(lambda text=text: NoticeLine(text))
-            continue
-        role = record.get("role")
-        if role == "user" and record.get("content"):
-            factories.append(lambda text=record["content"]: UserMessage(text))
-        elif role == "assistant":
-            if record.get("reasoning"):
-                factories.append(lambda text=record["reasoning"]: MarkdownLines(text, classes="-entry -reasoning"))
-            if record.get("content"):
-                factories.append(lambda text=record["content"]: MarkdownLines(text, classes="-entry"))
-            for call in record.get("tool_calls") or ():
-                call_id = call.get("id", "")
-                factories.append(
-                    lambda call=call, id=call_id: _stored_call(call, results.get(id), subagents.get(id, ()))
-                )
-    return factories
+    def __init__(self, restored: HistoryRestored) -> None:
+        self.entries: list[dict[str, Any]] = json.loads(restored.entries_json)
+        self.subagents = restored.subagents
+        # Each tool call's result text and diff, by call id.
+        self.results: dict[str, tuple[str, str | None]] = {}
+        for entry in self.entries:
+            record = entry["record"]
+            if entry["kind"] == "message" and record.get("role") == "tool" and record.get("tool_call_id"):
+                self.results[record["tool_call_id"]] = (record.get("content") or "", entry.get("diff"))
+
+    def factories(self) -> list[EntryFactory]:
+        """One factory per entry the transcript shows, oldest first."""
+        from coder_tui.widgets.markdown_lines import MarkdownLines
+
+        factories: list[EntryFactory] = []
+        results, subagents = self.results, self.subagents
+        for entry in self.entries:
+            record = entry["record"]
+            if entry["kind"] == "compacted":
+                text = compaction_text(entry["tokens_before"], entry["tokens_after"])
+                factories.append(lambda text=text: NoticeLine(text))
+                continue
+            role = record.get("role")
+            if role == "user" and record.get("content"):
+                factories.append(lambda text=record["content"]: UserMessage(text))
+            elif role == "assistant":
+                if record.get("reasoning"):
+                    factories.append(lambda text=record["reasoning"]: MarkdownLines(text, classes="-entry -reasoning"))
+                if record.get("content"):
+                    factories.append(lambda text=record["content"]: MarkdownLines(text, classes="-entry"))
+                for call in record.get("tool_calls") or ():
+                    call_id = call.get("id", "")
+                    factories.append(
+                        lambda call=call, id=call_id: _stored_call(call, results.get(id), subagents.get(id, ()))
+                    )
+        return factories
+
+    def stored_calls(self, last: int) -> list[StoredCall]:
+        """The last ``last`` tool calls, oldest first (a call without a result was cut off: cancelled)."""
+        calls: list[StoredCall] = []
+        for entry in reversed(self.entries):
+            record = entry["record"]
+            if entry["kind"] != "message" or record.get("role") != "assistant":
+                continue
+            for call in reversed(record.get("tool_calls") or ()):
+                if len(calls) == last:
+                    return calls[::-1]
+                function = call.get("function") or {}
+                result = self.results.get(call.get("id", ""))
+                status = ToolStatus.CANCELLED if result is None else result_status(parse_result(result[0]))
+                calls.append(StoredCall(call.get("id", ""), function.get("name", "?"),
+                                        stored_key_argument(function.get("arguments", "")), status))
+        return calls[::-1]
 
 
 @dataclass(frozen=True)
@@ -74,23 +101,6 @@ class StoredCall:
     tool: str
     key_argument: str
     status: ToolStatus
-
-
-def stored_calls(restored: HistoryRestored) -> list[StoredCall]:
-    """Every tool call of the restored history, oldest first (a call without a result was cut off: cancelled)."""
-    entries = restored.entries()
-    results = _tool_results(entries)
-    calls = []
-    for entry in entries:
-        if entry.kind != "message" or entry.record.get("role") != "assistant":
-            continue
-        for call in entry.record.get("tool_calls") or ():
-            function = call.get("function") or {}
-            result = results.get(call.get("id", ""))
-            status = ToolStatus.CANCELLED if result is None else result_status(parse_result(result[0]))
-            calls.append(StoredCall(call.get("id", ""), function.get("name", "?"),
-                                    stored_key_argument(function.get("arguments", "")), status))
-    return calls
 
 
 def stored_key_argument(arguments_text: str) -> str:
@@ -110,16 +120,6 @@ def parse_result(text: str) -> dict[str, Any]:
     except json.JSONDecodeError:
         return {"ok": True, "output": text}
     return value if isinstance(value, dict) else {"ok": True, "output": value}
-
-
-def _tool_results(entries: Sequence[RestoredEntry]) -> dict[str, tuple[str, str | None]]:
-    """Each tool call's result text and diff, by call id."""
-    results: dict[str, tuple[str, str | None]] = {}
-    for entry in entries:
-        record = entry.record
-        if entry.kind == "message" and record.get("role") == "tool" and record.get("tool_call_id"):
-            results[record["tool_call_id"]] = (record.get("content") or "", entry.diff)
-    return results
 
 
 def _stored_call(

@@ -42,15 +42,22 @@ class ToolLog(VerticalScroll, can_focus=False):
         self.remove_children()
 
     def show_stored(self, calls: Sequence[StoredCall]) -> None:
-        """``/resume``: the resumed session's calls (the last ``RESTORED_ROWS``), as they ended."""
+        """``/resume``: the resumed session's last calls (``RESTORED_ROWS`` of them at most), as they ended. They are
+        mounted once the screen has been refreshed: the conversation is drawn first, the rows a frame later."""
         self.clear()
         rows = []
-        for call in calls[-RESTORED_ROWS:]:
+        for call in calls:
             row = self._rows[call.call_id] = ToolLogRow(call.call_id, call.tool, call.key_argument)
             row.set_status(call.status)
             rows.append(row)
-        self.mount_all(rows)
-        self.call_after_refresh(self.scroll_end, animate=False)
+        self.call_after_refresh(self._mount_stored, rows)
+
+    def _mount_stored(self, rows: list[ToolLogRow]) -> None:
+        rows = [row for row in rows if self._rows.get(row.call_id) is row]  # not cleared meanwhile
+        if rows:
+            # Above any call that started meanwhile.
+            self.mount_all(rows, before=self.children[0] if self.children else None)
+            self.call_after_refresh(self.scroll_end, animate=False)
 
     def add_call(self, call_id: str, tool: str, key_argument: str) -> None:
         row = ToolLogRow(call_id, tool, key_argument)

@@ -11,6 +11,7 @@ from textual.widgets import Static
 from coder_tui.tool_status import tool_summary
 from coder_tui.widgets.diff_view import DiffView
 from coder_tui.widgets.subagent_calls_view import SubagentCallsView
+from coder_tui.widgets.tool_call_view import FINISHED
 from engine.events import Event, ToolStatus
 
 # The log is a narrow side pane: the transcript has the whole diff, the row shows its start.
@@ -46,8 +47,11 @@ class ToolLogRow(Vertical):
 
     def compose(self) -> ComposeResult:
         yield self._summary
-        yield self._subagent
-        yield self._diff
+        # A row that is finished when it is mounted (a resumed session's) mounts only what it shows.
+        finished = self.status in FINISHED
+        for part in (self._subagent, self._diff):
+            if not (finished and part.has_class("-empty")):
+                yield part
 
     def set_status(self, status: ToolStatus, duration_ms: float | None = None, diff: str | None = None) -> None:
         self.status = status

@@ -35,10 +35,10 @@ from coder_tui.widgets.sized_by_layout import SizedByLayout
 from coder_tui.widgets.todo_list import TodoList
 from coder_tui.widgets.tool_call_view import ToolCallView
 from coder_tui.widgets.user_message import UserMessage
-from engine.events import CommandResult, HistoryRestored, TodoItem
+from engine.events import CommandResult, TodoItem
 
 if TYPE_CHECKING:
-    from coder_tui.widgets.history_entries import EntryFactory
+    from coder_tui.widgets.history_entries import EntryFactory, RestoredHistory
     from coder_tui.widgets.streaming_markdown import StreamingMarkdown
 
 MAX_ENTRIES = 120
@@ -55,9 +55,10 @@ class ExchangeGroup(SizedByLayout, VerticalGroup):
     ExchangeGroup > .todos { margin: 1 0 0 2; border-left: vkey $accent 50%; }
     """
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.entries: list[Widget] = []
+    def __init__(self, *entries: Widget) -> None:
+        """``entries``: mounted with the group, in one go (a resumed history's)."""
+        super().__init__(*entries)
+        self.entries: list[Widget] = list(entries)
 
 
 class Transcript(SizedByLayout, VerticalScroll):
@@ -123,18 +124,16 @@ class Transcript(SizedByLayout, VerticalScroll):
 
         self._stream(ReasoningBlock, fragment)
 
-    def show_history(self, restored: HistoryRestored) -> None:
+    def show_history(self, history: RestoredHistory) -> None:
         """A resumed session's whole history, replacing what is shown: its last entries are built now, the older
         ones when the user scrolls up to them."""
-        from coder_tui.widgets.history_entries import history_factories
-
         self.clear()
-        factories = history_factories(restored)
+        factories = history.factories()
         split = max(len(factories) - RESUMED_ENTRIES, 0)
         self._older = factories[:split]
-        group = self._start_group()
-        self._fill(group, factories[split:])
-        group.mount_all(group.entries)
+        group = ExchangeGroup(*self._build(factories[split:]))
+        self._groups.append(group)
+        self.mount(group)
         self._update_elided_line()
         self.call_after_refresh(self._load_older_if_at_top)
 
@@ -154,11 +153,9 @@ class Transcript(SizedByLayout, VerticalScroll):
             return
         batch = self._older[-OLDER_BATCH:]
         del self._older[-OLDER_BATCH:]
-        group = ExchangeGroup()
-        self._fill(group, batch)
+        group = ExchangeGroup(*self._build(batch))
         self.mount(group, before=self._groups[0])
         self._groups.insert(0, group)
-        group.mount_all(group.entries)
         self._update_elided_line()
         self.call_after_refresh(self._keep_view_below, group)
 
@@ -172,13 +169,15 @@ class Transcript(SizedByLayout, VerticalScroll):
         if self.max_scroll_y == 0:  # still no room to scroll: more at once
             self._load_older_if_at_top()
 
-    def _fill(self, group: ExchangeGroup, factories: Sequence[EntryFactory]) -> None:
+    def _build(self, factories: Sequence[EntryFactory]) -> list[Widget]:
+        entries = []
         for factory in factories:
             entry = factory()
             self._factory_of[entry] = factory
-            group.entries.append(entry)
+            entries.append(entry)
             if isinstance(entry, ToolCallView):
                 self._tool_views[entry.call_id] = entry
+        return entries
 
     def when_drawn(self, callback: Callable[[], None]) -> None:
         """Calls ``callback`` once every streamed entry shows all its text (at once when none is still drawing):

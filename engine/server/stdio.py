@@ -16,6 +16,11 @@ from engine.signals import install_ending_signals
 from engine.server.lines import LineSession
 
 
+# A resumed session's history is one line of about a megabyte for 5,000 messages: in a pipe of the default 64 KiB the
+# engine would hand it over in sixteen round trips with the UI, each waiting for the other to be scheduled.
+PIPE_BYTES = 1 << 20
+
+
 class LineWriter:
     """Writes lines to a file descriptor, the lines of one loop iteration in one write (a streamed answer emits
     many small events at once)."""
@@ -43,11 +48,16 @@ class LineWriter:
 
 
 def protocol_stdout() -> int:
-    """A private copy of stdout for the protocol; fd 1 and ``sys.stdout`` then write to stderr."""
+    """A private copy of stdout for the protocol; fd 1 and ``sys.stdout`` then write to stderr. A pipe there is
+    widened to ``PIPE_BYTES`` where the system allows it."""
     sys.stdout.flush()
     fd = os.dup(1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
+    with contextlib.suppress(OSError, AttributeError):  # not a pipe, a smaller limit, or not Linux
+        import fcntl
+
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
     return fd
 
 

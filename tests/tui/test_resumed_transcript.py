@@ -11,6 +11,7 @@ import pytest
 from textual.pilot import Pilot
 
 from coder_tui.widgets.command_output import CommandOutput
+from coder_tui.widgets.history_entries import RestoredHistory
 from coder_tui.widgets.notice_line import NoticeLine
 from coder_tui.widgets.tool_call_view import ToolCallView
 from coder_tui.widgets.transcript import OLDER_BATCH, RESUMED_ENTRIES
@@ -128,7 +129,7 @@ async def test_older_entries_are_built_when_the_user_scrolls_up(
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         transcript = app.session.transcript
-        transcript.show_history(HistoryRestored.of("s", entries))
+        transcript.show_history(RestoredHistory(HistoryRestored.of("s", entries)))
         await pilot.pause()
         assert len(transcript.entries) == RESUMED_ENTRIES
         assert transcript.older_count == 500 - RESUMED_ENTRIES

@@ -240,6 +240,7 @@ async def test_long_session_keeps_only_the_last_entries_mounted(
 
 
 async def test_resumed_history_builds_only_the_last_entries(workspace: Path, scripted_server: ScriptedServer) -> None:
+    from coder_tui.widgets.history_entries import RestoredHistory
     from engine.events import HistoryRestored
     from engine.restored import RestoredEntry
 
@@ -255,7 +256,7 @@ async def test_resumed_history_builds_only_the_last_entries(workspace: Path, scr
     async with app.run_test() as pilot:
         await ready(pilot)
         transcript = app.session.transcript
-        transcript.show_history(restored)
+        transcript.show_history(RestoredHistory(restored))
         await pilot.pause()
         entries = transcript.entries
         assert len(entries) == RESUMED_ENTRIES

@@ -1,0 +1,58 @@
+"""A resumed session's calls in the tool-event log (issue 14): the last ones only, each row mounting only what it
+shows, and a frame after the conversation, above any call that started meanwhile."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from coder_tui.widgets.history_entries import RestoredHistory, StoredCall
+from coder_tui.widgets.tool_log_row import ToolLogRow
+from engine.events import HistoryRestored, ToolStatus
+from engine.restored import RestoredEntry
+from tests.support.scripted_server import ScriptedServer
+from tests.tui.helpers import make_app, ready
+
+
+def exchange(number: int, *, result: bool = True) -> list[RestoredEntry]:
+    call = {"id": f"c{number}", "type": "function",
+            "function": {"name": "read", "arguments": json.dumps({"path": f"f{number}.py"})}}
+    entries = [RestoredEntry("message", {"role": "assistant", "content": None, "tool_calls": [call]})]
+    if result:
+        content = json.dumps({"ok": number % 2 == 0})
+        entries.append(RestoredEntry("message", {"role": "tool", "tool_call_id": f"c{number}", "content": content}))
+    return entries
+
+
+def test_the_log_gets_the_last_calls_oldest_first_with_how_each_ended() -> None:
+    entries = [entry for number in range(6) for entry in exchange(number, result=number != 5)]
+    history = RestoredHistory(HistoryRestored.of("s", entries))
+    assert history.stored_calls(3) == [
+        StoredCall("c3", "read", "f3.py", ToolStatus.ERROR),
+        StoredCall("c4", "read", "f4.py", ToolStatus.SUCCESS),
+        StoredCall("c5", "read", "f5.py", ToolStatus.CANCELLED),
+    ]
+    assert len(history.stored_calls(100)) == 6
+
+
+async def test_restored_rows_come_a_frame_later_above_a_call_started_meanwhile(
+    workspace: Path, scripted_server: ScriptedServer
+) -> None:
+    app = make_app(workspace, scripted_server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        log = app.session.tool_log
+        log.show_stored([StoredCall(f"c{n}", "read", f"f{n}.py", ToolStatus.SUCCESS) for n in range(3)])
+        log.add_call("live", "bash", "ls")
+        await pilot.pause()
+        await pilot.pause()
+        rows = list(log.query(ToolLogRow))
+        assert [row.call_id for row in rows] == ["c0", "c1", "c2", "live"]
+        # A finished row mounts its summary only; a live one keeps the parts it may still show.
+        assert [len(row.children) for row in rows] == [1, 1, 1, 3]
+
+        log.show_stored([StoredCall("old", "read", "x.py", ToolStatus.SUCCESS)])
+        log.clear()  # /new before the rows were mounted: they never are
+        await pilot.pause()
+        await pilot.pause()
+        assert list(log.query(ToolLogRow)) == []
