@@ -12,7 +12,10 @@ it: the client process's CPU time per call (its user+system time in a 200-call r
 / 150: start-up and the background loading both runs do cancel out), which load inflates far less. Each run also
 prints the machine's load average (1 minute), to say how loaded it was.
 
-Run: python benchmarks/engine_overhead.py [--calls 200] [--runs 5]
+The file read is one line by default, which leaves out what grows with a result's size (its encoding, redaction
+and token count); ``--file-lines 500`` reads a 20 KB source file instead.
+
+Run: python benchmarks/engine_overhead.py [--calls 200] [--runs 5] [--file-lines 1]
 """
 
 from __future__ import annotations
@@ -39,8 +42,9 @@ TARGET_MS = 3.0
 SCENARIO = """
 from tests.support.scenario import reply, text, tool_call
 
-# Each call differs (the limit), as a real session does: five identical calls in a row would be a loop.
-REPLIES = [reply(tool_call("read", path="small.txt", limit=n + 1)) for n in range({calls})] + [text("done")]
+# Each call differs (the limit), as a real session does: five identical calls in a row would be a loop. Every call
+# reads the whole file (its limit is at least its length).
+REPLIES = [reply(tool_call("read", path="small.txt", limit=n + {lines})) for n in range({calls})] + [text("done")]
 """
 
 
@@ -58,10 +62,10 @@ class Run:
 
 
 @contextmanager
-def server_process(calls: int, folder: Path) -> Iterator[str]:
+def server_process(calls: int, folder: Path, lines: int) -> Iterator[str]:
     """The scripted server in a process of its own, so its work never competes with the client's for the GIL."""
     scenario = folder / "scenario.py"
-    scenario.write_text(SCENARIO.format(calls=calls))
+    scenario.write_text(SCENARIO.format(calls=calls, lines=lines))
     process = subprocess.Popen(
         [sys.executable, "-m", "tests.support.scripted_server", "--port", "0", "--scenario", str(scenario)],
         cwd=REPO,
@@ -82,12 +86,18 @@ def coder_tui_command() -> list[str]:
     return [script] if script else [sys.executable, "-m", "coder_tui"]
 
 
-def one_run(calls: int) -> Run:
-    with tempfile.TemporaryDirectory() as folder, server_process(calls, Path(folder)) as base_url:
+def one_run(calls: int, lines: int = 1) -> Run:
+    with tempfile.TemporaryDirectory() as folder, server_process(calls, Path(folder), lines) as base_url:
         workspace = Path(folder) / "workspace"
         (workspace / ".coder").mkdir(parents=True)
-        (workspace / "small.txt").write_text("one line\n")
-        (workspace / ".coder" / "config.json").write_text(json.dumps({"max_steps": calls + 5}))
+        config: dict[str, object] = {"max_steps": calls + 5}
+        if lines == 1:
+            (workspace / "small.txt").write_text("one line\n")
+        else:
+            source = "".join(f"    total = total + values[{n}]  # line {n}\n" for n in range(lines))
+            (workspace / "small.txt").write_text(source)
+            config["context_window"] = 1_000_000_000  # the history grows by the file each call: never compacted
+        (workspace / ".coder" / "config.json").write_text(json.dumps(config))
         env = {
             **os.environ,
             "PYTHONPATH": str(REPO),
@@ -122,11 +132,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--file-lines", type=int, default=1,
+        help="lines of the file each call reads (default 1; e.g. 500 for a 20 KB source file, which costs what "
+        "grows with a result's size: encoding, redaction, token counting)",
+    )
     args = parser.parse_args()
     one_run(5)  # warm-up: the first start fills the OS's file cache and Python's bytecode cache
     per_call, cpu_per_call = [], []
     for number in range(1, args.runs + 1):
-        baseline, run = one_run(args.calls // 4), one_run(args.calls)
+        baseline, run = one_run(args.calls // 4, args.file_lines), one_run(args.calls, args.file_lines)
         per_call.append(run.client_s / args.calls * 1000)
         cpu_per_call.append((run.cpu_s - baseline.cpu_s) / (args.calls - args.calls // 4) * 1000)
         print(
