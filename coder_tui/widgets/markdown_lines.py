@@ -56,6 +56,11 @@ class MarkdownLines(SizedByLayout, Widget):
     def text(self) -> str:
         return "".join(self._chunks)
 
+    @property
+    def has_width(self) -> bool:
+        """Laid out at its current text: a ``renderer`` can render for it."""
+        return self._width > 0
+
     def extend(self, markdown: str) -> None:
         """Appends whole blocks (``markdown`` starts on a block boundary); only they are rendered."""
         if not markdown.strip():

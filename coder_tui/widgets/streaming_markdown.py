@@ -22,6 +22,7 @@ layouts a round; with a 20k-token answer streaming, keystroke p95 stayed at 48-5
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 from textual import work
 from textual.app import ComposeResult
@@ -64,6 +65,9 @@ class StreamingMarkdown(SizedByLayout, Vertical):
         self._fed: list[str] = []
         self._tail = ""
         self._wake = asyncio.Event()
+        # Set by ``finish``: the pause between rounds ends at once (the end of an answer, or of one Esc stopped, is
+        # shown without waiting for the next round).
+        self._ending = asyncio.Event()
         self._finished = False
         self._settled = False
 
@@ -97,6 +101,7 @@ class StreamingMarkdown(SizedByLayout, Vertical):
         """No more fragments: the worker shows what is pending and stops."""
         self._finished = True
         self._wake.set()
+        self._ending.set()
 
     def on_mount(self) -> None:
         self._pump()
@@ -107,17 +112,28 @@ class StreamingMarkdown(SizedByLayout, Vertical):
             while True:
                 await self._wake.wait()
                 self._wake.clear()
+                await self._until_laid_out()
                 finishing = self._finished
                 arrived = "".join(self._pending)
                 self._pending.clear()
                 await self._show(arrived, finishing)
                 if finishing:
                     break
-                await asyncio.sleep(APPEND_INTERVAL_S)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._ending.wait(), APPEND_INTERVAL_S)
         finally:
             self.add_class("-done")
             self._settled = True
             self.post_message(self.Settled())
+
+    async def _until_laid_out(self) -> None:
+        """Until both widgets know their width: before it (a new answer's first round, or after a resize) a round
+        would not render in the worker thread but in the layout, on the event loop: at the start of a fast answer,
+        a frame of tens of milliseconds."""
+        while not (self._finished_blocks.has_width and self._last_block.has_width):
+            refreshed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self.call_after_refresh(lambda: refreshed.done() or refreshed.set_result(None))
+            await refreshed
 
     async def _show(self, arrived: str, finishing: bool) -> None:
         """One round. In a worker thread: the text is cut into its finished blocks (in chunks of at most

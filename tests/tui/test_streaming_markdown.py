@@ -141,3 +141,19 @@ def test_a_fence_language_is_found_among_pygments_built_in_lexers_only(monkeypat
     assert fence_language("pyth", "x = 1") == "text"
     assert fence_language("text", "") == "text"
     assert fence_language("text", html) == guessed  # a fence without a name is guessed, as Textual's are
+
+
+async def test_finishing_does_not_wait_for_the_next_round(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The end of an answer (or of one Esc stopped) is shown at once, not after the pause between rounds."""
+    from coder_tui.widgets import streaming_markdown
+
+    monkeypatch.setattr(streaming_markdown, "APPEND_INTERVAL_S", 3600)
+    answer = AssistantMessage()
+    async with Host(answer).run_test(size=(70, 30)) as pilot:
+        answer.feed("first words")
+        last = answer.query_one(".last", MarkdownLines)
+        await wait_until(pilot, lambda: last.text == "first words", "the first round")
+        answer.feed(" and the last")
+        answer.finish()
+        await wait_until(pilot, lambda: answer.is_settled, "the answer to settle")
+        assert answer.query_one(".finished", MarkdownLines).text == "first words and the last"
