@@ -95,20 +95,25 @@ class MarkdownLines(SizedByLayout, Widget):
     def extend_rendered(self, markdown: str, width: int, lines: Lines) -> None:
         """``extend`` with lines a ``renderer`` made (dropped if the width changed meanwhile)."""
         self._chunks.append(markdown)
-        self._adopt(width, lines)
+        self._adopt(width, lines, replacing=False)
 
     def replace_rendered(self, markdown: str, width: int, lines: Lines) -> None:
         """``replace`` with lines a ``renderer`` made (as the first text)."""
         self._chunks = [markdown]
-        self._lines = []
-        self._adopt(width, lines)
+        self._adopt(width, lines, replacing=True)
 
-    def _adopt(self, width: int, lines: Lines) -> None:
+    def _adopt(self, width: int, lines: Lines, *, replacing: bool) -> None:
+        height = len(self._lines)
+        if replacing:
+            self._lines = []
         if width == self._width:
             self._lines.extend(lines)
+            # Words added to a streamed block's last line: the same height, so only this widget is repainted (a
+            # layout would repaint the whole transcript, which scrolls).
+            self.refresh(layout=len(self._lines) != height)
         else:
             self._width = -1  # rendered again at the next layout
-        self.refresh(layout=True)
+            self.refresh(layout=True)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self._lines_at(width))

@@ -157,3 +157,22 @@ async def test_finishing_does_not_wait_for_the_next_round(monkeypatch: pytest.Mo
         answer.finish()
         await wait_until(pilot, lambda: answer.is_settled, "the answer to settle")
         assert answer.query_one(".finished", MarkdownLines).text == "first words and the last"
+
+
+async def test_words_added_to_the_last_line_are_repainted_without_a_layout() -> None:
+    answer = AssistantMessage()
+    async with Host(answer).run_test(size=(70, 30)) as pilot:
+        last = answer.query_one(".last", MarkdownLines)
+        answer.feed("Some words")
+        await wait_until(pilot, lambda: last.text == "Some words", "the first round")
+        layouts: list[bool] = []
+        original = last.refresh
+        last.refresh = lambda *regions, layout=False, **rest: (  # type: ignore[method-assign]
+            layouts.append(layout), original(*regions, layout=layout, **rest))[1]
+        answer.feed(" and more")
+        await wait_until(pilot, lambda: last.text == "Some words and more", "the next round")
+        assert layouts == [False]  # one line still: repainted, not laid out again
+        answer.feed("\n\n" + "a new paragraph " * 10)
+        await wait_until(pilot, lambda: "paragraph" in last.text, "a round with a new block")
+        assert layouts[-1] is True  # a new height is laid out
+        assert shown_lines(last)[0].startswith("a new paragraph")
