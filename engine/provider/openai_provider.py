@@ -8,6 +8,8 @@ The SDK's own retries are switched off because ours yield a ``RetryNotice`` the 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import importlib
 import inspect
 import logging
 import sys
@@ -92,6 +94,9 @@ class OpenAIProvider:
         """Imports the SDK and makes its client and Chat Completions resource now, so that a first request does
         not (the engine's preload calls this in a thread before any input may need it)."""
         _ = self._client().chat.completions.with_streaming_response
+        # The HTTP stack runs on anyio, which imports its asyncio backend at the first connection (about 20 ms).
+        with contextlib.suppress(ImportError):
+            importlib.import_module("anyio._backends._asyncio")
 
     async def aclose(self) -> None:
         """Closes the HTTP connection pool; the provider can still be used afterwards (a new pool is made)."""
