@@ -23,11 +23,27 @@ from coder_tui.widgets.tool_call_view import ToolCallView
 from coder_tui.widgets.user_message import UserMessage
 from engine.events import HistoryRestored, ToolStatus
 
-EntryFactory = Callable[[], Widget]
 Record = Mapping[str, Any]
 
 # The argument a summary shows for a stored call (the engine's own key argument is not stored).
 _KEY_ARGUMENTS = ("command", "path", "pattern", "url", "description", "question")
+
+
+@dataclass(frozen=True)
+class EntryFactory:
+    """Builds one transcript entry of a restored history. ``lines``: the least it takes on screen (its top margin and
+    a line per line of its text), so the transcript builds only the entries that fill its height."""
+
+    build: Callable[[], Widget]
+    lines: int = 2
+
+    def __call__(self) -> Widget:
+        return self.build()
+
+
+def text_lines(text: str) -> int:
+    """An entry of ``text``: its margin and at least a line per line of text."""
+    return 2 + text.count("\n")
 
 
 def compaction_text(tokens_before: int, tokens_after: int) -> str:
@@ -58,21 +74,25 @@ class RestoredHistory:
             record = entry["record"]
             if entry["kind"] == "compacted":
                 text = compaction_text(entry["tokens_before"], entry["tokens_after"])
-                factories.append(lambda text=text: NoticeLine(text))
+                factories.append(EntryFactory(lambda text=text: NoticeLine(text)))
                 continue
             role = record.get("role")
-            if role == "user" and record.get("content"):
-                factories.append(lambda text=record["content"]: UserMessage(text))
+            if role == "user" and (content := record.get("content")):
+                factories.append(EntryFactory(lambda text=content: UserMessage(text), text_lines(content)))
             elif role == "assistant":
-                if record.get("reasoning"):
-                    factories.append(lambda text=record["reasoning"]: MarkdownLines(text, classes="-entry -reasoning"))
-                if record.get("content"):
-                    factories.append(lambda text=record["content"]: MarkdownLines(text, classes="-entry"))
+                if reasoning := record.get("reasoning"):
+                    factories.append(EntryFactory(
+                        lambda text=reasoning: MarkdownLines(text, classes="-entry -reasoning"), text_lines(reasoning)
+                    ))
+                if content := record.get("content"):
+                    factories.append(EntryFactory(
+                        lambda text=content: MarkdownLines(text, classes="-entry"), text_lines(content)
+                    ))
                 for call in record.get("tool_calls") or ():
                     call_id = call.get("id", "")
-                    factories.append(
+                    factories.append(EntryFactory(
                         lambda call=call, id=call_id: _stored_call(call, results.get(id), subagents.get(id, ()))
-                    )
+                    ))
         return factories
 
     def stored_calls(self, last: int) -> list[StoredCall]:

@@ -42,7 +42,8 @@ if TYPE_CHECKING:
     from coder_tui.widgets.streaming_markdown import StreamingMarkdown
 
 MAX_ENTRIES = 120
-# A resumed conversation shows its last entries, a few screens' worth: building more makes resuming slower.
+# A resumed conversation shows its last entries, as many as fill the transcript and at most this many: building more
+# makes resuming slower.
 RESUMED_ENTRIES = 30
 # Older entries of a resumed conversation are built this many at a time, as the user scrolls up to them.
 OLDER_BATCH = 30
@@ -129,7 +130,11 @@ class Transcript(SizedByLayout, VerticalScroll):
         ones when the user scrolls up to them."""
         self.clear()
         factories = history.factories()
-        split = max(len(factories) - RESUMED_ENTRIES, 0)
+        height = self.size.height or self.app.size.height
+        split, filled = len(factories), 0
+        while split and filled < height and len(factories) - split < RESUMED_ENTRIES:
+            split -= 1
+            filled += factories[split].lines
         self._older = factories[:split]
         group = ExchangeGroup(*self._build(factories[split:]))
         self._groups.append(group)

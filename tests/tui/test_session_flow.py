@@ -259,12 +259,12 @@ async def test_resumed_history_builds_only_the_last_entries(workspace: Path, scr
         transcript.show_history(RestoredHistory(restored))
         await pilot.pause()
         entries = transcript.entries
-        assert len(entries) == RESUMED_ENTRIES
+        assert len(entries) < RESUMED_ENTRIES and transcript.max_scroll_y > 0  # what fills the screen
         assert isinstance(entries[-1], ToolCallView) and entries[-1].status is ToolStatus.ERROR
         assert entries[-1].key_argument == "src/app.py"
         # A finished call mounts only what it shows: its summary and its output.
         assert len(entries[-1].children) == 2 and "gone" in entries[-1].output_text
-        assert f"{5001 - RESUMED_ENTRIES} earlier entries" in str(transcript.query_one(".elided").visual)
+        assert f"{5001 - len(entries)} earlier entries" in str(transcript.query_one(".elided").visual)
 
 
 async def test_new_session_clears_the_transcript(workspace: Path, scripted_server: ScriptedServer) -> None:
