@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 
 from textual import work
 from textual.app import ComposeResult
@@ -38,6 +39,8 @@ APPEND_INTERVAL_S = 0.15
 # At most this much finished text is rendered in one step: when a very fast model is far ahead of the screen, the
 # screen catches up in short steps with the loop free between them.
 ROUND_CHARS = 6000
+# A key typed this recently may not be drawn yet: a round waits for its frame (``_after_typed_key``).
+TYPED_JUST_NOW_S = 0.03
 
 
 class StreamingMarkdown(SizedByLayout, Vertical):
@@ -131,9 +134,19 @@ class StreamingMarkdown(SizedByLayout, Vertical):
         would not render in the worker thread but in the layout, on the event loop: at the start of a fast answer,
         a frame of tens of milliseconds."""
         while not (self._finished_blocks.has_width and self._last_block.has_width):
-            refreshed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-            self.call_after_refresh(lambda: refreshed.done() or refreshed.set_result(None))
-            await refreshed
+            await self._next_refresh()
+
+    async def _after_typed_key(self) -> None:
+        """When a key was typed a moment ago, waits until the frame that shows it is drawn: the round's layout
+        (the transcript scrolls, so it repaints all of it) then comes right after that frame instead of in front
+        of it, and is over before the next key of a fast typist."""
+        if time.monotonic() - getattr(self.app, "last_key_at", 0.0) < TYPED_JUST_NOW_S:
+            await self._next_refresh()
+
+    async def _next_refresh(self) -> None:
+        refreshed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.call_after_refresh(lambda: refreshed.done() or refreshed.set_result(None))
+        await refreshed
 
     async def _show(self, arrived: str, finishing: bool) -> None:
         """One round. In a worker thread: the text is cut into its finished blocks (in chunks of at most
@@ -162,6 +175,7 @@ class StreamingMarkdown(SizedByLayout, Vertical):
             return chunks, rest, rendered, rest_lines
 
         chunks, self._tail, rendered, rest_lines = await asyncio.to_thread(cut_and_render)
+        await self._after_typed_key()
         for chunk, lines in zip(chunks, rendered, strict=True):
             if lines is None or finished_renderer is None:
                 finished.extend(chunk)
