@@ -5,13 +5,20 @@ escape sequence starts, so Textual's parser waits ``ESCDELAY`` (set short by ``c
 reports the key. But Textual's input thread only looks at that wait when ``select`` returns, and it selects for
 0.1 s: a lone Esc reached the app 100-200 ms after it was pressed, and Esc is what stops a running task. Here the
 thread selects only until the parser's wait ends.
+
+It also stamps the app's ``last_key_at`` as each key arrives, before the key crosses the app's message queue: a
+streaming answer lets a key just typed be drawn before its own next layout (``StreamingMarkdown``).
 """
 
 from __future__ import annotations
 
 import os
 import selectors
+import time
 from codecs import getincrementaldecoder
+
+from textual import events
+from textual.message import Message
 
 from textual._parser import ParseError
 from textual._time import get_time
@@ -24,6 +31,11 @@ IDLE_SELECT_S = 0.1
 
 class PromptEscapeDriver(LinuxDriver):
     """``LinuxDriver`` whose input thread wakes when a pending Esc is due."""
+
+    def process_message(self, message: Message) -> None:
+        if isinstance(message, events.Key) and hasattr(self._app, "last_key_at"):
+            self._app.last_key_at = time.monotonic()
+        super().process_message(message)
 
     def run_input_thread(self) -> None:
         selector = selectors.SelectSelector()

@@ -39,8 +39,10 @@ APPEND_INTERVAL_S = 0.15
 # At most this much finished text is rendered in one step: when a very fast model is far ahead of the screen, the
 # screen catches up in short steps with the loop free between them.
 ROUND_CHARS = 6000
-# A key typed this recently may not be drawn yet: a round waits for its frame (``_after_typed_key``).
+# A key typed this recently may not be drawn yet: a round waits for its frame (``_after_typed_key``), for at most
+# this many frames.
 TYPED_JUST_NOW_S = 0.03
+KEY_FRAMES_AWAITED = 3
 
 
 class StreamingMarkdown(SizedByLayout, Vertical):
@@ -137,10 +139,12 @@ class StreamingMarkdown(SizedByLayout, Vertical):
             await self._next_refresh()
 
     async def _after_typed_key(self) -> None:
-        """When a key was typed a moment ago, waits until the frame that shows it is drawn: the round's layout
-        (the transcript scrolls, so it repaints all of it) then comes right after that frame instead of in front
-        of it, and is over before the next key of a fast typist."""
-        if time.monotonic() - getattr(self.app, "last_key_at", 0.0) < TYPED_JUST_NOW_S:
+        """When a key was typed a moment ago, waits until the frame that shows it is drawn (a few frames at most):
+        the round's layout (the transcript scrolls, so it repaints all of it) then comes right after that frame
+        instead of in front of it, and is over before the next key of a fast typist."""
+        for _ in range(KEY_FRAMES_AWAITED):
+            if time.monotonic() - getattr(self.app, "last_key_at", 0.0) >= TYPED_JUST_NOW_S:
+                return
             await self._next_refresh()
 
     async def _next_refresh(self) -> None:
