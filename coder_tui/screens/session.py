@@ -274,8 +274,8 @@ class SessionScreen(Screen[None]):
             case HistoryRestored():
                 # The conversation was replaced: show the resumed one (the command's own result follows).
                 history = RestoredHistory(event)
-                transcript.show_history(history)
-                tool_log.show_stored(history.stored_calls(RESTORED_ROWS))
+                shown = transcript.show_history(history)
+                tool_log.show_stored(history.stored_calls(RESTORED_ROWS), after=shown)
             case CommandResult(command="/resume", ok=True, data={"sessions": list(sessions)}) if sessions:
                 now = self.clock()
                 transcript.add_command_result(event, now=now)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from typing import TYPE_CHECKING
 
 from textual.containers import VerticalScroll
@@ -41,16 +41,21 @@ class ToolLog(VerticalScroll, can_focus=False):
         self._rows.clear()
         self.remove_children()
 
-    def show_stored(self, calls: Sequence[StoredCall]) -> None:
+    def show_stored(self, calls: Sequence[StoredCall], after: Awaitable[object] | None = None) -> None:
         """``/resume``: the resumed session's last calls (``RESTORED_ROWS`` of them at most), as they ended. They are
-        mounted once the screen has been refreshed: the conversation is drawn first, the rows a frame later."""
+        mounted once ``after`` is done (the transcript's entries mounted: the conversation is drawn first)."""
         self.clear()
         rows = []
         for call in calls:
             row = self._rows[call.call_id] = ToolLogRow(call.call_id, call.tool, call.key_argument)
             row.set_status(call.status)
             rows.append(row)
-        self.call_after_refresh(self._mount_stored, rows)
+        self.run_worker(self._mount_stored_after(rows, after), group="restored-rows", exclusive=True)
+
+    async def _mount_stored_after(self, rows: list[ToolLogRow], after: Awaitable[object] | None) -> None:
+        if after is not None:
+            await after
+        self._mount_stored(rows)
 
     def _mount_stored(self, rows: list[ToolLogRow]) -> None:
         rows = [row for row in rows if self._rows.get(row.call_id) is row]  # not cleared meanwhile

@@ -38,6 +38,8 @@ from coder_tui.widgets.user_message import UserMessage
 from engine.events import CommandResult, TodoItem
 
 if TYPE_CHECKING:
+    from textual.widget import AwaitMount
+
     from coder_tui.widgets.history_entries import EntryFactory, RestoredHistory
     from coder_tui.widgets.streaming_markdown import StreamingMarkdown
 
@@ -125,9 +127,9 @@ class Transcript(SizedByLayout, VerticalScroll):
 
         self._stream(ReasoningBlock, fragment)
 
-    def show_history(self, history: RestoredHistory) -> None:
+    def show_history(self, history: RestoredHistory) -> AwaitMount:
         """A resumed session's whole history, replacing what is shown: its last entries are built now, the older
-        ones when the user scrolls up to them."""
+        ones when the user scrolls up to them. Awaiting the result waits until they are mounted."""
         self.clear()
         factories = history.factories()
         height = self.size.height or self.app.size.height
@@ -138,9 +140,10 @@ class Transcript(SizedByLayout, VerticalScroll):
         self._older = factories[:split]
         group = ExchangeGroup(*self._build(factories[split:]))
         self._groups.append(group)
-        self.mount(group)
+        mounted = self.mount(group)
         self._update_elided_line()
         self.call_after_refresh(self._load_older_if_at_top)
+        return mounted
 
     @property
     def older_count(self) -> int:

@@ -97,7 +97,7 @@ async def test_resume_at_launch_draws_the_history_the_engine_sent_first_once(
     shown: list[int] = []
     show_history = Transcript.show_history
     monkeypatch.setattr(Transcript, "show_history", lambda self, history: (shown.append(len(history.entries)),
-                                                                          show_history(self, history)))
+                                                                          show_history(self, history))[1])
     engine = EngineProcesses(workspace=workspace, resume=session_id)
     app = CoderApp(workspace=workspace, engine=engine, first_inputs=(f"/resume {session_id}",),
                    history=InputHistory(None))

@@ -56,3 +56,23 @@ async def test_restored_rows_come_a_frame_later_above_a_call_started_meanwhile(
         await pilot.pause()
         await pilot.pause()
         assert list(log.query(ToolLogRow)) == []
+
+
+async def test_restored_rows_wait_for_the_conversation_to_be_mounted(
+    workspace: Path, scripted_server: ScriptedServer
+) -> None:
+    import asyncio
+
+    app = make_app(workspace, scripted_server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        log = app.session.tool_log
+        conversation_mounted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        log.show_stored([StoredCall("c0", "read", "f0.py", ToolStatus.SUCCESS)], after=conversation_mounted)
+        await pilot.pause()
+        await pilot.pause()
+        assert list(log.query(ToolLogRow)) == []
+        conversation_mounted.set_result(None)
+        await pilot.pause()
+        await pilot.pause()
+        assert [row.call_id for row in log.query(ToolLogRow)] == ["c0"]
