@@ -66,17 +66,61 @@ class HeadlessInteraction:
         return TrustDecision.LATER  # headless trusts with --trust or the user config's list, never by asking
 
 
+# What is printed reaches its stream at most this long after it was written: one write for a burst of lines (a
+# tool call's progress, a streamed answer's pieces) instead of one each. Every write to a pipe wakes its reader,
+# and on a busy machine each wake-up can cost the writer the processor for a while.
+FLUSH_AFTER_S = 0.03
+
+
+class Printer:
+    """Gathers what the ``Output``s it serves write while the event loop runs, and writes it ``FLUSH_AFTER_S``
+    later in the order it was written (stdout and stderr interleave as they would have); ``flush`` writes what
+    waits at once. Without a running loop a write goes out at once."""
+
+    def __init__(self) -> None:
+        self._waiting: list[tuple[Output, str]] = []
+
+    def add(self, output: Output, text: str) -> None:
+        self._waiting.append((output, text))
+        if len(self._waiting) > 1:
+            return  # a flush is already due
+        try:
+            asyncio.get_running_loop().call_later(FLUSH_AFTER_S, self.flush)
+        except RuntimeError:
+            self.flush()
+
+    def flush(self) -> None:
+        waiting, self._waiting = self._waiting, []
+        index = 0
+        while index < len(waiting):
+            output, end = waiting[index][0], index + 1
+            while end < len(waiting) and waiting[end][0] is output:
+                end += 1
+            output.put("".join(text for _, text in waiting[index:end]))
+            index = end
+
+
 class Output:
     """A stream that may be closed by its reader (``coder-tui -p ... | head``): the first broken pipe cancels the
     run, since nobody reads what it would print, and later writes are dropped."""
 
-    def __init__(self, stream: TextIO, on_broken: Callable[[], object]) -> None:
+    def __init__(self, stream: TextIO, on_broken: Callable[[], object], printer: Printer | None = None) -> None:
         self.stream = stream
         self.broken = False
         self._on_broken = on_broken
+        self._printer = printer
 
     def write(self, text: str) -> None:
         if self.broken:
+            return
+        if self._printer is not None:
+            self._printer.add(self, text)
+        else:
+            self.put(text)
+
+    def put(self, text: str) -> None:
+        """Writes ``text`` to the stream now."""
+        if self.broken or not text:
             return
         try:
             self.stream.write(text)
@@ -194,12 +238,14 @@ async def run_headless(
     # SIGINT, SIGTERM and SIGHUP cancel what runs (the bash group is killed, the call marked interrupted); the
     # exit code then says which signal it was.
     signals = install_ending_signals(orchestrator, asyncio.get_running_loop())
-    stdout, stderr = Output(out, orchestrator.cancel), Output(err, orchestrator.cancel)
+    printer = Printer()
+    stdout, stderr = Output(out, orchestrator.cancel, printer), Output(err, orchestrator.cancel, printer)
     if opening := session_input(resume, cont, fork):
         # What resuming says is progress, not the answer: it goes to stderr in both output formats.
         unsubscribe = orchestrator.subscribe(TextRenderer(stderr, stderr))
         resumed = await orchestrator.run_input(opening)
         unsubscribe()
+        printer.flush()
         if not resumed.ok or signals.received is not None:
             await orchestrator.aclose()
             return signals.exit_code(exit_code(resumed))
@@ -211,8 +257,10 @@ async def run_headless(
     finally:
         await orchestrator.aclose()
         signals.remove()
+        printer.flush()
     if output_format == "json":
         stdout.write(json.dumps(_result_line(outcome, orchestrator), ensure_ascii=False) + "\n")
+    printer.flush()
     if stdout.broken:
         _silence(out)
         return EXIT_BROKEN_PIPE
