@@ -7,9 +7,9 @@ whose own arrangement Textual keeps cached, instead of measuring every entry aga
 stay mounted (the session itself is in the engine's store). So layout and typing cost do not grow with the length
 of an answer or of the session.
 
-A resumed session's history arrives whole (``HistoryRestored``) but is built lazily: its last ``RESUMED_ENTRIES``
-entries at once, older ones ``OLDER_BATCH`` at a time when the user scrolls to the top. Pruned history entries go
-back to that lazy list, so scrolling up shows them again.
+A resumed session's history arrives whole (``HistoryRestored``) but is built lazily: at once only its last entries
+that fill the transcript (at most ``RESUMED_ENTRIES``), mounted in one go, older ones ``OLDER_BATCH`` at a time when
+the user scrolls to the top. Pruned history entries go back to that lazy list, so scrolling up shows them again.
 
 The Markdown widgets (and their parser) are imported after the first frame, in a thread: the empty screen does not
 need them and start-up is shorter without.

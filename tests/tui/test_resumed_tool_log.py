@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from textual.pilot import Pilot
+
 from coder_tui.widgets.history_entries import RestoredHistory, StoredCall
 from coder_tui.widgets.tool_log_row import ToolLogRow
 from engine.events import HistoryRestored, ToolStatus
@@ -22,6 +24,12 @@ def exchange(number: int, *, result: bool = True) -> list[RestoredEntry]:
         content = json.dumps({"ok": number % 2 == 0})
         entries.append(RestoredEntry("message", {"role": "tool", "tool_call_id": f"c{number}", "content": content}))
     return entries
+
+
+async def next_frames(pilot: Pilot[object]) -> None:
+    """Until the frame after the next one has been drawn (rows wait for a refresh, and their own mount)."""
+    await pilot.pause()
+    await pilot.pause()
 
 
 def test_the_log_gets_the_last_calls_oldest_first_with_how_each_ended() -> None:
@@ -44,8 +52,7 @@ async def test_restored_rows_come_a_frame_later_above_a_call_started_meanwhile(
         log = app.session.tool_log
         log.show_stored([StoredCall(f"c{n}", "read", f"f{n}.py", ToolStatus.SUCCESS) for n in range(3)])
         log.add_call("live", "bash", "ls")
-        await pilot.pause()
-        await pilot.pause()
+        await next_frames(pilot)
         rows = list(log.query(ToolLogRow))
         assert [row.call_id for row in rows] == ["c0", "c1", "c2", "live"]
         # A finished row mounts its summary only; a live one keeps the parts it may still show.
@@ -53,8 +60,7 @@ async def test_restored_rows_come_a_frame_later_above_a_call_started_meanwhile(
 
         log.show_stored([StoredCall("old", "read", "x.py", ToolStatus.SUCCESS)])
         log.clear()  # /new before the rows were mounted: they never are
-        await pilot.pause()
-        await pilot.pause()
+        await next_frames(pilot)
         assert list(log.query(ToolLogRow)) == []
 
 
@@ -69,10 +75,8 @@ async def test_restored_rows_wait_for_the_conversation_to_be_mounted(
         log = app.session.tool_log
         conversation_mounted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         log.show_stored([StoredCall("c0", "read", "f0.py", ToolStatus.SUCCESS)], after=conversation_mounted)
-        await pilot.pause()
-        await pilot.pause()
+        await next_frames(pilot)
         assert list(log.query(ToolLogRow)) == []
         conversation_mounted.set_result(None)
-        await pilot.pause()
-        await pilot.pause()
+        await next_frames(pilot)
         assert [row.call_id for row in log.query(ToolLogRow)] == ["c0"]
