@@ -18,6 +18,10 @@ from pathlib import Path
 # the engine has started (``EngineOptions.freeze_heap``).
 gc.disable()
 
+# The engine runs on asyncio. The HTTP stack under the model SDK imports trio when it is installed, only to support
+# trio event loops (a twentieth of a second at start-up): in this process it is treated as not installed.
+sys.modules.setdefault("trio", None)  # type: ignore[arg-type]
+
 from engine.server.host import EngineOptions
 from engine.server.opening import LATEST
 from engine.server.stdio import serve_stdio
