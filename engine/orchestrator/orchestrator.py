@@ -303,17 +303,18 @@ class Orchestrator:
 
     async def preload(self) -> None:
         """For an interactive front end, once its first frame is up: loads the model SDK and makes its client in a
-        thread (a first input waits for this), then starts the token encoding's load in a thread without waiting
-        for it (a first request does not need it, see ``token_loading``). Safe to skip: everything loads on first
-        use anyway. ``start_watchers`` is the rest of what an interactive session starts."""
+        thread (a first input waits for this). Safe to skip: everything loads on first use anyway.
+        ``start_watchers`` is the rest of what an interactive session starts."""
         with contextlib.suppress(ProviderError):
             await asyncio.to_thread(lambda: warm_provider(self.provider()))
-        start_loading(self.token_counter)
 
     def start_watchers(self) -> None:
-        """Starts watching the skill folders and the MCP servers, in tasks of the loop. The engine host calls it
-        when no input is waiting (watchfiles' import and the first skill reload are loop time a first request
-        should not wait behind); a turn starts the MCP servers itself if nothing did."""
+        """Starts the token encoding's load in a thread, and watching the skill folders and the MCP servers in
+        tasks of the loop. The engine host calls it when no input is waiting: the load holds the interpreter for a
+        few tenths of a second, and watchfiles' import and the first skill reload are loop time, none of which a
+        first request should wait behind (a turn loads the encoding itself once its request is out, see
+        ``token_loading``, and starts the MCP servers if nothing did)."""
+        start_loading(self.token_counter)
         self.skills.start()
         self.mcp.start()
 

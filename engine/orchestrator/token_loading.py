@@ -3,8 +3,9 @@
 Loading an encoding takes a few tenths of a second once per process. Before a model call the exact count matters
 only for ``maybe_compact``, and a request whose UTF-8 bytes stay under the compaction threshold cannot need a
 compaction whatever it counts (``TokenCounter.upper_bound``). So a turn that starts before the encoding is loaded
-goes ahead at once, the load goes on in a thread, and the context meter (and the notice when counts are only
-estimates) follow as soon as it is done.
+goes ahead at once, the load starts in a thread once the request is out (or, with no input waiting, once the
+engine is ready), and the context meter (and the notice when counts are only estimates) follow as soon as it is
+done.
 """
 
 from __future__ import annotations
@@ -17,6 +18,10 @@ from engine.context.compaction import should_compact
 from engine.context.tokens import TokenCounter
 from engine.events import Event, Notice, UsageUpdated
 from engine.messages import Message
+
+# How long after a turn's request starts a count that needs the encoding starts loading it (the request is out by
+# then; a load running beside it would slow it to half speed).
+LOAD_AFTER_S = 0.05
 
 # Work waiting for the encoding (kept here so no task is collected while it waits).
 _pending: set[asyncio.Future[None]] = set()
@@ -89,6 +94,9 @@ def announce_when_loaded(
     reports = counter.usage_reports
 
     async def announce() -> None:
+        if not counter.ready:
+            # The request this count is for goes out first: the load would hold the interpreter meanwhile.
+            await asyncio.sleep(LOAD_AFTER_S)
         await wait_loaded(counter)
         note = counter.take_notice()
         if note:

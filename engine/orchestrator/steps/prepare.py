@@ -17,7 +17,6 @@ from engine.modes import Mode
 from engine.storage.blobs import BlobStore
 from engine.orchestrator.deps import TurnDeps
 from engine.orchestrator.state import TurnState
-from engine.orchestrator.token_loading import start_loading
 from engine.workflow.complex_task import is_complex, should_init_todos, todo_init_instruction
 
 
@@ -51,16 +50,13 @@ async def current_system_prompt(
 
 
 async def refresh_system_prompt(deps: TurnDeps) -> None:
-    """Rebuilds the system prompt for the current mode, environment and project instructions, and starts loading
-    the token encoding in a thread if it is not loaded yet (a moment, once a process)."""
+    """Rebuilds the system prompt for the current mode, environment and project instructions."""
     prompt, problems = await current_system_prompt(deps.tool_context.workspace.root, deps.policy.mode, deps.build_prompt)
     for problem in problems:
         deps.emit(Notice(problem, level="warning"))
     deps.session.system_prompt = prompt
     deps.session.mode = deps.policy.mode.value
-    if deps.counter.ready:
+    if deps.counter.ready:  # else it loads once the first request is out (``token_loading``), and says so then
         note = deps.counter.take_notice()
         if note:
             deps.emit(Notice(note, level="warning"))
-    else:  # not awaited: the first request does not wait for it (``token_loading``)
-        start_loading(deps.counter)
