@@ -107,6 +107,15 @@ def announce_when_loaded(
     _keep(asyncio.ensure_future(announce()))
 
 
+async def counts_settled() -> None:
+    """Waits for the counts announced or corrected while the encoding loads (a few tenths of a second once per
+    process at most): a turn ends with its context shown."""
+    loop = asyncio.get_running_loop()
+    waiting = [task for task in _pending if task.get_loop() is loop]
+    if waiting:
+        await asyncio.gather(*waiting, return_exceptions=True)
+
+
 def _keep(task: asyncio.Future[None]) -> None:
     _pending.add(task)
     task.add_done_callback(_pending.discard)

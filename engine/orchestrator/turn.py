@@ -13,6 +13,7 @@ from engine.orchestrator.steps.compact import maybe_compact
 from engine.orchestrator.steps.prepare import prepare_turn_state, refresh_system_prompt
 from engine.orchestrator.steps.tools import tool_loop_step
 from engine.orchestrator.steps.verify import auto_verify_step
+from engine.orchestrator.token_loading import counts_settled
 
 __all__ = [
     "TurnState",
@@ -64,6 +65,7 @@ async def run_steps(state: TurnState, deps: TurnDeps) -> TurnState:
             continue
         if state.end_reason is None:
             state.end("completed")
+    await counts_settled()  # the context count of a request sent while the encoding loaded
     await persist_step(state, deps)
     return state
 

@@ -46,12 +46,13 @@ async def test_first_request_goes_while_the_encoding_loads(
 ) -> None:
     scripted_server.add(reply(text("Hello.")))
     orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url)
-    outcome = await asyncio.wait_for(orch.run_input("hi"), 10)
-    assert outcome.ok and len(scripted_server.requests) == 1
+    running = asyncio.create_task(orch.run_input("hi"))
+    await until(lambda: scripted_server.requests)  # the request went out with the encoding still loading
     assert not orch.token_counter.ready and not log.of(UsageUpdated)
 
     held_load.set()
-    await until(lambda: log.of(UsageUpdated))
+    outcome = await asyncio.wait_for(running, 10)  # the turn ends with its context count shown
+    assert outcome.ok
     [usage] = log.of(UsageUpdated)
     session = orch.session
     sent = session.messages[:1]  # the request held the user message only
@@ -64,13 +65,14 @@ async def test_server_usage_is_taken_once_loaded_and_not_overwritten(
 ) -> None:
     scripted_server.add(reply(text("Hello."), usage=(4321, 3)))
     orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url)
-    outcome = await asyncio.wait_for(orch.run_input("hi"), 10)
-    assert outcome.ok
+    running = asyncio.create_task(orch.run_input("hi"))
+    await until(lambda: log.of(UsageUpdated))  # the server's own figure, shown before the encoding is loaded
     assert [u.prompt_tokens for u in log.of(UsageUpdated)] == [4321]
+    assert not orch.token_counter.ready
 
     held_load.set()
-    await until(lambda: orch.token_counter.ready and orch.token_counter.correction != 0)
-    await asyncio.sleep(0.1)
+    outcome = await asyncio.wait_for(running, 10)
+    assert outcome.ok
     # The count from before the answer is older than the server's own figure: it is not shown after it.
     assert [u.prompt_tokens for u in log.of(UsageUpdated)] == [4321]
     session = orch.session
