@@ -304,11 +304,11 @@ class Orchestrator:
     async def preload(self) -> None:
         """For an interactive front end, once its first frame is up: loads the model SDK and makes its client in a
         thread (a first input waits for this). Safe to skip: everything loads on first use anyway.
-        ``start_watchers`` is the rest of what an interactive session starts."""
+        ``start_background`` is the rest of what an interactive session starts."""
         with contextlib.suppress(ProviderError):
             await asyncio.to_thread(lambda: warm_provider(self.provider()))
 
-    def start_watchers(self) -> None:
+    def start_background(self) -> None:
         """Starts the token encoding's load in a thread, and watching the skill folders and the MCP servers in
         tasks of the loop. The engine host calls it when no input is waiting: the load holds the interpreter for a
         few tenths of a second, and watchfiles' import and the first skill reload are loop time, none of which a

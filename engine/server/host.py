@@ -94,7 +94,7 @@ class EngineHost:
         self._pending: deque[tuple[str, str]] = deque()
         self._runner: asyncio.Task[None] | None = None
         self._preload: asyncio.Task[None] | None = None
-        self._watchers_started = False
+        self._background_started = False
         # An input is waiting for the preload (its turn has not started): a cancel now stops it before it does.
         self._starting = False
         self._cancelled_early = False
@@ -103,7 +103,8 @@ class EngineHost:
 
     async def start(self) -> EngineState:
         """Loads the configuration and builds the orchestrator (raises on a damaged database or config); the model
-        SDK and token encoding then load in the background. Queued inputs start once they have. The history of the
+        SDK then loads in the background, and queued inputs start once it has (the token encoding does not hold
+        them, see ``_preloading``). The history of the
         session it opens with is sent first of all."""
         if self.options.opening is not None:
             self._send_opening(self.options.opening)
@@ -234,8 +235,9 @@ class EngineHost:
         return loaded.config  # type: ignore[no-any-return]
 
     def _preloading(self, orchestrator: Orchestrator) -> asyncio.Task[None]:
-        """The orchestrator's preload; then what it loaded (the model SDK) is frozen too, and the watchers start
-        unless an input is waiting or running (then they start when it ends)."""
+        """The orchestrator's preload; then what it loaded (the model SDK) is frozen too, and the background work
+        (the token encoding, the skill and MCP watchers) starts unless an input is waiting or running (then it
+        starts when that input ends)."""
         task = asyncio.create_task(orchestrator.preload())
         task.add_done_callback(lambda _: self._after_preload())
         return task
@@ -243,12 +245,12 @@ class EngineHost:
     def _after_preload(self) -> None:
         self._freeze_heap()
         if self._runner is None and not self._pending:
-            self._start_watchers()
+            self._start_background()
 
-    def _start_watchers(self) -> None:
-        if not self._watchers_started and self.orchestrator is not None:
-            self._watchers_started = True
-            self.orchestrator.start_watchers()
+    def _start_background(self) -> None:
+        if not self._background_started and self.orchestrator is not None:
+            self._background_started = True
+            self.orchestrator.start_background()
 
     def _freeze_heap(self) -> None:
         if self.options.freeze_heap:
@@ -267,7 +269,7 @@ class EngineHost:
                 outcome = await self.run_input(text)
                 self._frontend.input_finished(input_id, outcome)
                 if self._preload is not None and self._preload.done():
-                    self._start_watchers()
+                    self._start_background()
                 if self._preload is None and self.orchestrator is not None:
                     self._preload = self._preloading(self.orchestrator)
         finally:

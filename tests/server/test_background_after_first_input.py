@@ -1,6 +1,6 @@
-"""Issue 14: an input typed at launch does not wait behind the skill and MCP watchers (watchfiles' import and the
-first skill reload are event-loop time): they start once it has run. With nothing waiting they start as soon as the
-preload is done."""
+"""Issue 14: an input typed at launch does not wait behind the background work (the token encoding's load, the
+skill and MCP watchers: watchfiles' import and the first skill reload are event-loop time): it starts once the input
+has run. With nothing waiting it starts as soon as the preload is done."""
 
 from __future__ import annotations
 
