@@ -152,6 +152,9 @@ def type_window(term: Terminal, seed: int, start: float | None = None) -> list[f
     return latencies(measured)
 
 
+SCENARIOS = ("launch", "session", "resume")
+
+
 def run_launch(argv: list[str], workspace: Path, env: dict[str, str], seed: int) -> dict[str, float]:
     term = Terminal(argv, workspace, env)
     try:
@@ -252,7 +255,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--mcp", action="store_true", help="also launch with three MCP servers configured")
+    parser.add_argument(
+        "--only", default=",".join(SCENARIOS), metavar="NAMES",
+        help=f"comma-separated scenarios to run, of {', '.join(SCENARIOS)} (default: all; the table shows "
+        "only their figures)",
+    )
     args = parser.parse_args()
+    chosen = set(args.only.split(","))
+    if unknown := chosen - set(SCENARIOS):
+        parser.error(f"--only: unknown scenario {', '.join(sorted(unknown))}; choose from {', '.join(SCENARIOS)}")
     compile_bytecode()
     bare_runs: list[dict[str, float]] = []
     coder_runs: list[dict[str, float]] = []
@@ -277,9 +288,11 @@ def main() -> None:
                 fresh.mkdir()
                 (fresh / "README.md").write_text("# demo\n")
                 bare = run_launch(python_argv("-c", BARE_APP), fresh, env, seed=run)
-                coder = run_launch(coder_argv(fresh), fresh, env, seed=run)
-                coder |= run_session(fresh, env, server, seed=run)
-                coder |= run_resume(resumed, env, session_id, seed=run)
+                coder = run_launch(coder_argv(fresh), fresh, env, seed=run) if "launch" in chosen else {}
+                if "session" in chosen:
+                    coder |= run_session(fresh, env, server, seed=run)
+                if "resume" in chosen:
+                    coder |= run_resume(resumed, env, session_id, seed=run)
                 with_mcp = run_launch(coder_argv(fresh), fresh, mcp_env, seed=run) if args.mcp else {}
                 if run:
                     bare_runs.append(bare)
