@@ -320,7 +320,7 @@ def print_table(bare_runs: list[dict[str, float]], coder_runs: list[dict[str, fl
         value = median_of(coder_runs, figure.key)
         scale = bare.get(figure.key, math.nan) if figure.key != "peak_rss" else bare["peak_rss"]
         shown = fmt(value, figure.unit)
-        if figure.key == "first_echo" and not math.isnan(scale):
+        if figure.key == "first_echo" and not math.isnan(scale) and not math.isnan(value):
             shown += f" ({value / scale:.2f}x)"
         met = "—" if figure.meets is None or math.isnan(value) else ("yes" if figure.meets(value, bare) else "no")
         print(f"| {figure.label} | {fmt(scale, figure.unit)} | {shown} | {figure.target} | {met} |")
