@@ -1,0 +1,96 @@
+"""What the libraries SPEC 1 names cost in memory before any of coder-tui's own code runs (issue 14's memory
+figure): the floor under "peak memory (sum over every process) while streaming 20k tokens".
+
+Each step runs in a fresh interpreter and reports its peak resident size (VmHWM, as ``pty_latency`` sums it):
+
+- the bare Textual app (Static + Input + Footer) drawn in a 120x40 pty, the same app ``pty_latency`` holds for scale;
+- an interpreter with the standard modules an engine needs (asyncio, sqlite3, json);
+- that, plus the ``openai`` SDK imported as the engine imports it and its client made;
+- that, plus tiktoken's ``cl100k_base`` encoding loaded as the engine loads it (the peak is taken while it loads);
+- the bare Textual app that also imports the SDK and loads the encoding: the floor of a single-process design.
+
+The two-process floor is the bare Textual app plus the engine-side floor; the table sets both floors next to the
+target and next to what ``pty_latency`` measures for coder-tui.
+
+Run: python benchmarks/memory_floor.py [--runs 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from pty_driver import ROOT, Terminal, bench_env, compile_bytecode, python_argv  # noqa: E402
+
+TARGET_MB = 100.0
+PEAK = "print(next(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmHWM')) / 1024)"
+STDLIB = "import asyncio, json, sqlite3\n"
+SDK = (
+    STDLIB + "from engine.provider.openai_provider import OpenAIProvider\n"
+    "OpenAIProvider(base_url='https://api.openai.com/v1', api_key='sk-floor').warm()\n"
+)
+ENCODING = SDK + "from engine.context.tokens import load_encoding\nload_encoding('cl100k_base')\n"
+BARE_APP = """
+from textual.app import App
+from textual.widgets import Footer, Input, Static
+{preload}
+class Bare(App):
+    def compose(self):
+        yield Static("A bare Textual app, for scale")
+        yield Input()
+        yield Footer()
+Bare().run()
+"""
+
+
+def interpreter_peak(code: str) -> float:
+    """The peak resident MB of a fresh interpreter that runs ``code`` (with the project importable)."""
+    result = subprocess.run(
+        python_argv("-c", code + PEAK), env=bench_env(), cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    return float(result.stdout.strip().splitlines()[-1])
+
+
+def app_peak(preload: str) -> float:
+    """The peak resident MB of the bare Textual app, in a pty, once it has drawn (``preload`` runs at its import)."""
+    with tempfile.TemporaryDirectory() as folder:
+        term = Terminal(python_argv("-c", BARE_APP.format(preload=preload)), Path(folder), bench_env())
+        try:
+            term.start()
+            term.wait_shown("for scale")
+            term.pump(until=term.wait_shown("for scale") + 1.0)
+            return term.peak_rss_mb()
+        finally:
+            term.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    compile_bytecode()
+    steps = {
+        "bare Textual app, drawn in a pty": lambda: app_peak(""),
+        "interpreter + asyncio, json, sqlite3": lambda: interpreter_peak(STDLIB),
+        "  + openai SDK imported, client made": lambda: interpreter_peak(SDK),
+        "  + tiktoken cl100k_base loaded (engine-side floor)": lambda: interpreter_peak(ENCODING),
+        "bare Textual app + SDK + encoding, one process": lambda: app_peak(ENCODING),
+    }
+    figures = {label: statistics.median(measure() for _ in range(args.runs)) for label, measure in steps.items()}
+    for label, value in figures.items():
+        print(f"| {label} | {value:.1f} MB |")
+    labels = list(steps)
+    two = figures[labels[0]] + figures[labels[3]]
+    one = figures[labels[4]]
+    print(f"\nfloor, UI and engine processes (no coder-tui code): {two:.1f} MB; target <= {TARGET_MB:.0f} MB")
+    print(f"floor, one process (no coder-tui code): {one:.1f} MB; target <= {TARGET_MB:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()
