@@ -6,6 +6,10 @@ reports the key. But Textual's input thread only looks at that wait when ``selec
 0.1 s: a lone Esc reached the app 100-200 ms after it was pressed, and Esc is what stops a running task. Here the
 thread selects only until the parser's wait ends.
 
+When the terminal goes away without a hangup signal (a closed pty reads as end of file; a program that is not its
+session's leader gets no SIGHUP), the thread raises the hangup itself: Textual's thread would see the end of file
+ever after and spin a core for as long as the orphaned app lived.
+
 It also stamps the app's ``last_key_at`` as each key arrives, before the key crosses the app's message queue: a
 streaming answer lets a key just typed be drawn before its own next layout (``StreamingMarkdown``).
 """
@@ -14,6 +18,7 @@ from __future__ import annotations
 
 import os
 import selectors
+import signal
 import time
 from codecs import getincrementaldecoder
 
@@ -37,6 +42,10 @@ class PromptEscapeDriver(LinuxDriver):
             self._app.last_key_at = time.monotonic()
         super().process_message(message)
 
+    def input_ended(self) -> None:
+        """The terminal is gone: the app ends as on a hangup (it cancels what runs, saves, and exits with 129)."""
+        os.kill(os.getpid(), signal.SIGHUP)
+
     def run_input_thread(self) -> None:
         selector = selectors.SelectSelector()
         selector.register(self.fileno, selectors.EVENT_READ)
@@ -44,16 +53,18 @@ class PromptEscapeDriver(LinuxDriver):
         parser = XTermParser(self._debug)
         decode = getincrementaldecoder("utf-8")().decode
 
-        def process(ready: list[tuple[selectors.SelectorKey, int]], final: bool = False) -> None:
+        def process(ready: list[tuple[selectors.SelectorKey, int]], final: bool = False) -> bool:
+            """Feeds what is ready to the parser; False once the input has ended."""
             for index, (_key, mask) in enumerate(ready):
                 if mask & selectors.EVENT_READ:
-                    data = decode(os.read(fileno, 1024 * 4), final=final and index == len(ready) - 1)
-                    if not data:
-                        break  # stdin is a pipe that ended
-                    for event in parser.feed(data):
+                    raw = os.read(fileno, 1024 * 4)
+                    if not raw:
+                        return False
+                    for event in parser.feed(decode(raw, final=final and index == len(ready) - 1)):
                         self.process_message(event)
             for event in parser.tick():
                 self.process_message(event)
+            return True
 
         def wait() -> float:
             due: float | None = getattr(parser, "_timeout_time", None)  # the end of a pending escape's wait
@@ -61,7 +72,9 @@ class PromptEscapeDriver(LinuxDriver):
 
         try:
             while not self.exit_event.is_set():
-                process(selector.select(wait()))
+                if not process(selector.select(wait())):
+                    self.input_ended()
+                    return
             selector.unregister(fileno)
             process(selector.select(IDLE_SELECT_S), final=True)
         finally:
