@@ -74,6 +74,16 @@ def post_tool_feedback(run: HookRun) -> str:
     return ""
 
 
+def stop_answer(run: HookRun) -> HookAnswer:
+    """Stop: exit 2 or ``decision: block`` keeps the model working; the reason (stderr, or ``reason``) tells it why."""
+    if run.exit_code == 2:
+        return HookAnswer("deny", run.stderr.strip() or "a Stop hook asked to go on")
+    output = json_output(run)
+    if output is not None and output.get("decision") == "block":
+        return HookAnswer("deny", str(output.get("reason") or "a Stop hook asked to go on"))
+    return HookAnswer()
+
+
 def strongest(answers: list[HookAnswer]) -> HookAnswer:
     decided = [a for a in answers if a.decision is not None]
     if not decided:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.events import Event, Notice
-from engine.hooks.answers import post_tool_feedback, pre_tool_answer, prompt_answer, strongest
+from engine.hooks.answers import post_tool_feedback, pre_tool_answer, prompt_answer, stop_answer, strongest
 from engine.hooks.runner import HookRun, run_hook_command
 from engine.hooks.settings import HookCommand, HookEvent, HooksConfig
 from engine.storage.store import Store
@@ -90,8 +90,12 @@ class HookDispatcher:
         runs = await self._run("SessionStart", scope, {"source": source})
         return "\n".join(run.stdout.strip() for run in runs if run.exit_code == 0 and run.stdout.strip())
 
-    async def stop(self, scope: HookScope) -> None:
-        await self._run("Stop", scope, {"stop_hook_active": False})
+    async def stop(self, scope: HookScope, *, active: bool) -> str | None:
+        """Why the model must go on (a hook blocked the stop), else None. ``active``: the turn already went on once
+        for a Stop hook (Claude Code's ``stop_hook_active``, which lets a hook avoid keeping a turn alive for ever)."""
+        runs = await self._run("Stop", scope, {"stop_hook_active": active})
+        answer = strongest([stop_answer(run) for run in runs])
+        return answer.reason if answer.decision == "deny" else None
 
     async def notification(self, scope: HookScope, message: str) -> None:
         await self._run("Notification", scope, {"message": message})

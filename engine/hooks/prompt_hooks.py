@@ -1,5 +1,6 @@
-"""The hooks around a request: ``SessionStart`` before a session's first request (its output is context for the
-model), ``UserPromptSubmit`` before each (it may block the request or add context), ``Stop`` when a turn ends."""
+"""The hooks before a request: ``SessionStart`` before a session's first request (its output is context for the
+model), ``UserPromptSubmit`` before each (it may block the request or add context). ``Stop`` runs where a turn
+ends (``engine.orchestrator.steps.stop``)."""
 
 from __future__ import annotations
 
@@ -31,8 +32,3 @@ async def submit_request(
         if decision.context:
             context.append(decision.context)
     return SubmittedRequest("\n".join(context))
-
-
-async def turn_stopped(hooks: HookDispatcher, scope: HookScope) -> None:
-    if hooks.configured("Stop"):
-        await hooks.stop(scope)

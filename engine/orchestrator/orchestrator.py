@@ -19,7 +19,7 @@ from engine.context.tokens import TokenCounter
 from engine.context.system_prompt import Environment, build_system_prompt
 from engine.errors import ProviderError
 from engine.hooks.dispatcher import HookDispatcher, HookScope
-from engine.hooks.prompt_hooks import submit_request, turn_stopped
+from engine.hooks.prompt_hooks import submit_request
 from engine.events import (
     CommandResult,
     ErrorEvent,
@@ -562,7 +562,6 @@ class Orchestrator:
         finally:
             self.current_task_id = None
             self.undo.end_turn()
-        await turn_stopped(self.hooks, self._hook_scope(state.turn_id))
         assert state.end_reason is not None
         if state.end_reason == "completed":
             recorder.task("TaskCompleted")

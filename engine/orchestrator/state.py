@@ -17,6 +17,8 @@ class TurnState:
     tool_calls: int = 0
     edited_paths: list[str] = field(default_factory=list)
     verify_attempts: int = 0
+    # How many times a Stop hook kept the turn going when the model had finished.
+    stop_hook_continuations: int = 0
     final_text: str = ""
     end_reason: TurnEndReason | None = None
     error: str | None = None

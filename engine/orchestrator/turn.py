@@ -11,6 +11,7 @@ from engine.orchestrator.state import TurnState
 from engine.orchestrator.steps.chat import chat_step
 from engine.orchestrator.steps.compact import maybe_compact
 from engine.orchestrator.steps.prepare import prepare_turn_state, refresh_system_prompt
+from engine.orchestrator.steps.stop import stop_hook_step, stop_hooks_hear
 from engine.orchestrator.steps.tools import tool_loop_step
 from engine.orchestrator.steps.verify import auto_verify_step
 from engine.orchestrator.token_loading import counts_settled
@@ -45,7 +46,8 @@ async def resume_turn(state: TurnState, deps: TurnDeps, message: Message, open_c
 
 async def run_steps(state: TurnState, deps: TurnDeps) -> TurnState:
     """SPEC 3 steps 2 and 3: compact if needed, ask the model, run its tool calls, until it answers without any;
-    then auto-verify, which may hand a failure back and go on; then the final snapshot."""
+    then auto-verify, which may hand a failure back and go on, and the Stop hooks, which may ask the model to go on;
+    then the final snapshot."""
     while state.end_reason is None:
         if state.steps >= deps.config.max_steps:
             state.end("step_limit", f"step limit reached ({deps.config.max_steps} model calls)")
@@ -63,8 +65,12 @@ async def run_steps(state: TurnState, deps: TurnDeps) -> TurnState:
             continue
         if await auto_verify_step(state, deps):
             continue
+        if state.end_reason is None and await stop_hook_step(state, deps):
+            continue
         if state.end_reason is None:
             state.end("completed")
+    if state.end_reason != "completed":
+        await stop_hooks_hear(state, deps)
     await counts_settled()  # the context count of a request sent while the encoding loaded
     await persist_step(state, deps)
     return state

@@ -14,7 +14,7 @@ from typing import Any
 from engine.events import ErrorEvent, Notice
 from engine.modes import Mode
 from tests.support.fakes import make_orchestrator
-from tests.support.scenario import reply, text, tool_call
+from tests.support.scenario import error, reply, text, tool_call
 from tests.support.scripted_server import ScriptedServer
 
 PY = sys.executable
@@ -172,6 +172,51 @@ async def test_session_start_stop_and_notification_hooks_run(tmp_path: Path, scr
     assert len(interaction.approval_requests) == 1
     assert (tmp_path / "events.log").read_text() == "Notification\nStop\n"
     assert "Use tabs in this repository." in scripted_server.requests[0].body["messages"][-1]["content"]
+
+
+# Records each Stop run's ``stop_hook_active``; refuses the first stop (exit 2, or a JSON block with ``json`` given).
+STOP_GATE = (
+    f"{PY} -c \"import json,sys; e=json.load(sys.stdin); open('stops.log','a').write(str(e['stop_hook_active'])+'\\n');"
+    " a=e['stop_hook_active']; j=len(sys.argv)>1;"
+    " sys.exit(0) if a else (print(json.dumps({'decision':'block','reason':'the tests were not run'})) if j"
+    " else (sys.stderr.write('run the tests first'), sys.exit(2)))\""
+)
+
+
+async def test_a_stop_hook_that_exits_2_keeps_the_model_working_once(
+    tmp_path: Path, scripted_server: ScriptedServer
+) -> None:
+    trust(tmp_path)
+    scripted_server.add(reply(text("Done.")), reply(tool_call("bash", command="echo tests pass")), reply(text("Tested.")))
+    orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url, mode=Mode.YOLO, hooks={"Stop": hook(STOP_GATE)})
+    outcome = await orch.run_input("fix it")
+    assert outcome.ok and outcome.text == "Tested."
+    assert (tmp_path / "stops.log").read_text() == "False\nTrue\n"
+    assert len(scripted_server.requests) == 3
+    fed_back = scripted_server.requests[1].body["messages"][-1]
+    assert fed_back == {"role": "user", "content": "Stop hook feedback:\nrun the tests first"}
+    assert "a Stop hook asked the model to go on: run the tests first" in [n.text for n in log.of(Notice)]
+
+
+async def test_a_stop_hooks_json_block_keeps_the_model_working(tmp_path: Path, scripted_server: ScriptedServer) -> None:
+    trust(tmp_path)
+    scripted_server.add(reply(text("Done.")), reply(text("Now tested.")))
+    orch, _, _ = make_orchestrator(tmp_path, scripted_server.base_url, hooks={"Stop": hook(STOP_GATE + " json")})
+    outcome = await orch.run_input("fix it")
+    assert outcome.ok and outcome.text == "Now tested."
+    assert scripted_server.requests[1].body["messages"][-1]["content"] == "Stop hook feedback:\nthe tests were not run"
+
+
+async def test_a_turn_that_failed_tells_the_stop_hooks_which_cannot_keep_it_going(
+    tmp_path: Path, scripted_server: ScriptedServer
+) -> None:
+    trust(tmp_path)
+    scripted_server.add(error(400, "bad request"))
+    orch, _, _ = make_orchestrator(tmp_path, scripted_server.base_url, hooks={"Stop": hook(STOP_GATE)})
+    outcome = await orch.run_input("fix it")
+    assert outcome.reason == "error"
+    assert (tmp_path / "stops.log").read_text() == "False\n"
+    assert len(scripted_server.requests) == 1
 
 
 async def test_failing_and_slow_hooks_are_reported_and_the_turn_goes_on(
