@@ -3,6 +3,9 @@ bounded rate; Markdown drawn by one light widget whose chunked rendering matches
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
@@ -127,10 +130,8 @@ async def test_a_long_answer_arriving_at_once_is_shown_in_bounded_steps_and_whol
 def test_a_fence_language_is_found_among_pygments_built_in_lexers_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """A streamed fence's unfinished name ("pyth") is plain text, and never makes Pygments import its plugins."""
     import pygments.lexers
-    from textual.highlight import guess_language
 
-    html = "<html><body><p>hi</p></body></html>"
-    guessed = guess_language(html, None)
+    html = "<!DOCTYPE html>\n<html><body><p>hi</p></body></html>"
 
     def no_plugins() -> None:
         raise AssertionError("Pygments' plugins were looked up")
@@ -140,7 +141,28 @@ def test_a_fence_language_is_found_among_pygments_built_in_lexers_only(monkeypat
     assert fence_language("Py", "x = 1") == "py"
     assert fence_language("pyth", "x = 1") == "text"
     assert fence_language("text", "") == "text"
-    assert fence_language("text", html) == guessed  # a fence without a name is guessed, as Textual's are
+    assert fence_language("text", html) == "html"  # a fence without a name is guessed
+
+
+def test_a_fence_without_a_name_is_guessed_among_common_languages_or_stays_plain() -> None:
+    assert fence_language("text", "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a = 1\n+a = 2\n") == "diff"
+    assert fence_language("text", "#!/bin/bash\nset -e\nmake test\n") == "bash"
+    assert fence_language("text", "import os\nprint(os.getcwd())\n") == "python"
+    assert fence_language("text", '{"name": "demo", "tags": [1, 2]}') == "json"
+    assert fence_language("text", "#include <stdio.h>\nint main(void) { return 0; }\n") == "c"
+    assert fence_language("text", "total 8\ndrwxr-xr-x 2 root root 4096 .\n") == "text"
+    assert fence_language("text", "{not json") == "text"
+
+
+def test_guessing_a_fence_imports_only_the_candidate_lexers() -> None:
+    """Guessing over every lexer imported ~500 of Pygments' modules (half a second, 16 MB) in the UI process."""
+    code = (
+        "import sys\nfrom coder_tui.markdown_look import fence_language\n"
+        "fence_language('text', 'total 8\\ndrwxr-xr-x 2 root root 4096 .\\n')\n"
+        "print(sum(name.startswith('pygments.lexers.') for name in sys.modules))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert int(result.stdout) < 40
 
 
 async def test_finishing_does_not_wait_for_the_next_round(monkeypatch: pytest.MonkeyPatch) -> None:
