@@ -59,6 +59,11 @@ async def resume_command(orch: Orchestrator, arg: str) -> CommandResult | TurnOu
     except (UnknownSession, SessionBusy) as exc:
         orch.session_locks.keep_only(orch.session_id)
         return CommandResult.slash("/resume", str(exc), ok=False)
+    except BaseException:
+        # Planning failed otherwise (a storage error, a cancel): the session in use stays, and the lock claimed
+        # for the switch (or the one the engine opened with) goes, so another process may open that session.
+        orch.session_locks.keep_only(orch.session_id)
+        raise
     info = plan.loaded.info
     orch.emit(
         CommandResult.slash(

@@ -124,6 +124,30 @@ async def test_a_session_another_process_holds_is_not_sent_and_still_refused(
         held.release()
 
 
+async def test_an_opening_resume_that_fails_in_storage_lets_the_session_go(
+    tmp_path: Path, frontend: RecordingFrontend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lock the engine opened with is released when the resume fails (a damaged or locked database), not kept
+    until the next switch or exit."""
+    from engine.orchestrator import session_commands
+    from engine.storage.errors import StorageError
+
+    session_id = stored_session(tmp_path, "an earlier request", "an earlier answer")
+
+    def failing(*_args: Any) -> None:
+        raise StorageError("database is locked")
+
+    monkeypatch.setattr(session_commands, "plan_resume", failing)
+    host = await run_opening(tmp_path, frontend, session_id, f"/resume {session_id}")
+    try:
+        assert frontend.histories()[0].session_id == session_id
+        assert frontend.finished[0].reason == "error"
+        assert host.orchestrator is not None and host.orchestrator.session_id != session_id
+        SessionLock.acquire(tmp_path, session_id).release()  # another process could open it now
+    finally:
+        await host.aclose()
+
+
 async def test_an_unknown_session_is_not_sent_and_the_resume_says_so(
     tmp_path: Path, frontend: RecordingFrontend
 ) -> None:
