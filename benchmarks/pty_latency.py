@@ -137,6 +137,11 @@ def coder_argv(workspace: Path, *extra: str) -> list[str]:
     return python_argv("-m", "coder_tui", "--cwd", str(workspace), *extra)
 
 
+def one_process_argv(workspace: Path) -> list[str]:
+    """coder-tui with its engine in the UI's interpreter (``benchmarks/one_process.py``)."""
+    return python_argv(str(Path(__file__).with_name("one_process.py")), "--cwd", str(workspace))
+
+
 def latencies(expectations: list[Expectation]) -> list[float]:
     """Milliseconds per key (after ``settle``); a key never shown counts as the whole wait, a freeze."""
     return [e.latency_ms for e in expectations if e.latency_ms is not None]
@@ -172,8 +177,10 @@ def run_launch(argv: list[str], workspace: Path, env: dict[str, str], seed: int)
         term.close()
 
 
-def run_session(workspace: Path, env: dict[str, str], server: ScriptedServerProcess, seed: int) -> dict[str, float]:
-    term = Terminal(coder_argv(workspace), workspace, env)
+def run_session(
+    workspace: Path, env: dict[str, str], server: ScriptedServerProcess, seed: int, argv: list[str] | None = None
+) -> dict[str, float]:
+    term = Terminal(argv or coder_argv(workspace), workspace, env)
     try:
         before = len(server.arrivals())
         started = term.start()
@@ -256,6 +263,10 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--mcp", action="store_true", help="also launch with three MCP servers configured")
     parser.add_argument(
+        "--one-process", action="store_true",
+        help="also run the session with the engine in the UI's interpreter (benchmarks/one_process.py), for comparison",
+    )
+    parser.add_argument(
         "--only", default=",".join(SCENARIOS), metavar="NAMES",
         help=f"comma-separated scenarios to run, of {', '.join(SCENARIOS)} (default: all; the table shows "
         "only their figures)",
@@ -268,6 +279,7 @@ def main() -> None:
     bare_runs: list[dict[str, float]] = []
     coder_runs: list[dict[str, float]] = []
     mcp_runs: list[dict[str, float]] = []
+    single_runs: list[dict[str, float]] = []
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         server = ScriptedServerProcess(root / "arrivals.log")
@@ -294,7 +306,12 @@ def main() -> None:
                 if "resume" in chosen:
                     coder |= run_resume(resumed, env, session_id, seed=run)
                 with_mcp = run_launch(coder_argv(fresh), fresh, mcp_env, seed=run) if args.mcp else {}
+                single = {}
+                if args.one_process:
+                    (root / f"single{run}").mkdir()
+                    single = run_session(root / f"single{run}", env, server, run, one_process_argv(root / f"single{run}"))
                 if run:
+                    single_runs.append(single)
                     bare_runs.append(bare)
                     coder_runs.append(coder)
                     mcp_runs.append(with_mcp)
@@ -304,6 +321,8 @@ def main() -> None:
     print_table(bare_runs, coder_runs)
     if args.mcp:
         print_mcp_table(coder_runs, mcp_runs)
+    if args.one_process:
+        print_one_process_table(coder_runs, single_runs)
 
 
 def median_of(runs: list[dict[str, float]], key: str) -> float:
@@ -332,6 +351,14 @@ def print_mcp_table(coder_runs: list[dict[str, float]], mcp_runs: list[dict[str,
         if figure.key in ("first_echo", "first3_p95", "first3_max"):
             print(f"| {figure.label} | {fmt(median_of(coder_runs, figure.key), figure.unit)} | "
                   f"{fmt(median_of(mcp_runs, figure.key), figure.unit)} |")
+
+
+def print_one_process_table(coder_runs: list[dict[str, float]], single_runs: list[dict[str, float]]) -> None:
+    print("\n| session figure | coder-tui (engine process) | engine in the UI's process | target |\n| --- | --- | --- | --- |")
+    for figure in FIGURES:
+        if any(figure.key in run for run in single_runs):
+            print(f"| {figure.label} | {fmt(median_of(coder_runs, figure.key), figure.unit)} | "
+                  f"{fmt(median_of(single_runs, figure.key), figure.unit)} | {figure.target} |")
 
 
 if __name__ == "__main__":
