@@ -4,40 +4,29 @@ The engine runs in its own process (``coder_tui.engine_process``), or in memory 
 messages cross. The link keeps the visible queue (SPEC 15: input submitted while busy is queued and runs next; the
 engine runs them in order), forwards events to the screen, opens the dialogs the engine asks for, and restarts a
 crashed engine on the same session.
+
+The protocol's modules (the events, the interaction requests, the message types) are imported by ``load``, which the
+app runs in a thread after its first frame: nothing here needs them before the link starts, and importing them is
+a sizeable part of the time until the first frame (a few hundred dataclasses).
 """
 
 from __future__ import annotations
 
 import itertools
 from collections import deque
+from functools import cached_property
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from textual.app import App
 from textual.worker import Worker
 
-from coder_tui.interaction import TuiInteraction
-from engine.events import CommandResult, Event, HistoryRestored, ModeChanged, ModelChanged, Notice
-from engine.interaction import ApprovalRequest, TrustRequest
 from engine.modes import Mode, next_mode
-from engine.protocol import (
-    CODEC,
-    PROTOCOL_VERSION,
-    AnswerRequest,
-    Cancel,
-    EngineEvent,
-    EngineFailed,
-    EngineReady,
-    EngineState,
-    InputFinished,
-    InputStarted,
-    InteractionRequested,
-    InteractionWithdrawn,
-    ProtocolError,
-    RunInput,
-    SetMode,
-    Shutdown,
-)
+
+if TYPE_CHECKING:
+    from coder_tui.interaction import TuiInteraction
+    from engine.events import Event
+    from engine.protocol import EngineState, InputFinished
 
 # A crashed engine is restarted on its session this many times; then the screen says so and stays without one.
 MAX_RESTARTS = 3
@@ -102,9 +91,15 @@ class EngineLink:
         # The engine sent the history of the session it opens with before it started (``--resume``, ``--continue``).
         self._opened_early = False
         self.state: EngineState | None = None
-        self.interaction = TuiInteraction(app)
         self._mode = Mode.parse(start_mode) if start_mode else Mode.DEFAULT
         self._model = model or ""
+
+    @cached_property
+    def interaction(self) -> TuiInteraction:
+        """Opens the dialogs the engine asks for."""
+        from coder_tui.interaction import TuiInteraction
+
+        return TuiInteraction(self._app)
 
     @property
     def busy(self) -> bool:
@@ -126,6 +121,12 @@ class EngineLink:
     def attach(self, view: SessionView) -> None:
         self._view = view
 
+    @staticmethod
+    def load() -> None:
+        """Imports the protocol (see the module's docstring); the app calls it in a thread before ``start``."""
+        import coder_tui.interaction  # noqa: F401
+        import engine.protocol  # noqa: F401
+
     def start(self) -> None:
         """Connects to the engine and sends the inputs given at launch; call once the app runs."""
         self._connect()
@@ -134,12 +135,17 @@ class EngineLink:
         input_id = next(self._ids)
         self._queue.append((input_id, text))
         self._notify_queue()
-        self._send(RunInput(input_id, text))
+        if self._connection is not None:  # else the connection sends the queue when it opens
+            from engine.protocol import RunInput
+
+            self._send(RunInput(input_id, text))
 
     def cancel(self) -> bool:
         """Cancels the running input (the queue stays and runs next); True if something was running."""
         if self._running is None:
             return False
+        from engine.protocol import Cancel
+
         self._send(Cancel())
         return True
 
@@ -148,18 +154,25 @@ class EngineLink:
         self._closing = True
         connection, self._connection = self._connection, None
         if connection is not None:
+            from engine.protocol import CODEC, Shutdown
+
             connection.send_line(CODEC.dumps(Shutdown()))
             await connection.aclose()
 
     def cycle_mode(self) -> None:
         """Shift+Tab: default → auto-edit → plan → default. The engine confirms with ``ModeChanged``."""
         mode = next_mode(self._mode)
-        self._send(SetMode(mode.value))
+        if self._connection is not None:
+            from engine.protocol import SetMode
+
+            self._send(SetMode(mode.value))
         if self.state is None:  # not loaded yet: it starts in this mode
             self._set_mode(mode)
 
     # -- the connection ---------------------------------------------------------------------------------------------
     def _connect(self) -> None:
+        from engine.protocol import RunInput
+
         self._connection = connection = self._start_engine()
         connection.open(self._receive, lambda why: self._stopped(connection, why))
         for input_id, text in self._queue:
@@ -167,9 +180,25 @@ class EngineLink:
 
     def _send(self, message: object) -> None:
         if self._connection is not None:
+            from engine.protocol import CODEC
+
             self._connection.send_line(CODEC.dumps(message))
 
     def _receive(self, line: str) -> None:
+        from engine.events import CommandResult, HistoryRestored, ModeChanged, ModelChanged, Notice
+        from engine.protocol import (
+            CODEC,
+            PROTOCOL_VERSION,
+            EngineEvent,
+            EngineFailed,
+            EngineReady,
+            InputFinished,
+            InputStarted,
+            InteractionRequested,
+            InteractionWithdrawn,
+            ProtocolError,
+        )
+
         try:
             message = CODEC.loads(line)
         except ProtocolError as exc:
@@ -226,6 +255,9 @@ class EngineLink:
                 self._show_failure(text)
 
     async def _answer(self, request_id: str, request: object) -> None:
+        from engine.interaction import ApprovalRequest, TrustRequest
+        from engine.protocol import AnswerRequest
+
         if isinstance(request, ApprovalRequest):
             answer: object = await self.interaction.request_approval(request)
         elif isinstance(request, TrustRequest):
@@ -237,6 +269,9 @@ class EngineLink:
 
     def _stopped(self, connection: EngineConnection, why: str) -> None:
         """The engine process died: say so, and start a new one on the same session."""
+        from engine.events import Notice
+        from engine.protocol import InputFinished
+
         if self._closing or connection is not self._connection:
             return
         self._connection = None

@@ -5,6 +5,8 @@ It is the ``SessionView`` the engine link reports to, and renders every engine e
 
 from __future__ import annotations
 
+import asyncio
+import importlib
 import time
 from collections.abc import Callable
 from datetime import datetime
@@ -18,50 +20,20 @@ from textual.reactive import reactive
 from textual.screen import Screen
 
 from coder_tui.bindings import bindings_for
-from coder_tui.engine_link import EngineLink
 from coder_tui.gc_pacing import CollectionPacer
 from coder_tui.history import InputHistory
-from coder_tui.screens.rewind_picker import RewindPickerScreen
-from coder_tui.screens.session_picker import SessionPickerScreen
 from coder_tui.widgets.footer_bar import FooterBar
-from coder_tui.widgets.history_entries import RestoredHistory, compaction_text
 from coder_tui.widgets.prompt import Prompt
 from coder_tui.widgets.prompt_input import PromptInput
 from coder_tui.widgets.queue_view import QueueView
 from coder_tui.widgets.status_line import SessionState, StatusLine
 from coder_tui.widgets.todo_list import TodoList
-from coder_tui.widgets.tool_log import RESTORED_ROWS, ToolLog
+from coder_tui.widgets.tool_log import ToolLog
 from coder_tui.widgets.transcript import Transcript
-from engine.events import (
-    CommandResult,
-    ContextCompacted,
-    ErrorEvent,
-    Event,
-    HistoryRestored,
-    LoopDetected,
-    MessageAdded,
-    ModeChanged,
-    ModelChanged,
-    Notice,
-    ReasoningDelta,
-    SlashCommandsChanged,
-    SubagentEvent,
-    TextDelta,
-    TodosChanged,
-    ToolCallAwaitingApproval,
-    ToolCallExecuting,
-    ToolCallFinished,
-    ToolCallScheduled,
-    ToolStatus,
-    TurnFinished,
-    TurnStarted,
-    UsageUpdated,
-    VerificationFinished,
-    VerificationStarted,
-)
-from engine.restored import RestoredEntry
 
 if TYPE_CHECKING:
+    from coder_tui.engine_link import EngineLink
+    from engine.events import Event
     from engine.protocol import EngineState, InputFinished
 
 # How long after an input ends the garbage collector gets its quiet moment.
@@ -70,6 +42,26 @@ QUIET_AFTER_S = 0.3
 KEYS_IDLE_S = 1.0
 # Below this width the side panes start hidden (Ctrl+T shows them); at 80x24 the transcript needs the room.
 WIDE_LAYOUT = 100
+
+
+# What rendering the engine's events imports, loaded after the first frame (``preload_event_modules``).
+EVENT_MODULES = (
+    "engine.protocol",
+    "engine.restored",
+    "coder_tui.interaction",
+    "coder_tui.widgets.history_entries",
+    "coder_tui.widgets.command_output",
+    "coder_tui.widgets.help_view",
+    "coder_tui.widgets.notice_line",
+    "coder_tui.widgets.user_message",
+    "coder_tui.widgets.tool_call_view",
+    "coder_tui.widgets.tool_log_row",
+)
+
+
+def preload_event_modules() -> None:
+    for module in EVENT_MODULES:
+        importlib.import_module(module)
 
 
 class SessionScreen(Screen[None]):
@@ -130,9 +122,15 @@ class SessionScreen(Screen[None]):
         # this and must find the prompt focused (see on_key).
         self.set_focus(self.prompt.input)
         self.link.attach(self)
-        # The engine loads once the first frame is on screen, so the prompt takes keys at once.
-        self.call_after_refresh(self.link.start)
+        # The link starts once the first frame is on screen, so the prompt takes keys at once.
+        self.call_after_refresh(self.run_worker, self._start_link(), group="engine-link")
         self.call_after_refresh(self._collector.settle)
+
+    async def _start_link(self) -> None:
+        """Imports what rendering the engine's events needs in a thread (keys are drawn meanwhile), then starts the
+        link."""
+        await asyncio.to_thread(preload_event_modules)
+        self.link.start()
 
     def on_unmount(self) -> None:
         self._collector.close()
@@ -238,6 +236,37 @@ class SessionScreen(Screen[None]):
         self._set_mode(mode)
 
     def show_event(self, event: Event) -> None:
+        # Imported here, not before the first frame (``EngineLink.load`` has imported them by the time events come).
+        from coder_tui.widgets.history_entries import RestoredHistory, compaction_text
+        from coder_tui.widgets.tool_log import RESTORED_ROWS
+        from engine.events import (
+            CommandResult,
+            ContextCompacted,
+            ErrorEvent,
+            HistoryRestored,
+            LoopDetected,
+            MessageAdded,
+            ModeChanged,
+            ModelChanged,
+            Notice,
+            ReasoningDelta,
+            SlashCommandsChanged,
+            SubagentEvent,
+            TextDelta,
+            TodosChanged,
+            ToolCallAwaitingApproval,
+            ToolCallExecuting,
+            ToolCallFinished,
+            ToolCallScheduled,
+            ToolStatus,
+            TurnFinished,
+            TurnStarted,
+            UsageUpdated,
+            VerificationFinished,
+            VerificationStarted,
+        )
+        from engine.restored import RestoredEntry
+
         transcript = self.transcript
         tool_log = self.tool_log
         match event:
@@ -343,6 +372,8 @@ class SessionScreen(Screen[None]):
 
     def _pick_session(self, sessions: list[dict[str, object]], now: datetime) -> None:
         """``/resume`` with no id: a picker of the recent sessions; choosing one resumes it."""
+        from coder_tui.screens.session_picker import SessionPickerScreen
+
 
         def chosen(session_id: str | None) -> None:
             if session_id:
@@ -352,6 +383,8 @@ class SessionScreen(Screen[None]):
 
     def _pick_rewind(self, points: list[dict[str, object]]) -> None:
         """``/rewind`` with no number: a picker of the requests; choosing one rewinds to it."""
+        from coder_tui.screens.rewind_picker import RewindPickerScreen
+
 
         def chosen(number: int | None) -> None:
             if number is not None:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from textual.content import Content
 from textual.widgets import Static
 
-from engine.events import TodoItem
+if TYPE_CHECKING:
+    from engine.events import TodoItem
 
 _LOOKS = {
     "pending": ("☐", ""),

@@ -7,11 +7,10 @@ from typing import TYPE_CHECKING
 
 from textual.containers import VerticalScroll
 
-from coder_tui.widgets.tool_log_row import ToolLogRow
-from engine.events import Event, ToolStatus
-
 if TYPE_CHECKING:
     from coder_tui.widgets.history_entries import StoredCall
+    from coder_tui.widgets.tool_log_row import ToolLogRow
+    from engine.events import Event, ToolStatus
 
 # Older rows are dropped so a long session keeps a small DOM; the transcript keeps the full story.
 MAX_ROWS = 200
@@ -44,6 +43,8 @@ class ToolLog(VerticalScroll, can_focus=False):
     def show_stored(self, calls: Sequence[StoredCall], after: Awaitable[object] | None = None) -> None:
         """``/resume``: the resumed session's last calls (``RESTORED_ROWS`` of them at most), as they ended. They are
         mounted once ``after`` is done (the transcript's entries mounted: the conversation is drawn first)."""
+        from coder_tui.widgets.tool_log_row import ToolLogRow
+
         self.clear()
         rows = []
         for call in calls:
@@ -65,6 +66,8 @@ class ToolLog(VerticalScroll, can_focus=False):
             self.call_after_refresh(self.scroll_end, animate=False)
 
     def add_call(self, call_id: str, tool: str, key_argument: str) -> None:
+        from coder_tui.widgets.tool_log_row import ToolLogRow
+
         row = ToolLogRow(call_id, tool, key_argument)
         self._rows[call_id] = row
         following = self.scroll_y >= self.max_scroll_y

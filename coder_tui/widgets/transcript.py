@@ -12,7 +12,7 @@ that fill the transcript (at most ``RESUMED_ENTRIES``), mounted in one go, older
 the user scrolls to the top. Pruned history entries go back to that lazy list, so scrolling up shows them again.
 
 The Markdown widgets (and their parser) are imported after the first frame, in a thread: the empty screen does not
-need them and start-up is shorter without.
+need them and start-up is shorter without. So are the other entries' widgets (``SessionScreen`` preloads them).
 """
 
 from __future__ import annotations
@@ -28,17 +28,16 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
-from coder_tui.widgets.command_output import CommandOutput
-from coder_tui.widgets.help_view import HelpView
 from coder_tui.widgets.notice_line import NoticeLevel, NoticeLine
 from coder_tui.widgets.sized_by_layout import SizedByLayout
 from coder_tui.widgets.todo_list import TodoList
-from coder_tui.widgets.tool_call_view import ToolCallView
 from coder_tui.widgets.user_message import UserMessage
-from engine.events import CommandResult, TodoItem
 
 if TYPE_CHECKING:
     from textual.widget import AwaitMount
+
+    from coder_tui.widgets.tool_call_view import ToolCallView
+    from engine.events import CommandResult, TodoItem
 
     from coder_tui.widgets.history_entries import EntryFactory, RestoredHistory
     from coder_tui.widgets.streaming_markdown import StreamingMarkdown
@@ -178,6 +177,8 @@ class Transcript(SizedByLayout, VerticalScroll):
             self._load_older_if_at_top()
 
     def _build(self, factories: Sequence[EntryFactory]) -> list[Widget]:
+        from coder_tui.widgets.tool_call_view import ToolCallView
+
         entries = []
         for factory in factories:
             entry = factory()
@@ -210,6 +211,8 @@ class Transcript(SizedByLayout, VerticalScroll):
             self._streaming = None
 
     def add_tool_call(self, call_id: str, tool: str, key_argument: str) -> ToolCallView:
+        from coder_tui.widgets.tool_call_view import ToolCallView
+
         self.end_stream()
         view = ToolCallView(call_id, tool, key_argument)
         self._tool_views[call_id] = view
@@ -236,6 +239,8 @@ class Transcript(SizedByLayout, VerticalScroll):
 
     def add_command_result(self, result: CommandResult, *, now: datetime | None = None) -> None:
         """``now``: the local time, for the friendly times of ``/resume``'s list."""
+        from coder_tui.widgets.command_output import CommandOutput
+
         self.end_stream()
         output = CommandOutput(result, now=now)
         self._add(output)
@@ -245,6 +250,8 @@ class Transcript(SizedByLayout, VerticalScroll):
             self.call_after_refresh(self._show_top_of, output)
 
     def add_help(self, commands: Sequence[tuple[str, str]]) -> None:
+        from coder_tui.widgets.help_view import HelpView
+
         self.end_stream()
         self._add(HelpView(commands))
 
@@ -319,6 +326,8 @@ class Transcript(SizedByLayout, VerticalScroll):
 
     def _forget(self, entries: Sequence[Widget]) -> None:
         """Pruned entries: a history entry goes back to the lazy list, a live one is counted as not shown."""
+        from coder_tui.widgets.tool_call_view import ToolCallView
+
         for entry in entries:
             if isinstance(entry, ToolCallView):
                 self._tool_views.pop(entry.call_id, None)
