@@ -1,5 +1,6 @@
 """Start-up (SPEC 15, issue 3 item 9; issue 14): the prompt is on screen and takes keys at once, and the UI process
-never imports the engine's heavy libraries: they load in the engine process.
+never imports the engine's heavy libraries: they load in the engine process. Nor does it import the protocol's
+message types before its first frame (a few hundred dataclasses: they load after it, before the link starts).
 
 Runs in a fresh interpreter (the test process has long imported everything) with an import hook that records any
 import of openai, tiktoken, tree-sitter or pydantic made before the first frame reaches the terminal, and checks
@@ -20,7 +21,8 @@ import importlib.abc, json, sys
 from pathlib import Path
 
 HEAVY = ("openai", "tiktoken", "tree_sitter", "pydantic", "httpx")
-state = {"frames": 0, "heavy_before_first_frame": [], "heavy_at_first_frame": []}
+PROTOCOL = ("engine.events", "engine.protocol", "engine.interaction")
+state = {"frames": 0, "heavy_before_first_frame": [], "heavy_at_first_frame": [], "protocol_at_first_frame": []}
 
 
 class Guard(importlib.abc.MetaPathFinder):
@@ -41,6 +43,7 @@ class Probe(CoderApp):
     def _display(self, screen, renderable):
         if renderable is not None and state["frames"] == 0:
             state["heavy_at_first_frame"] = sorted(m for m in sys.modules if m.split(".")[0] in HEAVY)
+            state["protocol_at_first_frame"] = sorted(m for m in PROTOCOL if m in sys.modules)
         if renderable is not None:
             state["frames"] += 1
         return super()._display(screen, renderable)
@@ -84,6 +87,7 @@ def test_prompt_takes_keys_before_heavy_engine_imports(tmp_path: Path) -> None:
     assert state["frames"] > 0
     assert state["heavy_before_first_frame"] == []
     assert state["heavy_at_first_frame"] == []
+    assert state["protocol_at_first_frame"] == []
     assert state["prompt_text"] == "hi"
     assert state["engine_loaded"] and state["input_ran"]
     assert state["heavy_in_ui_process"] == []
