@@ -8,11 +8,9 @@ llama.cpp, LM Studio) that was most of the client's time per tool call. This tra
 arrived handed up in one piece. It is given to the SDK through its documented ``http_client`` option, so the SDK
 still does everything else (auth, base URL, headers, timeouts, errors); this only moves bytes.
 
-Only a client whose base URL is ``http://`` and for which the environment sets no proxy gets it (else the HTTP
-library's own transports carry everything, as before): ``https://`` servers keep the library's transport, whose TLS
-handling is not worth copying for a millisecond that a remote server's latency dwarfs. Such a client makes the
-library's transport only if a request leaves for another scheme (a redirect), so it never loads the TLS
-certificates (tens of milliseconds before the first request).
+Only ``http://`` URLs go this way, and only when the environment sets no proxy for them (then the HTTP library's
+own transports carry everything, as before); ``https://`` goes to the library's own transport, whose TLS handling
+is not worth copying for a millisecond that a remote server's latency dwarfs.
 
 Errors are the HTTP library's own (``ConnectError``, ``ReadTimeout``, ``RemoteProtocolError``...), raised from
 their cause, so the SDK and the provider read them as before. A connection is kept for the next request when its
@@ -41,31 +39,22 @@ _HEAD_END = re.compile(rb"\r?\n\r?\n")
 _NO_BODY_STATUS = frozenset({204, 304})
 
 
-def lean_http_client(base_url: str, **kwargs: Any) -> Any:
-    """The SDK's default async HTTP client, sending through ``LeanTransport`` when ``base_url`` is ``http://`` and
-    the environment sets no proxy for it (the library reads the same variables, with ``urllib``'s rules)."""
-    if not uses_lean_transport(base_url):
-        return openai.DefaultAsyncHttpxClient(**kwargs)
-    return openai.DefaultAsyncHttpxClient(transport=LeanTransport(), **kwargs)
-
-
-def uses_lean_transport(base_url: str) -> bool:
+def lean_http_client(**kwargs: Any) -> Any:
+    """The SDK's default async HTTP client, with ``http://`` requests sent by ``LeanTransport`` unless the
+    environment sets a proxy for them (the library reads the same variables, with ``urllib``'s rules)."""
     proxies = urllib.request.getproxies()
-    return base_url.lower().startswith("http://") and "http" not in proxies and "all" not in proxies
+    if "http" in proxies or "all" in proxies:
+        return openai.DefaultAsyncHttpxClient(**kwargs)
+    return openai.DefaultAsyncHttpxClient(mounts={"http://": LeanTransport()}, **kwargs)
 
 
 class LeanTransport(_http.AsyncBaseTransport):  # type: ignore[misc]
     def __init__(self, max_idle: int = 8) -> None:
-        self._other: Any = None  # the library's own transport, for a request to another scheme
         self._idle: dict[tuple[str, int], list[_Connection]] = {}
         self._max_idle = max_idle
 
     async def handle_async_request(self, request: Any) -> Any:
         url = request.url
-        if url.scheme != "http":
-            if self._other is None:
-                self._other = _http.AsyncHTTPTransport(limits=openai.DEFAULT_CONNECTION_LIMITS)
-            return await self._other.handle_async_request(request)
         timeouts = request.extensions.get("timeout") or {}
         origin = (url.host, url.port or 80)
         head = _request_head(request)
@@ -100,8 +89,6 @@ class LeanTransport(_http.AsyncBaseTransport):  # type: ignore[misc]
             for connection in connections:
                 connection.close()
         self._idle.clear()
-        if self._other is not None:
-            await self._other.aclose()
 
     def _take_idle(self, origin: tuple[str, int]) -> _Connection | None:
         connections = self._idle.get(origin)

@@ -13,7 +13,6 @@ import contextlib
 import importlib
 import inspect
 import logging
-import os
 import sys
 from collections.abc import AsyncIterator
 from contextlib import aclosing, asynccontextmanager
@@ -92,23 +91,14 @@ class OpenAIProvider:
                 timeout=self.timeout,
                 max_retries=0,
                 default_headers=self._headers or None,
-                http_client=lean_http_client(self._sdk_base_url(), timeout=self.timeout),
+                http_client=lean_http_client(timeout=self.timeout),
             )
         return self._sdk_client
-
-    def _sdk_base_url(self) -> str:
-        """The base URL the SDK will use: the one given, else its own default's (``OPENAI_BASE_URL``, else OpenAI's
-        https URL)."""
-        return self._base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
 
     def warm(self) -> None:
         """Imports the SDK and makes its client and Chat Completions resource now, so that a first request does
         not (the engine's preload calls this in a thread before any input may need it)."""
         _ = self._client().chat.completions.with_streaming_response
-        from engine.provider.lean_http import uses_lean_transport
-
-        if uses_lean_transport(self._sdk_base_url()):
-            return
         # The HTTP stack runs on anyio, which imports its asyncio backend at the first connection (about 20 ms).
         with contextlib.suppress(ImportError):
             importlib.import_module("anyio._backends._asyncio")

@@ -200,14 +200,3 @@ async def test_the_server_still_sees_every_header_the_sdk_sends(scripted_server:
     assert headers["host"] == scripted_server.base_url.split("/")[2]
     assert headers["content-type"] == "application/json"
     assert int(headers["content-length"]) > 0
-
-
-def test_only_plain_http_servers_without_a_proxy_get_the_lean_transport(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    assert lean_http.uses_lean_transport("http://127.0.0.1:8080/v1")
-    assert lean_http.uses_lean_transport("HTTP://localhost:11434/v1")
-    assert not lean_http.uses_lean_transport("https://api.openai.com/v1")
-
-    monkeypatch.setenv("ALL_PROXY", "http://proxy.invalid:3128")
-    assert not lean_http.uses_lean_transport("http://127.0.0.1:8080/v1")
