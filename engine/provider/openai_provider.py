@@ -1,8 +1,7 @@
 """The ``ChatProvider`` adapter for any OpenAI-compatible Chat Completions server, through the ``openai`` SDK.
 
 ``openai`` is imported only when the first request is made (or by the engine's preload), without the type modules
-it never uses (``sdk_import``). Plain ``http://`` servers are reached through ``lean_http``'s transport, given to
-the SDK as its HTTP client's.
+it never uses (``sdk_import``).
 The SDK's own retries are switched off because ours yield a ``RetryNotice`` the user can see before each wait.
 """
 
@@ -82,16 +81,12 @@ class OpenAIProvider:
 
     def _client(self) -> AsyncOpenAI:
         if self._sdk_client is None:
-            openai = import_openai()
-            from engine.provider.lean_http import lean_http_client  # imports the SDK: only once it is there
-
-            self._sdk_client = openai.AsyncOpenAI(
+            self._sdk_client = import_openai().AsyncOpenAI(
                 base_url=self._base_url,
                 api_key=self._api_key,
                 timeout=self.timeout,
                 max_retries=0,
                 default_headers=self._headers or None,
-                http_client=lean_http_client(timeout=self.timeout),
             )
         return self._sdk_client
 
