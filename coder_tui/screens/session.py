@@ -91,6 +91,7 @@ class SessionScreen(Screen[None]):
         self._typed_ahead = False
         # Held, not queried: every streamed delta reaches ``show_event``, and a query walks the whole DOM.
         self.transcript = Transcript(id="transcript")
+        self._body = Horizontal(id="body")
         self.todo_pane = TodoList(id="todo-pane")
         self.tool_log = ToolLog(id="tool-log")
         self.status = StatusLine(id="status")
@@ -103,15 +104,11 @@ class SessionScreen(Screen[None]):
         self._wide = self.app.size.width >= WIDE_LAYOUT
         self.set_reactive(SessionScreen.panes_visible, self._wide)
         self.set_class(self._wide, "-panes")
-        with Horizontal(id="body"):
+        with self._body:  # the side panes join it after the first frame (``_start_link``)
             yield self.transcript
-            with Vertical(id="side"):
-                yield self.todo_pane
-                yield self.tool_log
         yield QueueView(id="queue")
         yield self.status
         yield self.prompt
-        yield FooterBar(id="footer")
 
     def on_mount(self) -> None:
         mode = self.link.mode.value
@@ -127,9 +124,14 @@ class SessionScreen(Screen[None]):
         self.call_after_refresh(self._collector.settle)
 
     async def _start_link(self) -> None:
-        """Imports what rendering the engine's events needs in a thread (keys are drawn meanwhile), then starts the
-        link."""
-        await asyncio.to_thread(preload_event_modules)
+        """Imports what rendering the engine's events needs, in a thread (keys are drawn meanwhile), and mounts the
+        side panes (empty until the engine reports) and the footer (empty until the bindings are known); then starts
+        the link. The first frame does without all of them."""
+        loading = asyncio.create_task(asyncio.to_thread(preload_event_modules))
+        await self._body.mount(Vertical(self.todo_pane, self.tool_log, id="side"))
+        await self.mount(FooterBar(id="footer"))
+        self.refresh_bindings()
+        await loading
         self.link.start()
 
     def on_unmount(self) -> None:
