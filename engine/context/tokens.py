@@ -227,6 +227,9 @@ class TokenCounter:
         self._known: dict[int, tuple[Message, int]] = {}
         self._system: tuple[str, int] = ("", 0)
         self._tools: tuple[object, int] | None = None
+        self._bounded: list[Message] = []  # as ``_counted``, for the byte bounds
+        self._bound_sums: list[int] = []
+        self._tools_bytes: tuple[object, int] = (None, 0)
 
     @property
     def model(self) -> str:
@@ -270,19 +273,78 @@ class TokenCounter:
     def upper_bound(
         self, messages: Sequence[Message], *, system: str = "", tools: Sequence[dict[str, Any]] = ()
     ) -> int:
-        """At least ``total`` of the same request, known without the encoding: every token of every encoding here
-        stands for one byte or more, so a text never costs more tokens than its UTF-8 bytes."""
+        """At least ``total`` of the same request, known without counting what is not counted yet: the exact
+        counts of the history's counted part, and for the rest its UTF-8 bytes (every token of every encoding here
+        stands for one byte or more, so a text never costs more tokens than its bytes). Each message is measured
+        once, so this costs only the messages new since the last call."""
         if not messages and not system:
             return 0
-        texts = [system, "system", json.dumps(list(tools), separators=(",", ":"), ensure_ascii=False) if tools else ""]
-        fixed = TOKENS_PER_MESSAGE * (len(messages) + 1) + REPLY_PRIMING
+        counted, exact = self._exact_prefix(messages)
+        rest = 0
+        if len(messages) > counted:
+            sums = self._byte_sums(messages)
+            rest = sums[len(messages) - 1] - (sums[counted - 1] if counted else 0)
+        fixed = self._system_bound(system) + self._tools_bound(tools) + REPLY_PRIMING
+        return fixed + exact + rest + max(0, self._correction)
+
+    def uncounted(self, messages: Sequence[Message]) -> list[Message]:
+        """The messages of ``messages`` whose count is not known yet."""
+        counted, _ = self._exact_prefix(messages)
+        known = self._known
+        return [m for m in messages[counted:] if (k := known.get(id(m))) is None or k[0] is not m]
+
+    def measure(self, message: Message) -> int:
+        """What ``count_message`` would find, without remembering it (``remember`` takes it)."""
+        return self._measure(message)
+
+    def remember(self, messages: Sequence[Message], counts: Sequence[int]) -> None:
+        """Takes the counts ``measure`` found for ``messages``: counting them again is a look-up."""
+        for message, count in zip(messages, counts, strict=True):
+            self._known[id(message)] = (message, count)
+
+    def _exact_prefix(self, messages: Sequence[Message]) -> tuple[int, int]:
+        """How many leading messages ``total`` has counted, and their tokens."""
+        k = min(len(messages), len(self._counted))
+        if k and messages[0] is self._counted[0] and messages[k - 1] is self._counted[k - 1]:
+            return k, self._cumulative[k - 1]
+        return 0, 0
+
+    def _byte_sums(self, messages: Sequence[Message]) -> list[int]:
+        """Running sums of the messages' byte bounds, kept like ``_messages_total``'s counts: at least as long as
+        ``messages``, of which it is the sums."""
+        n, k = len(messages), len(self._bounded)
+        if k and n and messages[0] is self._bounded[0]:
+            if n >= k and messages[k - 1] is self._bounded[k - 1]:
+                running = self._bound_sums[-1]
+                for message in messages[k:]:
+                    running += _byte_bound(message)
+                    self._bounded.append(message)
+                    self._bound_sums.append(running)
+                return self._bound_sums
+            if n < k and messages[n - 1] is self._bounded[n - 1]:
+                return self._bound_sums
+        self._bounded, self._bound_sums, running = list(messages), [], 0
         for message in messages:
-            texts += (message.role, message.content or "", message.name or "", message.tool_call_id or "")
-            fixed += TOKENS_PER_NAME if message.name else 0
-            for call in message.tool_calls or ():
-                fixed += TOKENS_PER_TOOL_CALL
-                texts += (call.function.name, call.function.arguments)
-        return fixed + sum(len(text.encode()) for text in texts) + max(0, self._correction)
+            running += _byte_bound(message)
+            self._bound_sums.append(running)
+        return self._bound_sums
+
+    def _system_bound(self, system: str) -> int:
+        if not system:
+            return 0
+        if self._system[0] == system:
+            return self._system[1]
+        return TOKENS_PER_MESSAGE + len(b"system") + len(system.encode())
+
+    def _tools_bound(self, tools: Sequence[dict[str, Any]]) -> int:
+        if not tools:
+            return 0
+        if self._tools is not None and self._tools[0] is tools:
+            return self._tools[1]
+        if self._tools_bytes[0] is not tools:
+            text = json.dumps(list(tools), separators=(",", ":"), ensure_ascii=False)
+            self._tools_bytes = (tools, len(text.encode()))
+        return self._tools_bytes[1]
 
     def take_notice(self) -> str | None:
         """Why counts are not exact (estimate, or a stand-in encoding), the first time only; then None."""
@@ -376,3 +438,15 @@ class TokenCounter:
             count += TOKENS_PER_TOOL_CALL + self.count_text(call.function.name)
             count += self.count_text(call.function.arguments)
         return count
+
+
+def _byte_bound(message: Message) -> int:
+    """At least what ``TokenCounter._measure`` finds for ``message``: bytes stand for tokens."""
+    bound = TOKENS_PER_MESSAGE + len(message.role) + len((message.content or "").encode())
+    if message.name:
+        bound += len(message.name.encode()) + TOKENS_PER_NAME
+    if message.tool_call_id:
+        bound += len(message.tool_call_id.encode())
+    for call in message.tool_calls or ():
+        bound += TOKENS_PER_TOOL_CALL + len(call.function.name.encode()) + len(call.function.arguments.encode())
+    return bound

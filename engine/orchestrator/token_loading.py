@@ -1,16 +1,20 @@
-"""The token encoding loads beside the first request, not before it.
+"""Exact token counts beside the requests, not before them.
 
-Loading an encoding takes a few tenths of a second once per process. Before a model call the exact count matters
-only for ``maybe_compact``, and a request whose UTF-8 bytes stay under the compaction threshold cannot need a
-compaction whatever it counts (``TokenCounter.upper_bound``). So a turn that starts before the encoding is loaded
-goes ahead at once, the load starts in a thread once the request is out (or, with no input waiting, once the
-engine is ready), and the context meter (and the notice when counts are only estimates) follow as soon as it is
-done.
+Before a model call the exact count matters only for ``maybe_compact``, and a request whose upper bound (the exact
+counts of what is counted, the UTF-8 bytes of the rest: ``TokenCounter.upper_bound``) stays under the compaction
+threshold cannot need a compaction whatever it counts. So such a request goes at once, and its new messages are
+counted once it is out, while the server works on it, and the context meter follows (on the event loop: the
+encoder holds the interpreter while it encodes, so a thread would only add its hand-over). The encoding itself (a
+few tenths of a second once per process) loads the same way, in a thread, once the first request is out (or, with no input waiting, once the engine is ready), with the notice when counts
+are only estimates.
+
+Counts run one after the other, in the order they were asked for, so the meter never goes back to an older one.
 """
 
 from __future__ import annotations
 
 import asyncio
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -23,8 +27,10 @@ from engine.messages import Message
 # then; a load running beside it would slow it to half speed).
 LOAD_AFTER_S = 0.05
 
-# Work waiting for the encoding (kept here so no task is collected while it waits).
+# Work waiting for the encoding or a count (kept here so no task is collected while it waits).
 _pending: set[asyncio.Future[None]] = set()
+# One count at a time per counter, in the order asked for.
+_turns: weakref.WeakKeyDictionary[TokenCounter, asyncio.Lock] = weakref.WeakKeyDictionary()
 
 
 async def wait_loaded(counter: TokenCounter) -> None:
@@ -48,11 +54,24 @@ def needs_exact_count(
     window: int,
     threshold: float,
 ) -> bool:
-    """Whether this request could reach the compaction threshold: always once the encoding is loaded (counting is
-    then cheap), else only when its byte-sized upper bound does."""
-    if counter.ready:
-        return True
+    """Whether this request could reach the compaction threshold: whether its upper bound does."""
     return should_compact(counter.upper_bound(messages, system=system, tools=tools), window, threshold)
+
+
+async def count_exactly(counter: TokenCounter, messages: Sequence[Message]) -> None:
+    """Loads the encoding if needed (in a thread) and counts the messages not counted yet, after the counts asked
+    for before; ``counter.total`` of them is then a sum."""
+    async with _turn(counter):
+        await wait_loaded(counter)
+        new = counter.uncounted(messages)
+        counter.remember(new, [counter.measure(message) for message in new])
+
+
+def _turn(counter: TokenCounter) -> asyncio.Lock:
+    lock = _turns.get(counter)
+    if lock is None:
+        lock = _turns[counter] = asyncio.Lock()
+    return lock
 
 
 def correct_when_loaded(
@@ -63,22 +82,22 @@ def correct_when_loaded(
     system: str,
     tools: Sequence[dict[str, Any]],
 ) -> None:
-    """``TokenCounter.correct`` with the server's ``prompt_tokens`` for the request made of ``sent``: now if the
-    encoding is loaded, else once it is (the event loop never waits for the load)."""
-    if counter.ready:
+    """``TokenCounter.correct`` with the server's ``prompt_tokens`` for the request made of ``sent``: now if every
+    message of it is counted, else once it is (the event loop never waits for the load or a long count)."""
+    if counter.ready and not _turn(counter).locked() and not counter.uncounted(sent):
         counter.correct(prompt_tokens, sent, system=system, tools=tools)
         return
     sent = tuple(sent)
     counter.usage_reports += 1  # already newer than any count announced from before it
 
     async def correct() -> None:
-        await wait_loaded(counter)
+        await count_exactly(counter, sent)
         counter.correct(prompt_tokens, sent, system=system, tools=tools)
 
     _keep(asyncio.ensure_future(correct()))
 
 
-def announce_when_loaded(
+def announce_when_counted(
     counter: TokenCounter,
     messages: Sequence[Message],
     *,
@@ -87,9 +106,9 @@ def announce_when_loaded(
     window: int,
     emit: Callable[[Event], None],
 ) -> None:
-    """Once the encoding is loaded: the notice if counts are not exact, then the context these messages hold (the
-    request just sent; the list is copied now, so later messages do not count), unless the server's usage came
-    first."""
+    """Once the request made of these messages is out and they are counted: the notice if counts are not exact,
+    then the context they hold (the list is copied now, so later messages do not count), unless the server's
+    usage came first."""
     sent = tuple(messages)
     reports = counter.usage_reports
 
@@ -97,7 +116,7 @@ def announce_when_loaded(
         if not counter.ready:
             # The request this count is for goes out first: the load would hold the interpreter meanwhile.
             await asyncio.sleep(LOAD_AFTER_S)
-        await wait_loaded(counter)
+        await count_exactly(counter, sent)
         note = counter.take_notice()
         if note:
             emit(Notice(note, level="warning"))

@@ -7,7 +7,7 @@ from engine.context.compaction import CompactionResult, compact_if_needed, model
 from engine.errors import ProviderError
 from engine.events import ContextCompacted, Notice, UsageUpdated
 from engine.orchestrator.deps import TurnDeps
-from engine.orchestrator.token_loading import announce_when_loaded, needs_exact_count, wait_loaded
+from engine.orchestrator.token_loading import announce_when_counted, count_exactly, needs_exact_count
 
 
 async def maybe_compact(deps: TurnDeps, *, force: bool = False) -> CompactionResult | None:
@@ -18,9 +18,9 @@ async def maybe_compact(deps: TurnDeps, *, force: bool = False) -> CompactionRes
         counter, session.messages, system=system, tools=tools, window=window, threshold=threshold
     ):
         # Too small to need a compaction, whatever its exact count: the request goes now, the count follows.
-        announce_when_loaded(counter, session.messages, system=system, tools=tools, window=window, emit=deps.emit)
+        announce_when_counted(counter, session.messages, system=system, tools=tools, window=window, emit=deps.emit)
         return None
-    await wait_loaded(counter)
+    await count_exactly(counter, session.messages)
     if note := counter.take_notice():
         deps.emit(Notice(note, level="warning"))
     try:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,7 +17,7 @@ import pytest
 from engine.context import tokens
 from engine.events import UsageUpdated
 from tests.support.fakes import make_orchestrator
-from tests.support.scenario import reply, text
+from tests.support.scenario import reply, text, tool_call
 from tests.support.scripted_server import ScriptedServer
 
 
@@ -118,3 +119,60 @@ def test_upper_bound_is_never_below_the_count() -> None:
         exact = counter.total(messages[:end], system="You are a coder. ✓", tools=tools_array)
         bound = counter.upper_bound(messages[:end], system="You are a coder. ✓", tools=tools_array)
         assert bound >= exact
+
+
+async def test_a_new_message_is_counted_once_its_request_is_out(
+    tmp_path: Path, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "big.py").write_text("total = total + 1\n" * 1000)
+    scripted_server.add(reply(tool_call("read", path="big.py")), reply(text("Read it.")))
+    orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url)
+    counter = orch.token_counter
+    counter.load()
+    counted: list[tuple[str, int]] = []  # (role, requests the server had when it was counted)
+    real_measure = counter.measure
+
+    def measure_once_the_server_has_it(message):  # type: ignore[no-untyped-def]
+        # The server runs in a thread of this process: it goes on while this waits for the request to arrive.
+        deadline = time.monotonic() + 5
+        while message.role == "tool" and len(scripted_server.requests) < 2 and time.monotonic() < deadline:
+            time.sleep(0.001)
+        counted.append((message.role, len(scripted_server.requests)))
+        return real_measure(message)
+
+    monkeypatch.setattr(counter, "measure", measure_once_the_server_has_it)
+    outcome = await asyncio.wait_for(orch.run_input("read big.py"), 20)  # far under the compaction threshold
+
+    assert outcome.ok
+    # The tool's result went out in the second request before it was counted (the turn's first request may wait
+    # for its connection: counting could come first there).
+    assert ("tool", 2) in counted
+    usage = log.of(UsageUpdated)[-1]  # and the turn ends with the exact count of the last request
+    session = orch.session
+    monkeypatch.undo()
+    fresh = tokens.TokenCounter(counter.model)
+    assert usage.context_tokens == fresh.total(session.messages[:3], system=session.system_prompt, tools=session.tools)
+
+
+def test_upper_bound_uses_the_exact_counts_it_has_and_measures_each_message_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from engine.messages import Message
+
+    measured: list[Message] = []
+    real_bound = tokens._byte_bound
+
+    def counting_bound(message: Message) -> int:
+        measured.append(message)
+        return real_bound(message)
+
+    monkeypatch.setattr(tokens, "_byte_bound", counting_bound)
+    counter = tokens.TokenCounter("gpt-4o")
+    history = [Message.user("x = 1\n" * 200), Message.assistant("ok " * 300), Message.user("again")]
+    bytes_only = counter.upper_bound(history[:2], system="sys")
+    assert counter.upper_bound(history, system="sys") >= bytes_only
+    assert measured == history  # each once, though bounded twice
+
+    counter.total(history[:2], system="sys")  # the first two are counted exactly now
+    mixed = counter.upper_bound(history, system="sys")
+    assert counter.total(history, system="sys") <= mixed < counter.upper_bound(history[2:] + history[:2], system="sys")
