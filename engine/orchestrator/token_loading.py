@@ -5,8 +5,8 @@ counts of what is counted, the UTF-8 bytes of the rest: ``TokenCounter.upper_bou
 threshold cannot need a compaction whatever it counts. So such a request goes at once, and its new messages are
 counted once it is out, while the server works on it, and the context meter follows (on the event loop: the
 encoder holds the interpreter while it encodes, so a thread would only add its hand-over). The encoding itself (a
-few tenths of a second once per process) loads the same way, in a thread, once the first request is out (or, with no input waiting, once the engine is ready), with the notice when counts
-are only estimates.
+few tenths of a second once per process) loads the same way, in a thread, once the first request is out (or, with
+no input waiting, once the engine is ready), with the notice when counts are only estimates.
 
 Counts run one after the other, in the order they were asked for, so the meter never goes back to an older one.
 """
@@ -26,6 +26,9 @@ from engine.messages import Message
 # How long after a turn's request starts a count that needs the encoding starts loading it (the request is out by
 # then; a load running beside it would slow it to half speed).
 LOAD_AFTER_S = 0.05
+# How long after a request starts its new messages are counted: its writes take a few rounds of the event loop (the
+# HTTP stack yields before each), and a count made before them would hold the request back.
+COUNT_AFTER_S = 0.002
 
 # Work waiting for the encoding or a count (kept here so no task is collected while it waits).
 _pending: set[asyncio.Future[None]] = set()
@@ -113,9 +116,8 @@ def announce_when_counted(
     reports = counter.usage_reports
 
     async def announce() -> None:
-        if not counter.ready:
-            # The request this count is for goes out first: the load would hold the interpreter meanwhile.
-            await asyncio.sleep(LOAD_AFTER_S)
+        # The request this count is for goes out first: the load or the count would hold the interpreter meanwhile.
+        await asyncio.sleep(COUNT_AFTER_S if counter.ready else LOAD_AFTER_S)
         await count_exactly(counter, sent)
         note = counter.take_notice()
         if note:
