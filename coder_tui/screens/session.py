@@ -56,6 +56,7 @@ EVENT_MODULES = (
     "coder_tui.widgets.user_message",
     "coder_tui.widgets.tool_call_view",
     "coder_tui.widgets.tool_log_row",
+    "coder_tui.widgets.stored_call_lines",
 )
 
 

@@ -12,6 +12,8 @@ from typing import Any
 from textual.content import Content
 from textual.widgets import Static
 
+from coder_tui.widgets.sized_by_layout import SizedByLayout
+
 _ADDED = "$text-success on $success-muted"
 _REMOVED = "$text-error on $error-muted"
 _HUNK = "bold $text-accent"
@@ -60,7 +62,7 @@ def _line_style(line: str) -> str:
     return ""
 
 
-class DiffView(Static):
+class DiffView(SizedByLayout, Static):
     """A read-only coloured diff."""
 
     DEFAULT_CSS = """

@@ -1,8 +1,8 @@
 """A resumed session's whole history (``HistoryRestored``) turned into transcript entries.
 
-Entries are described first as cheap factories, one per entry, and the transcript builds only the ones on screen
-(the tail at once, older ones as the user scrolls up), so resuming a 5,000-message session costs about the same as
-resuming a short one. The records stay plain dicts: no model objects are built for the screen.
+Entries are described as cheap factories, one per entry, from the end and only as the transcript takes them, and the
+transcript builds only the ones on screen (the tail at once, older ones as the user scrolls up), so resuming a
+5,000-message session costs little more than resuming a short one. The records stay plain dicts: no model objects are built for the screen.
 
 A tool call shows what it showed live: its output, or the diff it made (stored beside its message); a ``task``
 call carries its sub-agent's conversation, to expand; a compaction is a "context compacted here" line.
@@ -11,7 +11,7 @@ call carries its sub-agent's conversation, to expand; a compaction is a "context
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,53 +52,70 @@ def compaction_text(tokens_before: int, tokens_after: int) -> str:
 
 
 class RestoredHistory:
-    """A restored history parsed once (as plain dicts), for the transcript's entries and the tool log's rows."""
+    """A restored history parsed once (as plain dicts), for the transcript's entries and the tool log's rows. Both
+    want its end: entries are described from the end (``pending``), and each call's result is looked up in the
+    entries after it, read from the end as far as needed."""
 
     def __init__(self, restored: HistoryRestored) -> None:
         self.entries: list[dict[str, Any]] = json.loads(restored.entries_json)
         self.subagents = restored.subagents
-        # Each tool call's result text and diff, by call id.
-        self.results: dict[str, tuple[str, str | None]] = {}
-        for entry in self.entries:
-            record = entry["record"]
-            if entry["kind"] == "message" and record.get("role") == "tool" and record.get("tool_call_id"):
-                self.results[record["tool_call_id"]] = (record.get("content") or "", entry.get("diff"))
+        # Each tool call's result text and diff, by call id, from the entries at ``_results_from`` onwards.
+        self._results: dict[str, tuple[str, str | None]] = {}
+        self._results_from = len(self.entries)
 
-    def factories(self) -> list[EntryFactory]:
-        """One factory per entry the transcript shows, oldest first."""
+    def pending(self) -> PendingEntries:
+        """Every entry the transcript shows, none built or even described yet."""
+        return PendingEntries(self._newest_first(), sum(_entry_count(entry) for entry in self.entries))
+
+    def _newest_first(self) -> Iterator[EntryFactory]:
+        for index in range(len(self.entries) - 1, -1, -1):
+            yield from reversed(self._factories(index))
+
+    def _factories(self, index: int) -> list[EntryFactory]:
+        """The factories of the entry at ``index``, in order (``_entry_count`` counts them)."""
         from coder_tui.widgets.markdown_lines import MarkdownLines
 
+        entry = self.entries[index]
+        record = entry["record"]
+        if entry["kind"] == "compacted":
+            text = compaction_text(entry["tokens_before"], entry["tokens_after"])
+            return [EntryFactory(lambda: NoticeLine(text))]
+        role = record.get("role")
+        if role == "user" and (content := record.get("content")):
+            return [EntryFactory(lambda: UserMessage(content), text_lines(content))]
+        if role != "assistant":
+            return []
         factories: list[EntryFactory] = []
-        results, subagents = self.results, self.subagents
-        for entry in self.entries:
-            record = entry["record"]
-            if entry["kind"] == "compacted":
-                text = compaction_text(entry["tokens_before"], entry["tokens_after"])
-                factories.append(EntryFactory(lambda text=text: NoticeLine(text)))
-                continue
-            role = record.get("role")
-            if role == "user" and (content := record.get("content")):
-                factories.append(EntryFactory(lambda text=content: UserMessage(text), text_lines(content)))
-            elif role == "assistant":
-                if reasoning := record.get("reasoning"):
-                    factories.append(EntryFactory(
-                        lambda text=reasoning: MarkdownLines(text, classes="-entry -reasoning"), text_lines(reasoning)
-                    ))
-                if content := record.get("content"):
-                    factories.append(EntryFactory(
-                        lambda text=content: MarkdownLines(text, classes="-entry"), text_lines(content)
-                    ))
-                for call in record.get("tool_calls") or ():
-                    call_id = call.get("id", "")
-                    factories.append(EntryFactory(
-                        lambda call=call, id=call_id: _stored_call(call, results.get(id), subagents.get(id, ()))
-                    ))
+        if reasoning := record.get("reasoning"):
+            factories.append(EntryFactory(
+                lambda: MarkdownLines(reasoning, classes="-entry -reasoning"), text_lines(reasoning)
+            ))
+        if answer := record.get("content"):
+            factories.append(EntryFactory(lambda: MarkdownLines(answer, classes="-entry"), text_lines(answer)))
+        subagents = self.subagents
+        for call in record.get("tool_calls") or ():
+            call_id = call.get("id", "")
+            result = self._result(call_id, index)
+            factories.append(EntryFactory(
+                lambda call=call, result=result, id=call_id: _stored_call(call, result, subagents.get(id, ()))
+            ))
         return factories
+
+    def _result(self, call_id: str, call_index: int) -> tuple[str, str | None] | None:
+        """The result of a call the entry at ``call_index`` made (its tool message comes after it; None: there is
+        none, the call was cut off)."""
+        for entry in reversed(self.entries[call_index + 1:self._results_from]):
+            record = entry["record"]
+            if entry["kind"] == "message" and record.get("role") == "tool" and record.get("tool_call_id"):
+                self._results.setdefault(record["tool_call_id"], (record.get("content") or "", entry.get("diff")))
+        self._results_from = min(self._results_from, call_index + 1)
+        return self._results.get(call_id)
 
     def stored_calls(self, last: int) -> list[StoredCall]:
         """The last ``last`` tool calls, oldest first (a call without a result was cut off: cancelled)."""
         calls: list[StoredCall] = []
-        for entry in reversed(self.entries):
+        for index in range(len(self.entries) - 1, -1, -1):
+            entry = self.entries[index]
             record = entry["record"]
             if entry["kind"] != "message" or record.get("role") != "assistant":
                 continue
@@ -106,11 +123,67 @@ class RestoredHistory:
                 if len(calls) == last:
                     return calls[::-1]
                 function = call.get("function") or {}
-                result = self.results.get(call.get("id", ""))
+                result = self._result(call.get("id", ""), index)
                 status = ToolStatus.CANCELLED if result is None else result_status(parse_result(result[0]))
                 calls.append(StoredCall(call.get("id", ""), function.get("name", "?"),
                                         stored_key_argument(function.get("arguments", "")), status))
         return calls[::-1]
+
+
+def _entry_count(entry: Record) -> int:
+    """How many transcript entries a history entry makes (as ``RestoredHistory._factories``, without making them)."""
+    if entry["kind"] == "compacted":
+        return 1
+    record = entry["record"]
+    role = record.get("role")
+    if role == "user":
+        return 1 if record.get("content") else 0
+    if role != "assistant":
+        return 0
+    return bool(record.get("reasoning")) + bool(record.get("content")) + len(record.get("tool_calls") or ())
+
+
+class PendingEntries:
+    """A restored history's entries not built yet, oldest first; the transcript takes them from the newest end. They
+    are described (``EntryFactory``) only as they are taken, so a long history costs little more than a short one.
+    Entries the transcript builds and later prunes are given back."""
+
+    def __init__(self, newest_first: Iterator[EntryFactory] = iter(()), count: int = 0) -> None:
+        self._source = newest_first
+        self._in_source = count
+        # Given back, oldest first: all newer than the entries still in the source.
+        self._given_back: list[EntryFactory] = []
+
+    def __len__(self) -> int:
+        return self._in_source + len(self._given_back)
+
+    def take(self, count: int) -> list[EntryFactory]:
+        """The newest ``count`` entries (fewer if there are not so many), oldest first."""
+        taken: list[EntryFactory] = []
+        while len(taken) < count and (newest := self._take_newest()) is not None:
+            taken.append(newest)
+        return taken[::-1]
+
+    def take_filling(self, lines: int, most: int) -> list[EntryFactory]:
+        """The newest entries that fill ``lines`` lines, ``most`` of them at most, oldest first."""
+        taken: list[EntryFactory] = []
+        filled = 0
+        while filled < lines and len(taken) < most and (newest := self._take_newest()) is not None:
+            taken.append(newest)
+            filled += newest.lines
+        return taken[::-1]
+
+    def give_back(self, factory: EntryFactory) -> None:
+        """An entry built from this history and pruned again, newer than every entry still here."""
+        self._given_back.append(factory)
+
+    def _take_newest(self) -> EntryFactory | None:
+        if self._given_back:
+            return self._given_back.pop()
+        if not self._in_source:
+            return None
+        self._in_source -= 1
+        return next(self._source)
 
 
 @dataclass(frozen=True)

@@ -7,12 +7,14 @@ from typing import Literal
 from textual.content import Content
 from textual.widgets import Static
 
+from coder_tui.widgets.sized_by_layout import SizedByLayout
+
 NoticeLevel = Literal["info", "warning", "error", "interrupted"]
 
 _GLYPHS: dict[NoticeLevel, str] = {"info": "ℹ", "warning": "⚠", "error": "✗", "interrupted": "■"}
 
 
-class NoticeLine(Static):
+class NoticeLine(SizedByLayout, Static):
     """A short notice, styled by its level (CSS classes ``-info``, ``-warning``, ``-error``, ``-interrupted``)."""
 
     DEFAULT_CSS = """

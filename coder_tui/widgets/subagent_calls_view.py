@@ -15,6 +15,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from coder_tui.subagent_calls import SubagentCalls
+from coder_tui.widgets.sized_by_layout import SizedByLayout
 from engine.events import Event, MessageAdded
 
 # A line of the expanded conversation is cut to this many characters, a tool result to its first lines.
@@ -22,7 +23,7 @@ LINE_CHARS = 160
 RESULT_LINES = 3
 
 
-class SubagentCallsView(Static):
+class SubagentCallsView(SizedByLayout, Static):
     """Empty (and hidden by its ``-empty`` class) until the sub-agent makes its first call or says something."""
 
     DEFAULT_CSS = """

@@ -13,18 +13,18 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
-from textual.widgets import Static
 
 from coder_tui.formatting import result_error, tool_output_text
 from coder_tui.tool_status import tool_summary
 from coder_tui.widgets.diff_view import DiffView
+from coder_tui.widgets.sized_by_layout import SizedByLayout, SizedStatic
 from coder_tui.widgets.subagent_calls_view import SubagentCallsView
 from engine.events import Event, ToolStatus
 
 FINISHED = frozenset({ToolStatus.SUCCESS, ToolStatus.ERROR, ToolStatus.DENIED, ToolStatus.CANCELLED})
 
 
-class ToolCallView(Vertical):
+class ToolCallView(SizedByLayout, Vertical):
     """A tool call that updates in place as the engine reports its state (or is built whole from history)."""
 
     DEFAULT_CSS = """
@@ -55,10 +55,10 @@ class ToolCallView(Vertical):
         self.key_argument = key_argument
         self.status = ToolStatus.SCHEDULED
         self.duration_ms: float | None = None
-        self._summary = Static(self._summary_content(), classes="summary")
-        self._reasons = Static("", classes="reasons -empty")
+        self._summary = SizedStatic(self._summary_content(), classes="summary")
+        self._reasons = SizedStatic("", classes="reasons -empty")
         self._subagent = SubagentCallsView()
-        self._output = Static("", classes="output -empty")
+        self._output = SizedStatic("", classes="output -empty")
         self._diff = DiffView("", classes="-empty")
 
     def compose(self) -> ComposeResult:

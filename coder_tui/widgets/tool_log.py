@@ -7,21 +7,23 @@ from typing import TYPE_CHECKING
 
 from textual.containers import VerticalScroll
 
+from coder_tui.held_mount import mount_held
+
 if TYPE_CHECKING:
     from coder_tui.widgets.history_entries import StoredCall
+    from coder_tui.widgets.stored_call_lines import StoredCallLines
     from coder_tui.widgets.tool_log_row import ToolLogRow
     from engine.events import Event, ToolStatus
 
 # Older rows are dropped so a long session keeps a small DOM; the transcript keeps the full story.
 MAX_ROWS = 200
-# A resumed session shows its last calls, a few panes' worth: each row is three widgets to build, and a resumed
-# 5,000-message session would otherwise build 600 of them before its screen is drawn.
+# A resumed session shows its last calls, a few panes' worth.
 RESTORED_ROWS = 40
 
 
 class ToolLog(VerticalScroll, can_focus=False):
     """Rows keyed by call id; new calls are appended at the bottom and the pane follows them unless the user
-    scrolled up."""
+    scrolled up. A resumed session's calls are lines above them (``StoredCallLines``)."""
 
     DEFAULT_CSS = """
     ToolLog {
@@ -33,37 +35,41 @@ class ToolLog(VerticalScroll, can_focus=False):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._rows: dict[str, ToolLogRow] = {}
+        # A resumed session's calls: still to be shown, then shown (above any row).
+        self._stored: list[StoredCall] | None = None
+        self._stored_lines: StoredCallLines | None = None
         self.border_title = "Tool events"
 
     def clear(self) -> None:
         """``/new``: the new session has made no call yet."""
+        self._stored = None
+        self._stored_lines = None
         self._rows.clear()
         self.remove_children()
 
     def show_stored(self, calls: Sequence[StoredCall], after: Awaitable[object] | None = None) -> None:
-        """``/resume``: the resumed session's last calls (``RESTORED_ROWS`` of them at most), as they ended. They are
-        mounted once ``after`` is done (the transcript's entries mounted: the conversation is drawn first)."""
-        from coder_tui.widgets.tool_log_row import ToolLogRow
-
+        """``/resume``: the resumed session's last calls (``RESTORED_ROWS`` of them at most), as they ended, a line
+        each. They are shown once ``after`` is done (the transcript's entries drawn: the conversation comes first)."""
         self.clear()
-        rows = []
-        for call in calls:
-            row = self._rows[call.call_id] = ToolLogRow(call.call_id, call.tool, call.key_argument)
-            row.set_status(call.status)
-            rows.append(row)
-        self.run_worker(self._mount_stored_after(rows, after), group="restored-rows", exclusive=True)
+        self._stored = stored = list(calls)
+        self.run_worker(self._show_stored_after(stored, after), group="restored-rows")
 
-    async def _mount_stored_after(self, rows: list[ToolLogRow], after: Awaitable[object] | None) -> None:
+    async def _show_stored_after(self, calls: list[StoredCall], after: Awaitable[object] | None) -> None:
         if after is not None:
             await after
-        self._mount_stored(rows)
+        if self._stored is not calls or not calls:  # cleared meanwhile, or none
+            return
+        from coder_tui.widgets.stored_call_lines import StoredCallLines
 
-    def _mount_stored(self, rows: list[ToolLogRow]) -> None:
-        rows = [row for row in rows if self._rows.get(row.call_id) is row]  # not cleared meanwhile
-        if rows:
-            # Above any call that started meanwhile.
-            self.mount_all(rows, before=self.children[0] if self.children else None)
-            self.call_after_refresh(self.scroll_end, animate=False)
+        self._stored = None
+        self._stored_lines = lines = StoredCallLines(calls)
+        if len(self.children) + len(calls) > self.scrollable_content_region.height:
+            # More lines than the pane shows: laid out beside the scrollbar at once, not first without it and then
+            # again, narrower, once it appears.
+            self.show_vertical_scrollbar = True
+        # Above any call that started meanwhile.
+        drawn = mount_held(self, [lines], before=self.children[0] if self.children else None)
+        drawn.add_done_callback(lambda _: self.scroll_end(animate=False))
 
     def add_call(self, call_id: str, tool: str, key_argument: str) -> None:
         from coder_tui.widgets.tool_log_row import ToolLogRow
@@ -74,9 +80,15 @@ class ToolLog(VerticalScroll, can_focus=False):
         self.mount(row)
         if following:
             self.call_after_refresh(self.scroll_end, animate=False)
-        if len(self._rows) > MAX_ROWS:
-            oldest = next(iter(self._rows))
-            self._rows.pop(oldest).remove()
+        stored = self._stored_lines
+        if len(self._rows) + (len(stored.calls) if stored is not None else 0) > MAX_ROWS:
+            # The oldest go first: the resumed session's calls, then the oldest row.
+            if stored is not None:
+                self._stored_lines = None
+                stored.remove()
+            else:
+                oldest = next(iter(self._rows))
+                self._rows.pop(oldest).remove()
 
     def set_status(
         self, call_id: str, status: ToolStatus, duration_ms: float | None = None, diff: str | None = None

@@ -6,10 +6,10 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
-from textual.widgets import Static
 
 from coder_tui.tool_status import tool_summary
 from coder_tui.widgets.diff_view import DiffView
+from coder_tui.widgets.sized_by_layout import SizedByLayout, SizedStatic
 from coder_tui.widgets.subagent_calls_view import SubagentCallsView
 from coder_tui.widgets.tool_call_view import FINISHED
 from engine.events import Event, ToolStatus
@@ -18,7 +18,7 @@ from engine.events import Event, ToolStatus
 INLINE_DIFF_LINES = 12
 
 
-class ToolLogRow(Vertical):
+class ToolLogRow(SizedByLayout, Vertical):
     """A tool call's row, updated in place."""
 
     DEFAULT_CSS = """
@@ -41,7 +41,7 @@ class ToolLogRow(Vertical):
         self.key_argument = key_argument
         self.status = ToolStatus.SCHEDULED
         self.duration_ms: float | None = None
-        self._summary = Static(self._content(), classes="summary")
+        self._summary = SizedStatic(self._content(), classes="summary")
         self._subagent = SubagentCallsView()
         self._diff = DiffView("", max_lines=INLINE_DIFF_LINES, classes="-empty")
 

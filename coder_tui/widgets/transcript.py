@@ -8,8 +8,9 @@ stay mounted (the session itself is in the engine's store). So layout and typing
 of an answer or of the session.
 
 A resumed session's history arrives whole (``HistoryRestored``) but is built lazily: at once only its last entries
-that fill the transcript (at most ``RESUMED_ENTRIES``), mounted in one go, older ones ``OLDER_BATCH`` at a time when
-the user scrolls to the top. Pruned history entries go back to that lazy list, so scrolling up shows them again.
+that fill the transcript (at most ``RESUMED_ENTRIES``), mounted in one go with the screen held until they are, so
+they are laid out and drawn in one frame (``held_mount``); older ones ``OLDER_BATCH`` at a time when the user
+scrolls to the top. Pruned history entries go back to that lazy list, so scrolling up shows them again.
 
 The Markdown widgets (and their parser) are imported after the first frame, in a thread: the empty screen does not
 need them and start-up is shorter without. So are the other entries' widgets (``SessionScreen`` preloads them).
@@ -17,6 +18,7 @@ need them and start-up is shorter without. So are the other entries' widgets (``
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -28,18 +30,16 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
+from coder_tui.held_mount import mount_held
 from coder_tui.widgets.notice_line import NoticeLevel, NoticeLine
 from coder_tui.widgets.sized_by_layout import SizedByLayout
 from coder_tui.widgets.todo_list import TodoList
 from coder_tui.widgets.user_message import UserMessage
 
 if TYPE_CHECKING:
-    from textual.widget import AwaitMount
-
+    from coder_tui.widgets.history_entries import EntryFactory, PendingEntries, RestoredHistory
     from coder_tui.widgets.tool_call_view import ToolCallView
     from engine.events import CommandResult, TodoItem
-
-    from coder_tui.widgets.history_entries import EntryFactory, RestoredHistory
     from coder_tui.widgets.streaming_markdown import StreamingMarkdown
 
 MAX_ENTRIES = 120
@@ -89,7 +89,7 @@ class Transcript(SizedByLayout, VerticalScroll):
         self._elided = 0
         self._elided_line = Static("", classes="elided")
         # A resumed history's entries not built yet, oldest first, and the factory of each history entry built.
-        self._older: list[EntryFactory] = []
+        self._older: PendingEntries | None = None
         self._factory_of: dict[Widget, EntryFactory] = {}
 
     def on_mount(self) -> None:
@@ -126,28 +126,28 @@ class Transcript(SizedByLayout, VerticalScroll):
 
         self._stream(ReasoningBlock, fragment)
 
-    def show_history(self, history: RestoredHistory) -> AwaitMount:
-        """A resumed session's whole history, replacing what is shown: its last entries are built now, the older
-        ones when the user scrolls up to them. Awaiting the result waits until they are mounted."""
+    def show_history(self, history: RestoredHistory) -> asyncio.Future[None]:
+        """A resumed session's whole history, replacing what is shown: its last entries are built now and drawn in
+        one frame, the older ones when the user scrolls up to them. The result is done once that frame is drawn."""
         self.clear()
-        factories = history.factories()
         height = self.size.height or self.app.size.height
-        split, filled = len(factories), 0
-        while split and filled < height and len(factories) - split < RESUMED_ENTRIES:
-            split -= 1
-            filled += factories[split].lines
-        self._older = factories[:split]
-        group = ExchangeGroup(*self._build(factories[split:]))
+        self._older = history.pending()
+        shown = self._older.take_filling(height, RESUMED_ENTRIES)
+        if sum(factory.lines for factory in shown) >= height:
+            # They will overflow: laid out beside the scrollbar at once, not first without it and then again, all
+            # of them narrower, once it appears.
+            self.show_vertical_scrollbar = True
+        group = ExchangeGroup(*self._build(shown))
         self._groups.append(group)
-        mounted = self.mount(group)
         self._update_elided_line()
-        self.call_after_refresh(self._load_older_if_at_top)
-        return mounted
+        drawn = mount_held(self, [group])
+        drawn.add_done_callback(lambda _: self._load_older_if_at_top())
+        return drawn
 
     @property
     def older_count(self) -> int:
         """Entries of a resumed history not built yet (shown when the user scrolls up)."""
-        return len(self._older)
+        return len(self._older) if self._older is not None else 0
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
@@ -158,9 +158,7 @@ class Transcript(SizedByLayout, VerticalScroll):
         """Builds the next batch of older history entries above the first one, keeping the view where it was."""
         if not self._older or self.scroll_y > 0 or not self._groups or self._elided:
             return
-        batch = self._older[-OLDER_BATCH:]
-        del self._older[-OLDER_BATCH:]
-        group = ExchangeGroup(*self._build(batch))
+        group = ExchangeGroup(*self._build(self._older.take(OLDER_BATCH)))
         self.mount(group, before=self._groups[0])
         self._groups.insert(0, group)
         self._update_elided_line()
@@ -270,7 +268,7 @@ class Transcript(SizedByLayout, VerticalScroll):
         self._groups.clear()
         self._elided = 0
         self._elided_line = Static("", classes="elided")
-        self._older.clear()
+        self._older = None
         self._factory_of.clear()
         self.remove_children()
         self._check_drawn()
@@ -332,16 +330,16 @@ class Transcript(SizedByLayout, VerticalScroll):
             if isinstance(entry, ToolCallView):
                 self._tool_views.pop(entry.call_id, None)
             factory = self._factory_of.pop(entry, None)
-            if factory is not None and not self._elided:
-                self._older.append(factory)
+            if factory is not None and self._older is not None and not self._elided:
+                self._older.give_back(factory)
             else:
                 self._elided += 1
 
     def _update_elided_line(self) -> None:
         if self._elided:
-            text = f"… {self._elided + len(self._older)} earlier entries are not shown"
+            text = f"… {self._elided + self.older_count} earlier entries are not shown"
         elif self._older:
-            text = f"… {len(self._older)} earlier entries: scroll up to show them"
+            text = f"… {self.older_count} earlier entries: scroll up to show them"
         else:
             if self._elided_line.parent is not None:
                 self._elided_line.remove()

@@ -5,8 +5,10 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
+from coder_tui.widgets.sized_by_layout import SizedByLayout
 
-class UserMessage(Static):
+
+class UserMessage(SizedByLayout, Static):
     """One submitted input (a request, a ``!`` command or a ``/`` command), shown verbatim, never as markup."""
 
     DEFAULT_CSS = """

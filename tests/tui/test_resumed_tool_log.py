@@ -1,5 +1,5 @@
-"""A resumed session's calls in the tool-event log (issue 14): the last ones only, each row mounting only what it
-shows, and a frame after the conversation, above any call that started meanwhile."""
+"""A resumed session's calls in the tool-event log (issue 14): the last ones only, a line each in one widget, shown
+after the conversation, above any call that started meanwhile."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from pathlib import Path
 from textual.pilot import Pilot
 
 from coder_tui.widgets.history_entries import RestoredHistory, StoredCall
+from coder_tui.widgets.stored_call_lines import StoredCallLines
+from coder_tui.widgets.tool_log import MAX_ROWS, ToolLog
 from coder_tui.widgets.tool_log_row import ToolLogRow
 from engine.events import HistoryRestored, ToolStatus
 from engine.restored import RestoredEntry
@@ -43,28 +45,37 @@ def test_the_log_gets_the_last_calls_oldest_first_with_how_each_ended() -> None:
     assert len(history.stored_calls(100)) == 6
 
 
-async def test_restored_rows_come_a_frame_later_above_a_call_started_meanwhile(
+def shown(log: ToolLog) -> list[str]:
+    """The call ids the log shows, top down: a resumed session's lines, then the rows."""
+    stored = [call.call_id for lines in log.query(StoredCallLines) for call in lines.calls]
+    return stored + [row.call_id for row in log.query(ToolLogRow)]
+
+
+async def test_restored_calls_come_a_frame_later_above_a_call_started_meanwhile(
     workspace: Path, scripted_server: ScriptedServer
 ) -> None:
     app = make_app(workspace, scripted_server)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         log = app.session.tool_log
-        log.show_stored([StoredCall(f"c{n}", "read", f"f{n}.py", ToolStatus.SUCCESS) for n in range(3)])
+        log.show_stored([StoredCall(f"c{n}", "read", f"f{n}.py", ToolStatus(status)) for n, status in
+                         enumerate(("success", "error", "cancelled"))])
         log.add_call("live", "bash", "ls")
         await next_frames(pilot)
-        rows = list(log.query(ToolLogRow))
-        assert [row.call_id for row in rows] == ["c0", "c1", "c2", "live"]
-        # A finished row mounts its summary only; a live one keeps the parts it may still show.
-        assert [len(row.children) for row in rows] == [1, 1, 1, 3]
+        assert shown(log) == ["c0", "c1", "c2", "live"]
+        # One widget, a line a call, as each call's row showed it when it ended.
+        (lines,) = log.query(StoredCallLines)
+        assert str(lines.visual).splitlines() == ["✓ read  f0.py  success", "✗ read  f1.py  error",
+                                                  "■ read  f2.py  cancelled"]
+        assert lines.region.height == 3
 
         log.show_stored([StoredCall("old", "read", "x.py", ToolStatus.SUCCESS)])
-        log.clear()  # /new before the rows were mounted: they never are
+        log.clear()  # /new before the calls were shown: they never are
         await next_frames(pilot)
-        assert list(log.query(ToolLogRow)) == []
+        assert shown(log) == []
 
 
-async def test_restored_rows_wait_for_the_conversation_to_be_mounted(
+async def test_restored_calls_wait_for_the_conversation_to_be_drawn(
     workspace: Path, scripted_server: ScriptedServer
 ) -> None:
     import asyncio
@@ -73,10 +84,28 @@ async def test_restored_rows_wait_for_the_conversation_to_be_mounted(
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         log = app.session.tool_log
-        conversation_mounted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        log.show_stored([StoredCall("c0", "read", "f0.py", ToolStatus.SUCCESS)], after=conversation_mounted)
+        conversation_drawn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        log.show_stored([StoredCall("c0", "read", "f0.py", ToolStatus.SUCCESS)], after=conversation_drawn)
         await next_frames(pilot)
-        assert list(log.query(ToolLogRow)) == []
-        conversation_mounted.set_result(None)
+        assert shown(log) == []
+        conversation_drawn.set_result(None)
         await next_frames(pilot)
-        assert [row.call_id for row in log.query(ToolLogRow)] == ["c0"]
+        assert shown(log) == ["c0"]
+
+
+async def test_the_resumed_sessions_calls_go_first_when_the_log_is_full(
+    workspace: Path, scripted_server: ScriptedServer
+) -> None:
+    app = make_app(workspace, scripted_server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        log = app.session.tool_log
+        log.show_stored([StoredCall(f"c{n}", "read", f"f{n}.py", ToolStatus.SUCCESS) for n in range(3)])
+        await next_frames(pilot)
+        for n in range(MAX_ROWS - 3):
+            log.add_call(f"live{n}", "bash", "ls")
+        await next_frames(pilot)
+        assert len(shown(log)) == MAX_ROWS and shown(log)[:3] == ["c0", "c1", "c2"]
+        log.add_call("one more", "bash", "ls")
+        await next_frames(pilot)
+        assert shown(log) == [f"live{n}" for n in range(MAX_ROWS - 3)] + ["one more"]

@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from coder_tui.app import CoderApp
+from coder_tui.widgets.stored_call_lines import StoredCallLines
+from coder_tui.widgets.tool_log_row import ToolLogRow
 from engine.events import ToolStatus
 from tests.support.scenario import reply, text, tool_call
 from tests.support.scripted_server import ScriptedServer
@@ -15,7 +17,10 @@ TODOS = [{"id": "1", "content": "Fix the pager", "status": "in_progress"}]
 
 
 def log_rows(app: CoderApp) -> list[tuple[str, ToolStatus]]:
-    return [(row.tool, row.status) for row in app.session.tool_log.query("ToolLogRow")]  # type: ignore[attr-defined]
+    """The calls the tool-event log shows: a resumed session's lines, then the rows."""
+    log = app.session.tool_log
+    stored = [(call.tool, call.status) for lines in log.query(StoredCallLines) for call in lines.calls]
+    return stored + [(row.tool, row.status) for row in log.query(ToolLogRow)]
 
 
 async def first_session(pilot, app: CoderApp, server: ScriptedServer) -> str:  # type: ignore[no-untyped-def]

@@ -1,0 +1,58 @@
+"""Mounting a batch of widgets with the screen's updates held until all of them are mounted.
+
+Textual mounts widgets over several turns of the event loop (each widget composes and mounts its children in its own
+message pump), and the screen lays itself out and draws whenever it is idle in between: mounting a resumed
+conversation's entries cost three or four full layouts of the screen, and the first frames showed none of the entries
+(a widget not mounted yet is measured but not drawn). Held, the batch is laid out and drawn once, with everything in
+it. Keys typed meanwhile are handled as ever; they are drawn with that frame.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from textual.widget import Widget
+
+# The longest the screen is held, should a widget never finish mounting (removed before it did, say).
+MAX_HOLD_S = 0.5
+
+# The waiting tasks, held until they are done (the event loop keeps only weak references to its tasks).
+_waiting: set[asyncio.Task[None]] = set()
+
+
+def mount_held(parent: Widget, widgets: Sequence[Widget], *, before: int | Widget | None = None) -> asyncio.Future[None]:
+    """Mounts ``widgets`` in ``parent`` (``before`` as in ``Widget.mount_all``) and holds the screen's updates until
+    they are mounted. The result is done once the frame that shows them is drawn (or the hold gave up)."""
+    app = parent.app
+    loop = asyncio.get_running_loop()
+    drawn: asyncio.Future[None] = loop.create_future()
+    # Textual's own batch (``App.batch_update``), begun now: the screen may lay out on the next turn of the loop.
+    app._begin_batch()
+    held = True
+
+    def release() -> None:
+        nonlocal held
+        if not held:
+            return
+        held = False
+        give_up.cancel()
+        app._end_batch()
+        # Something to lay out and draw (the mounted widgets), and what runs once that frame is drawn.
+        parent.refresh(layout=True)
+        if not parent.call_after_refresh(lambda: drawn.done() or drawn.set_result(None)):
+            drawn.set_result(None)  # the parent is gone: nothing will be drawn
+
+    give_up = loop.call_later(MAX_HOLD_S, release)
+    mounted = parent.mount_all(widgets, before=before)
+
+    async def release_when_mounted() -> None:
+        try:
+            await mounted
+        finally:
+            release()
+
+    task = loop.create_task(release_when_mounted())
+    _waiting.add(task)
+    task.add_done_callback(_waiting.discard)
+    return drawn
