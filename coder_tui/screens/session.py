@@ -5,11 +5,12 @@ It is the ``SessionView`` the engine link reports to, and renders every engine e
 
 from __future__ import annotations
 
-import asyncio
 import importlib
+import sys
 import time
 from collections.abc import Callable
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -19,6 +20,7 @@ from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
 
+from coder_tui.between_keys import run_between_keys
 from coder_tui.bindings import bindings_for
 from coder_tui.gc_pacing import CollectionPacer
 from coder_tui.history import InputHistory
@@ -44,25 +46,20 @@ KEYS_IDLE_S = 1.0
 WIDE_LAYOUT = 100
 
 
-# What rendering the engine's events imports, loaded after the first frame (``preload_event_modules``).
+# What rendering the engine's events imports besides the protocol, loaded after the first frame (``_start_link``).
 EVENT_MODULES = (
-    "engine.protocol",
     "engine.restored",
     "coder_tui.interaction",
+    "coder_tui.widgets.tool_call_view",
     "coder_tui.widgets.history_entries",
     "coder_tui.widgets.command_output",
     "coder_tui.widgets.help_view",
-    "coder_tui.widgets.notice_line",
-    "coder_tui.widgets.user_message",
-    "coder_tui.widgets.tool_call_view",
     "coder_tui.widgets.tool_log_row",
     "coder_tui.widgets.stored_call_lines",
 )
-
-
-def preload_event_modules() -> None:
-    for module in EVENT_MODULES:
-        importlib.import_module(module)
+# While modules load in a thread at start-up (the transcript's Markdown), the interpreter lock is handed back to the
+# keys' thread after this long (Python's default is 5 ms, and handling a key takes the lock a few times).
+STARTUP_SWITCH_INTERVAL_S = 0.0005
 
 
 class SessionScreen(Screen[None]):
@@ -92,12 +89,12 @@ class SessionScreen(Screen[None]):
         self._typed_ahead = False
         # Held, not queried: every streamed delta reaches ``show_event``, and a query walks the whole DOM.
         self.transcript = Transcript(id="transcript")
-        self._body = Horizontal(id="body")
         self.todo_pane = TodoList(id="todo-pane")
         self.tool_log = ToolLog(id="tool-log")
         self.status = StatusLine(id="status")
         self.prompt = Prompt(self.workspace, self.history, id="prompt")
         self._collector = CollectionPacer()
+        self._switch_interval = sys.getswitchinterval()
 
     def compose(self) -> ComposeResult:
         # The layout for the terminal's width, chosen before anything is mounted: a class set on the screen later
@@ -105,11 +102,15 @@ class SessionScreen(Screen[None]):
         self._wide = self.app.size.width >= WIDE_LAYOUT
         self.set_reactive(SessionScreen.panes_visible, self._wide)
         self.set_class(self._wide, "-panes")
-        with self._body:  # the side panes join it after the first frame (``_start_link``)
+        with Horizontal(id="body"):
             yield self.transcript
+            with Vertical(id="side"):
+                yield self.todo_pane
+                yield self.tool_log
         yield QueueView(id="queue")
         yield self.status
         yield self.prompt
+        yield FooterBar(id="footer")
 
     def on_mount(self) -> None:
         mode = self.link.mode.value
@@ -120,23 +121,24 @@ class SessionScreen(Screen[None]):
         # this and must find the prompt focused (see on_key).
         self.set_focus(self.prompt.input)
         self.link.attach(self)
+        sys.setswitchinterval(STARTUP_SWITCH_INTERVAL_S)  # until the engine is ready
         # The link starts once the first frame is on screen, so the prompt takes keys at once.
         self.call_after_refresh(self.run_worker, self._start_link(), group="engine-link")
         self.call_after_refresh(self._collector.settle)
 
     async def _start_link(self) -> None:
-        """Imports what rendering the engine's events needs, in a thread (keys are drawn meanwhile), and mounts the
-        side panes (empty until the engine reports) and the footer (empty until the bindings are known); then starts
-        the link. The first frame does without all of them."""
-        loading = asyncio.create_task(asyncio.to_thread(preload_event_modules))
-        await self._body.mount(Vertical(self.todo_pane, self.tool_log, id="side"))
-        await self.mount(FooterBar(id="footer"))
-        self.refresh_bindings()
-        await loading
-        self.link.start()
+        """Imports the protocol, starts the link, and imports the other modules that render events: the first
+        frame does without them. One step at a time, in the gaps between keys."""
+        await run_between_keys(self, [
+            partial(importlib.import_module, "engine.events"),
+            partial(importlib.import_module, "engine.protocol"),
+            self.link.start,
+            *(partial(importlib.import_module, module) for module in EVENT_MODULES),
+        ])
 
     def on_unmount(self) -> None:
         self._collector.close()
+        sys.setswitchinterval(self._switch_interval)
 
     def on_key(self, event: events.Key) -> None:
         # Keys typed while the app starts are handled before the prompt has focus and land on the screen;
@@ -193,6 +195,7 @@ class SessionScreen(Screen[None]):
             self._apply_theme(state.theme)
         self._set_mode(state.mode)
         # Start-up is over: what it made is frozen now; the collection waits until the keys stop.
+        sys.setswitchinterval(self._switch_interval)
         self._collector.settle()
         self._quiet_when_keys_idle()
 
