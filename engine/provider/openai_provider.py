@@ -134,8 +134,8 @@ class OpenAIProvider:
                     # Closed here, in this task, when this stream is closed or abandoned: left to the garbage
                     # collector, a suspended generator is finalized later in a task of its own, racing whatever runs
                     # then ("async generator already executing").
-                    aclosing(response.aiter_lines()) as lines,
-                    aclosing(read_stream(lines, response.headers.get("content-type", ""))) as chunks,
+                    aclosing(response.aiter_bytes()) as body,
+                    aclosing(read_stream(body, response.headers.get("content-type", ""))) as chunks,
                 ):
                     async for chunk in chunks:
                         yielded = True

@@ -7,6 +7,7 @@ standard does not know: it becomes an event named ``error`` carrying that value.
 
 from __future__ import annotations
 
+import codecs
 from dataclasses import dataclass
 
 _KNOWN_FIELDS = frozenset({"data", "event", "id", "retry", "error"})
@@ -51,6 +52,35 @@ class SseDecoder:
         event = SseEvent(self._event or "message", "\n".join(self._data))
         self._event, self._data = "", []
         return event
+
+
+class LineSplitter:
+    """A body's bytes, as they arrive, into lines without their endings (``\r\n``, ``\n`` or ``\r``, as the
+    event-stream format allows), decoded as UTF-8: all the lines a piece completes at once, so a reader loops over
+    them without a suspension per line."""
+
+    def __init__(self) -> None:
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._partial = ""
+
+    def feed(self, data: bytes) -> list[str]:
+        text = self._partial + self._decoder.decode(data)
+        # A ``\r`` at the end may be the first half of a ``\r\n``: it waits for the next piece.
+        held = "\r" if text.endswith("\r") else ""
+        if held:
+            text = text[:-1]
+        if "\r" in text:
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        *lines, partial = text.split("\n")
+        self._partial = partial + held
+        return lines
+
+    def finish(self) -> list[str]:
+        """The last line, when the body did not end with a line ending."""
+        lines = self.feed(b"")
+        rest, self._partial = self._partial + self._decoder.decode(b"", final=True), ""
+        lines += [line for line in rest.replace("\r\n", "\n").replace("\r", "\n").split("\n") if line]
+        return lines
 
 
 def looks_like_sse(line: str) -> bool:

@@ -1,5 +1,5 @@
-"""The body of a streamed chat completion, line by line, turned into ``StreamChunk``s: SSE decoded here and each
-event parsed with ``json.loads`` into a plain dict (no SDK object per chunk).
+"""The body of a streamed chat completion, as its bytes arrive, turned into ``StreamChunk``s: lines split and SSE
+decoded here and each event parsed with ``json.loads`` into a plain dict (no SDK object per chunk).
 
 How an answer ends decides what it is (SPEC 18):
 - an ``error`` event (``data: {"error": ...}``, ``event: error``, llama.cpp's ``error:`` line) is a
@@ -19,7 +19,7 @@ from typing import Any
 from engine.errors import ProviderError
 from engine.provider.base import StreamChunk
 from engine.provider.server_errors import is_error_payload, one_line, server_message
-from engine.provider.sse import SseDecoder, SseEvent, looks_like_sse
+from engine.provider.sse import LineSplitter, SseDecoder, SseEvent, looks_like_sse
 from engine.provider.wire_chunks import ChunkReader
 
 ENDED_EARLY = "the stream ended early: the server closed it before the answer was finished"
@@ -36,38 +36,77 @@ class StreamEndedEarly(ProviderError):
     """The body ended with neither a finish reason nor ``[DONE]``."""
 
 
-async def read_stream(lines: AsyncIterator[str], content_type: str = "") -> AsyncIterator[StreamChunk]:
-    decoder = SseDecoder()
-    reader = ChunkReader()
-    done = False
-    first = True
-    async for line in lines:
-        if first:
-            if not line.strip():
-                continue
-            first = False
-            if not looks_like_sse(line):
-                for chunk in await _whole_body(line, lines, content_type, reader):
-                    yield chunk
-                return
-        event = decoder.line(line)
-        if event is not None:
-            if _is_done(event):
-                done = True
-                continue
-            for chunk in _event_chunks(event, reader):
-                yield chunk
-    event = decoder.flush()
+async def read_stream(body: AsyncIterator[bytes], content_type: str = "") -> AsyncIterator[StreamChunk]:
+    """The chunks of a body read as the pieces ``body`` yields arrive; every line a piece completes is taken in
+    one pass (no suspension per line)."""
+    splitter = LineSplitter()
+    parsed = _Body()
+    async for piece in body:
+        for chunk in parsed.take(splitter.feed(piece)):
+            yield chunk
+        if parsed.error is not None:
+            raise parsed.error
+    for chunk in parsed.take(splitter.finish()):
+        yield chunk
+    if parsed.error is not None:
+        raise parsed.error
+    if parsed.other is not None:
+        for chunk in _whole_body(parsed.other, content_type, parsed.reader):
+            yield chunk
+        return
+    event = parsed.decoder.flush()
+    done = parsed.done
     if event is not None and not _is_done(event):
-        for chunk in _event_chunks(event, reader):
+        for chunk in _event_chunks(event, parsed.reader):
             yield chunk
     elif event is not None:
         done = True
-    for chunk in reader.finish():
+    for chunk in parsed.reader.finish():
         yield chunk
-    if reader.finish_reason is None and not done:
+    if parsed.reader.finish_reason is None and not done:
         raise StreamEndedEarly(ENDED_EARLY, retryable=True)
-    _raise_if_cut(reader.finish_reason)
+    _raise_if_cut(parsed.reader.finish_reason)
+
+
+class _Body:
+    """What a body's lines say, taken as they come: an event stream's chunks, or (when its first non-blank line
+    is no event-stream field) the text of some other body, kept to say what it was."""
+
+    def __init__(self) -> None:
+        self.decoder = SseDecoder()
+        self.reader = ChunkReader()
+        self.done = False  # ``[DONE]`` came
+        self.started = False  # a non-blank line came
+        self.other: list[str] | None = None  # the lines of a body that is not an event stream
+        self.other_size = 0
+        self.error: ProviderError | None = None  # an error event: raised once the chunks before it are out
+
+    def take(self, lines: list[str]) -> list[StreamChunk]:
+        chunks: list[StreamChunk] = []
+        for line in lines:
+            if not self.started:
+                if not line.strip():
+                    continue
+                self.started = True
+                if not looks_like_sse(line):
+                    self.other = []
+            if self.other is not None:
+                if self.other_size < _MAX_OTHER_BODY_CHARS:
+                    self.other.append(line)
+                    self.other_size += len(line)
+                continue
+            event = self.decoder.line(line)
+            if event is None:
+                continue
+            if _is_done(event):
+                self.done = True
+                continue
+            try:
+                chunks += _event_chunks(event, self.reader)
+            except ProviderError as exc:
+                self.error = exc
+                break
+        return chunks
 
 
 def _is_done(event: SseEvent) -> bool:
@@ -87,16 +126,9 @@ def _event_chunks(event: SseEvent, reader: ChunkReader) -> list[StreamChunk]:
     return list(reader.chunks(payload))
 
 
-async def _whole_body(
-    first_line: str, lines: AsyncIterator[str], content_type: str, reader: ChunkReader
-) -> list[StreamChunk]:
+def _whole_body(lines: list[str], content_type: str, reader: ChunkReader) -> list[StreamChunk]:
     """A 200 answer that is not an event stream: a whole completion is read, anything else is an error."""
-    parts, size = [first_line], len(first_line)
-    async for line in lines:
-        if size < _MAX_OTHER_BODY_CHARS:
-            parts.append(line)
-            size += len(line)
-    body = "\n".join(parts)
+    body = "\n".join(lines)
     try:
         payload: Any = json.loads(body)
     except ValueError:

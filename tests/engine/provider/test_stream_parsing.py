@@ -7,7 +7,7 @@ import pytest
 from engine.provider.delta_merge import merge_fields
 from engine.provider.rejected_fields import fields_named_in, without_fields
 from engine.provider.server_errors import server_message
-from engine.provider.sse import SseDecoder, SseEvent
+from engine.provider.sse import LineSplitter, SseDecoder, SseEvent
 
 
 def decode(lines: list[str]) -> list[SseEvent]:
@@ -27,6 +27,16 @@ def test_llama_cpp_error_line_is_an_error_event() -> None:
         SseEvent("error", '{"message":"too long"}'),
         SseEvent("message", "[DONE]"),
     ]
+
+
+@pytest.mark.parametrize("ending", ["\n", "\r\n", "\r"])
+def test_a_body_split_anywhere_gives_the_same_lines(ending: str) -> None:
+    lines = ['data: {"content":"héllo 漢字 🙂"}', "", ": ping", "data: [DONE]", "", "last without ending"]
+    body = ending.join(lines).encode()
+    for cut in range(len(body) + 1):
+        splitter = LineSplitter()
+        got = splitter.feed(body[:cut]) + splitter.feed(body[cut:]) + splitter.finish()
+        assert got == lines, cut
 
 
 @pytest.mark.parametrize(
