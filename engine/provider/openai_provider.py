@@ -175,8 +175,8 @@ class OpenAIProvider:
         """The streaming HTTP response of the request, through the SDK (its auth, base URL, timeout, errors).
 
         The body is the same either way. Where the SDK takes a raw body (``post(content=...)``), it is built from
-        texts encoded once per message (``RequestBodyEncoder``): the SDK would re-encode the whole history for
-        every request. Older SDKs get it in ``extra_body``, which skips their per-message TypedDict transform.
+        texts encoded once per message and handed over in pieces (``RequestBodyEncoder``): the SDK would re-encode
+        the whole history for every request. Older SDKs get it in ``extra_body``, which skips their per-message TypedDict transform.
         """
         messages = request.messages
         if self._rejected_fields:
@@ -186,11 +186,13 @@ class OpenAIProvider:
             options["reasoning_effort"] = self.reasoning_effort
         if self._takes_raw_body(client):
             body = self._body.encode(request.model, messages, request.tools, options)
+            content = body.content()
             response = await client.post(
                 "/chat/completions",
                 cast_to=_http_response_class(),
-                content=body,
-                options={"headers": {"Content-Type": "application/json"}},
+                content=content,
+                # The SDK's own headers say JSON; pieces are sent as one body (not chunked) with their length given.
+                options={} if isinstance(content, bytes) else {"headers": {"Content-Length": str(body.length)}},
                 stream=True,
             )
             try:

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import json
 
-from engine.provider.request_body import RequestBodyEncoder
+from engine.provider.base import ChatRequest
+from engine.provider.openai_provider import OpenAIProvider
+from engine.provider.request_body import PIECES_FROM_BYTES, RequestBody, RequestBodyEncoder
+from tests.support.scenario import text
+from tests.support.scripted_server import ScriptedServer
 
 TOOLS = [{"type": "function", "function": {"name": "read", "parameters": {}}}]
 
@@ -15,10 +19,36 @@ def test_a_growing_history_gives_the_same_body_as_encoding_it_whole() -> None:
     history = [{"role": "user", "content": "héllo \"quoted\""}]
     for turn in range(4):
         messages = [system, *history]
-        body = json.loads(encoder.encode("m", messages, TOOLS, {"stream": True}))
+        body = json.loads(bytes(encoder.encode("m", messages, TOOLS, {"stream": True})))
         assert body == {"model": "m", "messages": messages, "tools": TOOLS, "stream": True}
         history.append({"role": "assistant", "content": f"answer {turn}"})
     new_system = {"role": "system", "content": "another prompt"}
-    body = json.loads(encoder.encode("m", [new_system, *history], [], {}))
+    body = json.loads(bytes(encoder.encode("m", [new_system, *history], [], {})))
     assert body == {"model": "m", "messages": [new_system, *history]}
-    assert json.loads(encoder.encode("m", history[:1], [], {}))["messages"] == history[:1]
+    assert json.loads(bytes(encoder.encode("m", history[:1], [], {})))["messages"] == history[:1]
+
+
+async def test_the_pieces_can_be_sent_again_and_add_up_to_the_length() -> None:
+    body = RequestBodyEncoder().encode("m", [{"role": "user", "content": "héllo"}], TOOLS, {"stream": True})
+
+    first = b"".join([piece async for piece in body])
+    again = b"".join([piece async for piece in body])
+
+    assert first == again == bytes(body)
+    assert body.length == len(first)
+
+
+async def test_a_large_body_sent_in_pieces_arrives_whole_with_its_length(scripted_server: ScriptedServer) -> None:
+    scripted_server.add(text("ok"))
+    provider = OpenAIProvider(base_url=scripted_server.base_url, api_key="k", max_retries=0)
+    large = "héllo " * (PIECES_FROM_BYTES // 5)
+    request = ChatRequest(model="m", messages=[{"role": "user", "content": large}], tools=TOOLS)
+    assert isinstance(RequestBodyEncoder().encode("m", request.messages, TOOLS, {}).content(), RequestBody)
+
+    assert [chunk async for chunk in provider.stream(request)]
+    await provider.aclose()
+
+    [received] = scripted_server.requests
+    assert "transfer-encoding" not in received.headers
+    assert received.headers["content-type"] == "application/json"
+    assert received.body["messages"] == request.messages and received.body["tools"] == TOOLS
