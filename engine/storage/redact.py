@@ -46,15 +46,24 @@ _KEYWORDS = ("sk-", "authorization", "api-key", "bearer")
 # The only characters outside ASCII that match a letter of those words case-insensitively (as the regex matches):
 # dotted and dotless i, long s, the Kelvin sign. Lowering does not turn the first three into their ASCII letter.
 _NON_ASCII_LOOKALIKES = "\u0130\u0131\u017f\u212a"
+_KEYWORD_1, _KEYWORD_2, _KEYWORD_3, _KEYWORD_4 = _KEYWORDS
+_LOOKALIKE_1, _LOOKALIKE_2, _LOOKALIKE_3, _LOOKALIKE_4 = _NON_ASCII_LOOKALIKES
+
+# How many distinct dict keys a redactor remembers (keys of arbitrary tool arguments are not a fixed set).
+_MAX_KEYS_KEPT = 1024
 
 
 def _may_hold_a_shape(text: str) -> bool:
     """False when ``_PATTERNS`` cannot match: the same answer, at a fraction of the regex's cost (9 ms for a 100 KB
-    file read, twice a call: its tool message and its audit row). A text holding a look-alike goes to the regex."""
-    if any(lookalike in text for lookalike in _NON_ASCII_LOOKALIKES):
+    file read, twice a call: its tool message and its audit row). A text holding a look-alike goes to the regex.
+    Written out, not as ``any()`` over the tuples: most texts checked are a few words long, where the generators
+    cost more than the searches."""
+    if not text.isascii() and (
+        _LOOKALIKE_1 in text or _LOOKALIKE_2 in text or _LOOKALIKE_3 in text or _LOOKALIKE_4 in text
+    ):
         return True
     lowered = text.lower()
-    return any(keyword in lowered for keyword in _KEYWORDS)
+    return _KEYWORD_1 in lowered or _KEYWORD_2 in lowered or _KEYWORD_3 in lowered or _KEYWORD_4 in lowered
 
 
 def _replace_match(match: re.Match[str]) -> str:
@@ -80,6 +89,9 @@ class Redactor:
             if _SECRET_NAME.search(name) and len(value) >= MIN_SECRET_LENGTH
         ]
         self._env_secrets = sorted(secrets, key=lambda pair: len(pair[0]), reverse=True)
+        # The keys of the dicts written are a few names, over and over: what each becomes, and whether its value
+        # is a credential whatever it says.
+        self._keys: dict[str, tuple[str, bool]] = {}
 
     def redact(self, text: str) -> str:
         for value, name in self._env_secrets:
@@ -92,15 +104,20 @@ class Redactor:
         if isinstance(value, str):
             return self.redact(value)
         if isinstance(value, dict):
-            return {self.redact(str(k)): self._redact_item(str(k), v) for k, v in value.items()}
+            redacted = {}
+            for k, v in value.items():
+                key = str(k)
+                known = self._keys.get(key)
+                if known is None:
+                    known = (self.redact(key), key.lower() in _CREDENTIAL_KEYS or bool(_SECRET_NAME.search(key)))
+                    if len(self._keys) < _MAX_KEYS_KEPT:
+                        self._keys[key] = known
+                redacted_key, credential = known
+                redacted[redacted_key] = REDACTED if credential and isinstance(v, str) and v else self.redact_value(v)
+            return redacted
         if isinstance(value, (list, tuple)):
             return [self.redact_value(item) for item in value]
         return value
-
-    def _redact_item(self, key: str, value: Any) -> Any:
-        if isinstance(value, str) and value and (key.lower() in _CREDENTIAL_KEYS or _SECRET_NAME.search(key)):
-            return REDACTED
-        return self.redact_value(value)
 
 
 @cache
