@@ -1,7 +1,7 @@
 """Work left for after the first frame, done one step at a time in the gaps between keys.
 
-What the first frame does without (the side panes, the footer, the modules that render the engine's events) is
-still work, tens of milliseconds of it, due while the user may already be typing. A step runs on the app's own
+What the first frame does without (the modules that render the engine's events, the link to the engine) is still
+work, tens of milliseconds of it, due while the user may already be typing. A step runs on the app's own
 thread once the screen has drawn what is pending, and only just after a key was handled (the next key is most
 likely a typing interval away) or when no key has come for a while: a step short enough to fit between two keys
 then delays none. In a thread instead, the same imports took the interpreter lock from each key's handling several
@@ -23,6 +23,8 @@ JUST_HANDLED_S = 0.008
 PAUSED_S = 0.05
 # How often the gap is looked for while keys come.
 POLL_S = 0.003
+# A step waits at most this long for a gap (keys that never stop, a key held down).
+LONGEST_WAIT_S = 0.5
 
 
 async def run_between_keys(screen: Screen[object], steps: Iterable[Callable[[], object]]) -> None:
@@ -37,10 +39,12 @@ async def run_between_keys(screen: Screen[object], steps: Iterable[Callable[[], 
 
 
 async def _gap(screen: Screen[object], begun: float) -> None:
+    waiting_since = time.monotonic()
     while True:
         await _idle(screen)
-        since_key = time.monotonic() - max(begun, getattr(screen.app, "last_key_at", 0.0))
-        if since_key < JUST_HANDLED_S or since_key > PAUSED_S:
+        now = time.monotonic()
+        since_key = now - max(begun, getattr(screen.app, "last_key_at", 0.0))
+        if since_key < JUST_HANDLED_S or since_key > PAUSED_S or now - waiting_since > LONGEST_WAIT_S:
             return
         await asyncio.sleep(POLL_S)
 
