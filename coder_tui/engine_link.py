@@ -127,6 +127,11 @@ class EngineLink:
         import coder_tui.interaction  # noqa: F401
         import engine.protocol  # noqa: F401
 
+    @property
+    def opens_session(self) -> bool:
+        """The first input given at launch resumes a session (``--resume``, ``--continue``)."""
+        return bool(self._queue) and self._queue[0][1].startswith("/resume ")
+
     def start(self) -> None:
         """Connects to the engine and sends the inputs given at launch; call once the app runs."""
         self._connect()

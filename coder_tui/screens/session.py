@@ -122,6 +122,7 @@ class SessionScreen(Screen[None]):
         self.set_focus(self.prompt.input)
         self.link.attach(self)
         sys.setswitchinterval(STARTUP_SWITCH_INTERVAL_S)  # until the engine is ready
+        self.transcript.history_expected = self.link.opens_session
         # The link starts once the first frame is on screen, so the prompt takes keys at once.
         self.call_after_refresh(self.run_worker, self._start_link(), group="engine-link")
         self.call_after_refresh(self._collector.settle)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import threading
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal
@@ -48,6 +49,8 @@ MAX_ENTRIES = 120
 RESUMED_ENTRIES = 30
 # Older entries of a resumed conversation are built this many at a time, as the user scrolls up to them.
 OLDER_BATCH = 30
+# The longest the code highlighter waits to load while a resumed conversation is expected and not drawn yet.
+HIGHLIGHTER_WAIT_S = 3.0
 
 
 class ExchangeGroup(SizedByLayout, VerticalGroup):
@@ -90,6 +93,9 @@ class Transcript(SizedByLayout, VerticalScroll):
         self._elided_line = Static("", classes="elided")
         # A resumed history's entries not built yet, oldest first, and the factory of each history entry built.
         self._older: PendingEntries | None = None
+        # Set before the first frame when the session opens with a resumed conversation, which is then drawn first.
+        self.history_expected = False
+        self._history_drawn = threading.Event()
         self._factory_of: dict[Widget, EntryFactory] = {}
 
     def on_mount(self) -> None:
@@ -101,6 +107,10 @@ class Transcript(SizedByLayout, VerticalScroll):
         # With the Markdown renderer and the code highlighter: loading them mid-stream stalls the screen.
         for module in ("coder_tui.widgets.assistant_message", "coder_tui.widgets.reasoning_block"):
             importlib.import_module(module)
+        if self.history_expected:
+            # The highlighter is not needed to draw a resumed conversation (unless it shows code: it is then loaded
+            # as it renders): loading it meanwhile, holding the interpreter's lock, would delay that frame.
+            self._history_drawn.wait(HIGHLIGHTER_WAIT_S)
         from textual.highlight import highlight
 
         highlight("pass", language="python")  # the first lookup of a lexer loads Pygments' registry
@@ -141,6 +151,7 @@ class Transcript(SizedByLayout, VerticalScroll):
         self._groups.append(group)
         self._update_elided_line()
         drawn = mount_held(self, [group])
+        drawn.add_done_callback(lambda _: self._history_drawn.set())
         drawn.add_done_callback(lambda _: self._load_older_if_at_top())
         return drawn
 

@@ -14,7 +14,7 @@ from coder_tui.widgets.history_entries import EntryFactory, RestoredHistory
 from engine.events import HistoryRestored
 from engine.restored import RestoredEntry
 from tests.support.scripted_server import ScriptedServer
-from tests.tui.helpers import make_app, ready
+from tests.tui.helpers import make_app, ready, wait_until, write_sessions
 
 
 def exchange(number: int) -> list[RestoredEntry]:
@@ -112,3 +112,26 @@ async def test_the_screen_is_laid_out_only_once_every_resumed_entry_is_mounted(
         assert layouts and all(all(mounted) for mounted in layouts), layouts
         last = transcript.entries[-1]
         assert last.region.height > 0 and transcript.region.contains_region(last.region)
+
+
+async def test_the_code_highlighter_loads_after_the_resumed_conversation_is_drawn(
+    workspace: Path, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import textual.highlight
+
+    (session_id,) = write_sessions(workspace, [("the question", "2026-01-05T09:00:00+00:00", 4)])
+    app = make_app(workspace, scripted_server, first_inputs=(f"/resume {session_id}",))
+    # Whether the resumed conversation was on screen when the highlighter was first used.
+    drawn_before: list[bool] = []
+    highlight = textual.highlight.highlight
+
+    def recorded(*args: object, **kwargs: object) -> object:
+        entries = app.session.transcript.entries
+        drawn_before.append(bool(entries) and entries[-1].region.height > 0)
+        return highlight(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(textual.highlight, "highlight", recorded)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await wait_until(pilot, lambda: bool(drawn_before), "the highlighter's preload")
+        assert drawn_before[0] is True
