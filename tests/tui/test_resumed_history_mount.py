@@ -135,3 +135,19 @@ async def test_the_code_highlighter_loads_after_the_resumed_conversation_is_draw
         await ready(pilot)
         await wait_until(pilot, lambda: bool(drawn_before), "the highlighter's preload")
         assert drawn_before[0] is True
+
+
+async def test_opening_a_session_starts_the_link_at_once_not_in_a_gap_between_keys(
+    workspace: Path, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from coder_tui import between_keys
+
+    # No gap between keys ever comes: the steps left for such gaps never run.
+    monkeypatch.setattr(between_keys, "PAUSED_S", 3600.0)
+    monkeypatch.setattr(between_keys, "LONGEST_WAIT_S", 3600.0)
+    (session_id,) = write_sessions(workspace, [("the question", "2026-01-05T09:00:00+00:00", 4)])
+    app = make_app(workspace, scripted_server, first_inputs=(f"/resume {session_id}",))
+    async with app.run_test(size=(120, 40)) as pilot:
+        transcript = app.session.transcript
+        await wait_until(pilot, lambda: any(getattr(e, "text", "") == "the question" for e in transcript.entries),
+                         "the resumed conversation")
