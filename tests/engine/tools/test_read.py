@@ -141,3 +141,10 @@ def test_read_schema_describes_every_parameter() -> None:
     properties = read.definition().parameters["properties"]
     assert set(properties) == {"path", "offset", "limit"}
     assert all(spec.get("description") for spec in properties.values())
+
+
+async def test_read_numbers_lines_the_same_far_into_a_long_file(ctx: ToolContext, root: Path) -> None:
+    (root / "long.txt").write_text(_lines(20_010))
+    for offset in (19_995, 20_001):
+        data = (await run_tool(ReadTool(), ctx, path="long.txt", offset=offset, limit=10)).data
+        assert data["content"] == "".join(f"{n:>6}\tline {n}\n" for n in range(offset, offset + 10))
