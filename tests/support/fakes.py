@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -111,3 +112,29 @@ async def close_orchestrators() -> AsyncIterator[None]:
     yield
     while CREATED:
         await CREATED.pop().aclose()
+
+
+class FakeToolCallingProvider:
+    """Answers ``calls`` requests at once with one call of ``tool`` each (its arguments made distinct, so no loop is
+    seen), then with "done"; no HTTP. For measuring the orchestrator alone."""
+
+    def __init__(self, tool: str, arguments: dict[str, Any], calls: int) -> None:
+        self.tool, self.arguments, self.calls, self.answered = tool, arguments, calls, 0
+
+    async def stream(self, request: Any) -> AsyncIterator[Any]:
+        from engine.provider.base import FinishChunk, TextChunk, ToolCallChunk
+
+        self.answered += 1
+        if self.answered > self.calls:
+            yield TextChunk("done")
+            yield FinishChunk("stop")
+            return
+        arguments = {**self.arguments, "limit": self.answered + 1_000_000}
+        yield ToolCallChunk(0, id=f"call_{self.answered}", name=self.tool, arguments=json.dumps(arguments))
+        yield FinishChunk("tool_calls")
+
+    async def aclose(self) -> None:
+        pass
+
+    async def list_models(self) -> list[str]:
+        return ["fake"]
