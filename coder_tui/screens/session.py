@@ -5,6 +5,7 @@ It is the ``SessionView`` the engine link reports to, and renders every engine e
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
 import time
@@ -19,6 +20,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.worker import WorkerCancelled, WorkerFailed
 
 from coder_tui.between_keys import run_between_keys
 from coder_tui.bindings import bindings_for
@@ -143,6 +145,11 @@ class SessionScreen(Screen[None]):
                 step()
             await run_between_keys(self, loading)
         else:
+            # Once the start-up preloads running in threads (workers of the group "preload": the transcript's
+            # Markdown) are done: a thread contending for the interpreter lock made the steps and the keys slower.
+            for worker in [worker for worker in self.app.workers if worker.group == "preload"]:
+                with contextlib.suppress(WorkerCancelled, WorkerFailed):
+                    await worker.wait()
             await run_between_keys(self, [*starting, *loading])
 
     def on_unmount(self) -> None:
