@@ -29,11 +29,16 @@ LOAD_AFTER_S = 0.05
 # How long after a request starts its new messages are counted: its writes take a few rounds of the event loop (the
 # HTTP stack yields before each), and a count made before them would hold the request back.
 COUNT_AFTER_S = 0.002
+# New text up to this many characters is counted at once, before the request: cheaper than a count scheduled after
+# it (a task, a timer, a round of the event loop), and too short to hold the request back.
+INLINE_CHARS = 2048
 
 # Work waiting for the encoding or a count (kept here so no task is collected while it waits).
 _pending: set[asyncio.Future[None]] = set()
 # One count at a time per counter, in the order asked for.
 _turns: weakref.WeakKeyDictionary[TokenCounter, asyncio.Lock] = weakref.WeakKeyDictionary()
+# The number of the latest context count asked for, per counter: an older one still under way is not shown.
+_announced: weakref.WeakKeyDictionary[TokenCounter, int] = weakref.WeakKeyDictionary()
 
 
 async def wait_loaded(counter: TokenCounter) -> None:
@@ -111,21 +116,37 @@ def announce_when_counted(
 ) -> None:
     """Once the request made of these messages is out and they are counted: the notice if counts are not exact,
     then the context they hold (the list is copied now, so later messages do not count), unless the server's
-    usage came first."""
+    usage or a later count came first. What is short to count is counted and shown at once."""
     sent = tuple(messages)
     reports = counter.usage_reports
+    number = _announced[counter] = _announced.get(counter, 0) + 1
+
+    def announce_now() -> None:
+        note = counter.take_notice()
+        if note:
+            emit(Notice(note, level="warning"))
+        # Not when the server's own usage has been shown since (it is newer), nor a later count.
+        if counter.usage_reports == reports and _announced.get(counter) == number:
+            emit(UsageUpdated(0, 0, counter.total(sent, system=system, tools=tools), window))
+
+    if counter.ready:
+        new = counter.uncounted(sent)
+        if sum(map(_text_size, new)) <= INLINE_CHARS:
+            counter.remember(new, [counter.measure(message) for message in new])
+            announce_now()
+            return
 
     async def announce() -> None:
         # The request this count is for goes out first: the load or the count would hold the interpreter meanwhile.
         await asyncio.sleep(COUNT_AFTER_S if counter.ready else LOAD_AFTER_S)
         await count_exactly(counter, sent)
-        note = counter.take_notice()
-        if note:
-            emit(Notice(note, level="warning"))
-        if counter.usage_reports == reports:  # else the server's own usage has been shown since: it is newer
-            emit(UsageUpdated(0, 0, counter.total(sent, system=system, tools=tools), window))
+        announce_now()
 
     _keep(asyncio.ensure_future(announce()))
+
+
+def _text_size(message: Message) -> int:
+    return len(message.content or "") + sum(len(call.function.arguments) for call in message.tool_calls or ())
 
 
 async def counts_settled() -> None:
