@@ -87,6 +87,8 @@ class CoderApp(App[int]):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key):
             self.last_key_at = time.monotonic()
+            if self._session.hold_typed_ahead(event):
+                return
         await super().on_event(event)
 
     def on_mount(self) -> None:

@@ -89,6 +89,9 @@ class SessionScreen(Screen[None]):
         self._wide: bool | None = None
         # The last key reached the prompt through on_key: it was typed before the app was up.
         self._typed_ahead = False
+        # Printable keys typed before this screen is mounted (``hold_typed_ahead``), while it holds them.
+        self._held: list[str] = []
+        self._holding = True
         # Held, not queried: every streamed delta reaches ``show_event``, and a query walks the whole DOM.
         self.transcript = Transcript(id="transcript")
         self.todo_pane = TodoList(id="todo-pane")
@@ -122,6 +125,11 @@ class SessionScreen(Screen[None]):
         # Focus now, not only when the screen resumes (AUTO_FOCUS): keys typed during start-up are queued behind
         # this and must find the prompt focused (see on_key).
         self.set_focus(self.prompt.input)
+        self._holding = False
+        if self._held:
+            self.prompt.input.insert("".join(self._held))
+            self._held.clear()
+            self._typed_ahead = True
         self.link.attach(self)
         sys.setswitchinterval(STARTUP_SWITCH_INTERVAL_S)  # until the engine is ready
         self.transcript.history_expected = self.link.opens_session
@@ -155,6 +163,19 @@ class SessionScreen(Screen[None]):
     def on_unmount(self) -> None:
         self._collector.close()
         sys.setswitchinterval(self._switch_interval)
+
+    def hold_typed_ahead(self, event: events.Key) -> bool:
+        """True if the key is held: a printable key typed before this screen is mounted is inserted in the prompt as
+        the screen mounts, so the first frame shows it (handed to the screen, it was drawn a frame later, a full
+        one). Any other key ends the holding: it and the keys after it take the usual way, queued behind the mount,
+        so their order is kept."""
+        if not self._holding:
+            return False
+        if event.is_printable and event.character:
+            self._held.append(event.character)
+            return True
+        self._holding = False
+        return False
 
     def on_key(self, event: events.Key) -> None:
         # Keys typed while the app starts are handled before the prompt has focus and land on the screen;

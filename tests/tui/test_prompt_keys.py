@@ -180,3 +180,22 @@ async def test_ctrl_d_deletes_right_or_exits_on_empty_input(workspace: Path, scr
         await pilot.pause()
         assert app.return_code == 0
         assert not app.is_running
+
+
+async def test_keys_typed_before_the_screen_mounts_are_in_the_first_frame(
+    workspace: Path, scripted_server: ScriptedServer
+) -> None:
+    app = make_app(workspace, scripted_server)
+    session = app.session
+    # Printable keys are held until the screen mounts; the first other key ends the holding, and it and the keys
+    # after it take the usual way, behind the mount.
+    assert session.hold_typed_ahead(events.Key("h", "h"))
+    assert session.hold_typed_ahead(events.Key("i", "i"))
+    assert not session.hold_typed_ahead(events.Key("ctrl+j", None))
+    assert not session.hold_typed_ahead(events.Key("x", "x"))
+    first_frame: list[str] = []
+    session.call_after_refresh(lambda: first_frame.append(prompt_of(app).text))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        assert first_frame == ["hi"]
+        assert not session.hold_typed_ahead(events.Key("y", "y"))
