@@ -3,7 +3,8 @@
 A session's history only grows, and its messages never change once made, so re-encoding all of it for every request
 (what the SDK does with a body dict) costs time that grows with the session: about 3 ms a request at 400 messages.
 Here each message dict is encoded once (to UTF-8), and when a request starts with the messages of the previous one
-(the same dict objects: the session's own), only the new ones are encoded and appended to the bytes of the rest.
+(the same dict objects: the session's own), only the new ones are encoded and appended to the bytes of the rest,
+which are kept once (not also message by message).
 
 A large body goes to the HTTP library as three pieces (its opening, the messages, its end) with its length given,
 so the history's bytes are copied once a request (when the new messages are appended), not once more to put the
@@ -47,16 +48,27 @@ class RequestBody:
 
 
 class RequestBodyEncoder:
+    """Keeps the JSON of the last request's messages, so the next one encodes only what is new. A leading system
+    message is kept apart: a new system prompt (once a turn) leaves the history's text as it is. Any other change
+    of history (a compaction, a rewind, another conversation through the same provider) encodes it again once."""
+
     def __init__(self) -> None:
-        self._sent: list[dict[str, Any]] = []  # the messages of the last request, kept alive so ids stay theirs
-        self._texts: list[bytes] = []  # their JSON texts, UTF-8
-        self._joined = b""  # b", ".join(self._texts)
+        self._system: tuple[object, bytes] = (None, b"")  # the leading system message and its text
+        self._sent: list[dict[str, Any]] = []  # the messages after it, kept alive so ids stay theirs
+        self._joined = b""  # their JSON texts, UTF-8, joined by ", "
         self._tools: tuple[object, bytes] = (None, b"[]")
 
     def encode(self, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
                extra: dict[str, Any]) -> RequestBody:
         """The body: ``model``, ``messages``, ``tools`` (left out when empty), then ``extra``'s keys."""
-        self._encode_messages(messages)
+        opening = [b'{"model": ', _dumps(model), b', "messages": [']
+        history = messages
+        if messages and messages[0].get("role") == "system":
+            if self._system[0] is not messages[0]:
+                self._system = (messages[0], _dumps(messages[0]))
+            history = messages[1:]
+            opening += [self._system[1], b", "] if history else [self._system[1]]
+        self._encode_history(history)
         closing = [b"]"]
         if tools:
             if self._tools[0] is not tools:
@@ -65,29 +77,20 @@ class RequestBodyEncoder:
         for key, value in extra.items():
             closing += [b", ", _dumps(key), b": ", _dumps(value)]
         closing.append(b"}")
-        opening = b'{"model": ' + _dumps(model) + b', "messages": ['
-        return RequestBody((opening, self._joined, b"".join(closing)))
+        return RequestBody((b"".join(opening), self._joined, b"".join(closing)))
 
-    def _encode_messages(self, messages: list[dict[str, Any]]) -> None:
+    def _encode_history(self, messages: list[dict[str, Any]]) -> None:
         sent = len(self._sent)
         # A pointer comparison per message, at C speed: the price of knowing that nothing was swapped in between.
-        if sent and len(messages) >= sent and all(map(operator.is_, messages, self._sent)):
+        if len(messages) >= sent and all(map(operator.is_, messages, self._sent)):
             # The session appended to the history it sent last time: encode only what is new.
             new = messages[sent:]
-            if not new:
-                return
-            texts = [_dumps(message) for message in new]
-            self._joined = b", ".join([self._joined, *texts]) if self._joined else b", ".join(texts)
-            self._sent += new
-            self._texts += texts
+            if new:
+                texts = [_dumps(message) for message in new]
+                self._joined = b", ".join([self._joined, *texts]) if self._joined else b", ".join(texts)
+                self._sent += new
             return
-        # Another history (a new system prompt, a compaction): reuse the texts of the dicts sent before.
-        known = {id(message): (message, text) for message, text in zip(self._sent, self._texts, strict=True)}
-        texts = []
-        for message in messages:
-            found = known.get(id(message))
-            texts.append(found[1] if found is not None and found[0] is message else _dumps(message))
-        self._sent, self._texts, self._joined = list(messages), texts, b", ".join(texts)
+        self._sent, self._joined = list(messages), b", ".join([_dumps(message) for message in messages])
 
 
 def _dumps(value: Any) -> bytes:

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from engine.provider.base import ChatRequest
 from engine.provider.openai_provider import OpenAIProvider
+from engine.provider import request_body
 from engine.provider.request_body import PIECES_FROM_BYTES, RequestBody, RequestBodyEncoder
 from tests.support.scenario import text
 from tests.support.scripted_server import ScriptedServer
@@ -26,6 +29,28 @@ def test_a_growing_history_gives_the_same_body_as_encoding_it_whole() -> None:
     body = json.loads(bytes(encoder.encode("m", [new_system, *history], [], {})))
     assert body == {"model": "m", "messages": [new_system, *history]}
     assert json.loads(bytes(encoder.encode("m", history[:1], [], {})))["messages"] == history[:1]
+
+
+def test_a_new_system_prompt_or_a_new_message_encodes_only_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    encoded: list[object] = []
+    real_dumps = request_body._dumps
+
+    def counting_dumps(value: object) -> bytes:
+        encoded.append(value)
+        return real_dumps(value)
+
+    monkeypatch.setattr(request_body, "_dumps", counting_dumps)
+    encoder = RequestBodyEncoder()
+    history = [{"role": "user", "content": f"message {n}"} for n in range(5)]
+    encoder.encode("m", [{"role": "system", "content": "one"}, *history], [], {})
+    encoded.clear()
+
+    new_system = {"role": "system", "content": "two"}
+    history.append({"role": "assistant", "content": "new"})
+    body = json.loads(bytes(encoder.encode("m", [new_system, *history], [], {})))
+
+    assert [value for value in encoded if isinstance(value, dict)] == [new_system, history[-1]]
+    assert body["messages"] == [new_system, *history]
 
 
 async def test_the_pieces_can_be_sent_again_and_add_up_to_the_length() -> None:
