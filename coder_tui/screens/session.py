@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import sys
 import time
 from collections.abc import Callable
 from datetime import datetime
@@ -59,9 +58,6 @@ EVENT_MODULES = (
     "coder_tui.widgets.tool_log_row",
     "coder_tui.widgets.stored_call_lines",
 )
-# While modules load in a thread at start-up (the transcript's Markdown), the interpreter lock is handed back to the
-# keys' thread after this long (Python's default is 5 ms, and handling a key takes the lock a few times).
-STARTUP_SWITCH_INTERVAL_S = 0.0005
 
 
 class SessionScreen(Screen[None]):
@@ -99,7 +95,6 @@ class SessionScreen(Screen[None]):
         self.status = StatusLine(id="status")
         self.prompt = Prompt(self.workspace, self.history, id="prompt")
         self._collector = CollectionPacer()
-        self._switch_interval = sys.getswitchinterval()
 
     def compose(self) -> ComposeResult:
         # The layout for the terminal's width, chosen before anything is mounted: a class set on the screen later
@@ -131,7 +126,6 @@ class SessionScreen(Screen[None]):
             self._held.clear()
             self._typed_ahead = True
         self.link.attach(self)
-        sys.setswitchinterval(STARTUP_SWITCH_INTERVAL_S)  # until the engine is ready
         self.transcript.history_expected = self.link.opens_session
         # The link starts once the first frame is on screen, so the prompt takes keys at once.
         self.call_after_refresh(self.run_worker, self._start_link(), group="engine-link")
@@ -162,7 +156,6 @@ class SessionScreen(Screen[None]):
 
     def on_unmount(self) -> None:
         self._collector.close()
-        sys.setswitchinterval(self._switch_interval)
 
     def hold_typed_ahead(self, event: events.Key) -> bool:
         """True if the key is held: a printable key typed before this screen is mounted is inserted in the prompt as
@@ -232,7 +225,6 @@ class SessionScreen(Screen[None]):
             self._apply_theme(state.theme)
         self._set_mode(state.mode)
         # Start-up is over: what it made is frozen now; the collection waits until the keys stop.
-        sys.setswitchinterval(self._switch_interval)
         self._collector.settle()
         self._quiet_when_keys_idle()
 
