@@ -138,3 +138,16 @@ class FakeToolCallingProvider:
 
     async def list_models(self) -> list[str]:
         return ["fake"]
+
+
+def record_calls(monkeypatch: pytest.MonkeyPatch, owner: object, name: str) -> list[Any]:
+    """Wraps ``owner.name`` (a one-argument function) so each call's argument is recorded in the returned list."""
+    real = getattr(owner, name)
+    arguments: list[Any] = []
+
+    def recording(argument: Any) -> Any:
+        arguments.append(argument)
+        return real(argument)
+
+    monkeypatch.setattr(owner, name, recording)
+    return arguments

@@ -16,7 +16,7 @@ import pytest
 
 from engine.context import tokens
 from engine.events import UsageUpdated
-from tests.support.fakes import make_orchestrator
+from tests.support.fakes import make_orchestrator, record_calls
 from tests.support.scenario import reply, text, tool_call
 from tests.support.scripted_server import ScriptedServer
 
@@ -159,14 +159,7 @@ def test_upper_bound_uses_the_exact_counts_it_has_and_measures_each_message_once
 ) -> None:
     from engine.messages import Message
 
-    measured: list[Message] = []
-    real_bound = tokens._byte_bound
-
-    def counting_bound(message: Message) -> int:
-        measured.append(message)
-        return real_bound(message)
-
-    monkeypatch.setattr(tokens, "_byte_bound", counting_bound)
+    measured = record_calls(monkeypatch, tokens, "_byte_bound")
     counter = tokens.TokenCounter("gpt-4o")
     history = [Message.user("x = 1\n" * 200), Message.assistant("ok " * 300), Message.user("again")]
     bytes_only = counter.upper_bound(history[:2], system="sys")

@@ -10,6 +10,7 @@ from engine.provider.base import ChatRequest
 from engine.provider.openai_provider import OpenAIProvider
 from engine.provider import request_body
 from engine.provider.request_body import PIECES_FROM_BYTES, RequestBody, RequestBodyEncoder
+from tests.support.fakes import record_calls
 from tests.support.scenario import text
 from tests.support.scripted_server import ScriptedServer
 
@@ -32,14 +33,7 @@ def test_a_growing_history_gives_the_same_body_as_encoding_it_whole() -> None:
 
 
 def test_a_new_system_prompt_or_a_new_message_encodes_only_itself(monkeypatch: pytest.MonkeyPatch) -> None:
-    encoded: list[object] = []
-    real_dumps = request_body._dumps
-
-    def counting_dumps(value: object) -> bytes:
-        encoded.append(value)
-        return real_dumps(value)
-
-    monkeypatch.setattr(request_body, "_dumps", counting_dumps)
+    encoded = record_calls(monkeypatch, request_body, "_dumps")
     encoder = RequestBodyEncoder()
     history = [{"role": "user", "content": f"message {n}"} for n in range(5)]
     encoder.encode("m", [{"role": "system", "content": "one"}, *history], [], {})
