@@ -85,6 +85,7 @@ class EngineLink:
         self._running: str | None = None
         self._dialogs: dict[str, Worker[None]] = {}
         self._closing = False
+        self.started = False
         self._restarts = 0
         # The inputs that resume the session after a restart, and the session each resumes.
         self._restarts_by_id: dict[str, str] = {}
@@ -133,8 +134,10 @@ class EngineLink:
         return bool(self._queue) and self._queue[0][1].startswith("/resume ")
 
     def start(self) -> None:
-        """Connects to the engine and sends the inputs given at launch; call once the app runs."""
-        self._connect()
+        """Connects to the engine and sends the inputs given so far; call once the app runs (again: nothing)."""
+        if not self.started:
+            self.started = True
+            self._connect()
 
     def submit(self, text: str) -> None:
         input_id = next(self._ids)

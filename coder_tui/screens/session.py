@@ -207,6 +207,8 @@ class SessionScreen(Screen[None]):
 
     def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
         self.link.submit(event.text)
+        # An input typed at launch: the link starts now rather than after the steps in the gaps between keys.
+        self.link.start()
 
     def on_prompt_input_rewind_requested(self) -> None:
         self.link.submit("/rewind")
