@@ -14,8 +14,10 @@ of them at once, and each one's first virtual size would ask for a second layout
 
 from __future__ import annotations
 
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.reactive import Reactive
+from textual.strip import Strip
+from textual.widget import Widget
 from textual.widgets import Static
 
 
@@ -27,3 +29,21 @@ class SizedByLayout:
 
 class SizedStatic(SizedByLayout, Static):
     """A ``Static`` part of a transcript entry or a tool-log row."""
+
+
+class UniformLines:
+    """For a container whose every line is drawn alike (its children cover the rest): no border, no vertical
+    padding, no keylines. Put before the widget class: ``class Entry(SizedByLayout, UniformLines, Vertical)`` (not a
+    ``Widget`` itself, so that the widget class's CSS still applies).
+
+    A widget that grows is drawn again wholly: its styled lines are forgotten at every change of size, and each line
+    on screen is styled again (a streamed answer and its exchange grow at every round, and fill the screen). Here
+    one line is styled, and shown on every row: the same strips, for a fraction of the cost."""
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        assert isinstance(self, Widget)
+        styles = self.styles
+        if (crop.height <= 1 or styles.padding.top or styles.padding.bottom or styles.keyline[0] != "none"
+                or styles.border.top[0] not in ("", "none") or styles.border.bottom[0] not in ("", "none")):
+            return super().render_lines(crop)  # type: ignore[misc]
+        return super().render_lines(Region(crop.x, crop.y, crop.width, 1)) * crop.height  # type: ignore[misc]

@@ -32,7 +32,7 @@ from textual.message import Message
 
 from coder_tui.markdown_blocks import finished_chunks
 from coder_tui.widgets.markdown_lines import Lines, MarkdownLines
-from coder_tui.widgets.sized_by_layout import SizedByLayout
+from coder_tui.widgets.sized_by_layout import SizedByLayout, UniformLines
 
 # How often, at most, new text reaches the screen while streaming: reads as live, leaves the loop free for typing.
 APPEND_INTERVAL_S = 0.15
@@ -43,9 +43,14 @@ ROUND_CHARS = 6000
 # this many frames.
 TYPED_JUST_NOW_S = 0.03
 KEY_FRAMES_AWAITED = 3
+# Someone who typed a key this recently is typing: a round waits (at most ``NEXT_KEY_WAIT_S``) for their next key and
+# goes right after its frame, so the round's layout fills the gap between two keys instead of delaying the next one.
+TYPING_S = 0.25
+NEXT_KEY_WAIT_S = 0.08
+NEXT_KEY_POLL_S = 0.004
 
 
-class StreamingMarkdown(SizedByLayout, Vertical):
+class StreamingMarkdown(SizedByLayout, UniformLines, Vertical):
     """``feed(fragment)`` while the model streams, ``finish()`` at the end; ``text`` is everything fed so far."""
 
     DEFAULT_CSS = """
@@ -138,10 +143,19 @@ class StreamingMarkdown(SizedByLayout, Vertical):
         while not (self._finished_blocks.has_width and self._last_block.has_width):
             await self._next_refresh()
 
-    async def _after_typed_key(self) -> None:
-        """When a key was typed a moment ago, waits until the frame that shows it is drawn (a few frames at most):
-        the round's layout (the transcript scrolls, so it repaints all of it) then comes right after that frame
-        instead of in front of it, and is over before the next key of a fast typist."""
+    async def _after_typed_key(self, *, waits_for_next: bool) -> None:
+        """While the user types, waits for their next key (``NEXT_KEY_WAIT_S`` at most; not for the last round of
+        an answer, whose end, or the stop Esc asked for, is shown at once) and until the frame that
+        shows it is drawn (a few frames at most): the round's layout (the transcript scrolls, so it repaints all of
+        it) then comes right after that frame instead of in front of it, and is over before the next key of a fast
+        typist. A round that went as soon as its text was rendered would land at a random moment between two keys,
+        and the next key would often wait for its layout."""
+        last_key_at = getattr(self.app, "last_key_at", 0.0)
+        now = time.monotonic()
+        if waits_for_next and TYPED_JUST_NOW_S <= now - last_key_at < TYPING_S:
+            deadline = now + NEXT_KEY_WAIT_S
+            while getattr(self.app, "last_key_at", 0.0) == last_key_at and time.monotonic() < deadline:
+                await asyncio.sleep(NEXT_KEY_POLL_S)
         for _ in range(KEY_FRAMES_AWAITED):
             if time.monotonic() - getattr(self.app, "last_key_at", 0.0) >= TYPED_JUST_NOW_S:
                 return
@@ -179,7 +193,7 @@ class StreamingMarkdown(SizedByLayout, Vertical):
             return chunks, rest, rendered, rest_lines
 
         chunks, self._tail, rendered, rest_lines = await asyncio.to_thread(cut_and_render)
-        await self._after_typed_key()
+        await self._after_typed_key(waits_for_next=not finishing)
         for chunk, lines in zip(chunks, rendered, strict=True):
             if lines is None or finished_renderer is None:
                 finished.extend(chunk)

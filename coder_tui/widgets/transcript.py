@@ -33,7 +33,7 @@ from textual.widgets import Static
 
 from coder_tui.held_mount import mount_held
 from coder_tui.widgets.notice_line import NoticeLevel, NoticeLine
-from coder_tui.widgets.sized_by_layout import SizedByLayout
+from coder_tui.widgets.sized_by_layout import SizedByLayout, UniformLines
 from coder_tui.widgets.todo_list import TodoList
 from coder_tui.widgets.user_message import UserMessage
 
@@ -53,7 +53,7 @@ OLDER_BATCH = 30
 HIGHLIGHTER_WAIT_S = 3.0
 
 
-class ExchangeGroup(SizedByLayout, VerticalGroup):
+class ExchangeGroup(SizedByLayout, UniformLines, VerticalGroup):
     """The entries of one exchange (an input and what followed it), or of a resumed conversation."""
 
     DEFAULT_CSS = """
