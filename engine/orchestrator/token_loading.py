@@ -18,6 +18,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from engine.background import in_background_thread
 from engine.context.compaction import should_compact
 from engine.context.tokens import TokenCounter
 from engine.events import Event, Notice, UsageUpdated
@@ -42,9 +43,10 @@ _announced: weakref.WeakKeyDictionary[TokenCounter, int] = weakref.WeakKeyDictio
 
 
 async def wait_loaded(counter: TokenCounter) -> None:
-    """Loads the encoding, or waits for a load already running, in a thread: the event loop never waits."""
+    """Loads the encoding, or waits for a load already running, in a thread of lower priority
+    (``engine.background``): the event loop never waits."""
     if not counter.ready:
-        await asyncio.to_thread(counter.load)
+        await in_background_thread(counter.load)
 
 
 def start_loading(counter: TokenCounter) -> None:

@@ -10,8 +10,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 
+from engine.background import in_background_thread
 from engine.skills.discovery import SkillRoot, SkillSet, discover, skill_roots
 from engine.skills.skill import Skill, SkillProblem, SkillSource
 from engine.skills.watcher import RECHECK_S, watch_skill_roots
@@ -80,7 +82,7 @@ class SkillCatalog:
 
     async def areload(self) -> bool:
         """``reload`` with the file reading off the event loop."""
-        return self._apply(await asyncio.to_thread(discover, self.roots))
+        return self._apply(await in_background_thread(partial(discover, self.roots)))
 
     @property
     def watching(self) -> asyncio.Event:
