@@ -5,9 +5,10 @@ messages cross. The link keeps the visible queue (SPEC 15: input submitted while
 engine runs them in order), forwards events to the screen, opens the dialogs the engine asks for, and restarts a
 crashed engine on the same session.
 
-The protocol's modules (the events, the interaction requests, the message types) are imported by ``load``, which the
-app runs in a thread after its first frame: nothing here needs them before the link starts, and importing them is
-a sizeable part of the time until the first frame (a few hundred dataclasses).
+The protocol's modules (the events, the interaction requests, the message types) are imported where they are used:
+the session screen imports them after its first frame, a step at a time between keys, before it starts the link;
+nothing here needs them earlier, and importing them is a sizeable part of the time until the first frame (a few
+hundred dataclasses).
 """
 
 from __future__ import annotations
@@ -121,12 +122,6 @@ class EngineLink:
 
     def attach(self, view: SessionView) -> None:
         self._view = view
-
-    @staticmethod
-    def load() -> None:
-        """Imports the protocol (see the module's docstring); the app calls it in a thread before ``start``."""
-        import coder_tui.interaction  # noqa: F401
-        import engine.protocol  # noqa: F401
 
     @property
     def opens_session(self) -> bool:

@@ -1,0 +1,168 @@
+"""How the session screen renders each engine event: the transcript, the tool log, the side panes and the status
+line. Imported after the first frame, with the protocol (``SessionScreen``'s ``EVENT_MODULES``)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from coder_tui.widgets.history_entries import RestoredHistory, compaction_text
+from coder_tui.widgets.tool_log import RESTORED_ROWS
+from engine.events import (
+    CommandResult,
+    ContextCompacted,
+    ErrorEvent,
+    Event,
+    HistoryRestored,
+    LoopDetected,
+    MessageAdded,
+    ModeChanged,
+    ModelChanged,
+    Notice,
+    ReasoningDelta,
+    SlashCommandsChanged,
+    SubagentEvent,
+    TextDelta,
+    TodosChanged,
+    ToolCallAwaitingApproval,
+    ToolCallExecuting,
+    ToolCallFinished,
+    ToolCallScheduled,
+    ToolStatus,
+    TurnFinished,
+    TurnStarted,
+    UsageUpdated,
+    VerificationFinished,
+    VerificationStarted,
+)
+from engine.restored import RestoredEntry
+
+if TYPE_CHECKING:
+    from coder_tui.screens.session import SessionScreen
+
+
+def show_event(screen: SessionScreen, event: Event) -> None:
+    transcript = screen.transcript
+    tool_log = screen.tool_log
+    match event:
+        case TurnStarted():
+            pass  # the user's input is already shown by input_started
+        case TextDelta(text=text):
+            transcript.append_text(text)
+        case ReasoningDelta(text=text):
+            transcript.append_reasoning(text)
+        case MessageAdded(message=message):
+            if message.role == "assistant":
+                transcript.end_stream()
+        case ToolCallScheduled(call_id=call_id, tool=tool, key_argument=key_argument):
+            transcript.add_tool_call(call_id, tool, key_argument)
+            tool_log.add_call(call_id, tool, key_argument)
+        case ToolCallAwaitingApproval(call_id=call_id, reasons=reasons):
+            if (view := transcript.tool_call(call_id)) is not None:
+                view.set_status(ToolStatus.AWAITING_APPROVAL, reasons)
+            tool_log.set_status(call_id, ToolStatus.AWAITING_APPROVAL)
+        case ToolCallExecuting(call_id=call_id):
+            if (view := transcript.tool_call(call_id)) is not None:
+                view.set_status(ToolStatus.EXECUTING)
+            tool_log.set_status(call_id, ToolStatus.EXECUTING)
+        case ToolCallFinished(call_id=call_id, status=status, duration_ms=duration_ms, diff=diff):
+            if (view := transcript.tool_call(call_id)) is not None:
+                view.show_result(
+                    status, event.result, diff=diff, duration_ms=duration_ms, key_argument=event.key_argument
+                )
+            tool_log.set_status(call_id, status, duration_ms, diff if status is ToolStatus.SUCCESS else None)
+        case TodosChanged(todos=todos):
+            screen.todo_pane.set_todos(todos)
+            if todos:  # a resumed or new session without todos is not news for the transcript
+                transcript.add_todos(todos)
+        case HistoryRestored():
+            # The conversation was replaced: show the resumed one (the command's own result follows).
+            history = RestoredHistory(event)
+            shown = transcript.show_history(history)
+            tool_log.show_stored(history.stored_calls(RESTORED_ROWS), after=shown)
+        case CommandResult(command="/resume", ok=True, data={"sessions": list(sessions)}) if sessions:
+            now = screen.clock()
+            transcript.add_command_result(event, now=now)
+            _pick_session(screen, sessions, now)
+        case CommandResult(command="/new" | "/clear", ok=True):
+            # A new, empty session: no call, no todo, no context yet (as at start-up).
+            transcript.clear()
+            tool_log.clear()
+            screen.todo_pane.set_todos([])
+            screen.status.context_used = 0
+            transcript.add_command_result(event)
+        case CommandResult(command="/rewind", ok=True, data={"points": list(points)}) if points:
+            transcript.add_command_result(event)
+            _pick_rewind(screen, points)
+        case CommandResult(command="/rewind", ok=True, data={"prompt_text": str(request), "messages": list(kept)}):
+            entries = tuple(RestoredEntry("message", record) for record in kept)
+            transcript.show_history(RestoredHistory(HistoryRestored.of("", entries)))
+            transcript.add_command_result(event)
+            screen.prompt.input.set_text(request)
+        case CommandResult(ok=True, data={"copy_text": str(copied)}):
+            screen.app.copy_to_clipboard(copied)
+            transcript.add_command_result(event)
+        case CommandResult(ok=True, data={"exit": True}):
+            screen.app.exit(0)
+        case CommandResult(command="/theme", ok=True, data={"theme": str(theme)}):
+            screen.apply_theme(theme)
+            transcript.add_command_result(event)
+        case CommandResult(command="/help", data=data):
+            commands = [(item["usage"], item["summary"]) for item in data.get("commands", [])]
+            transcript.add_help(commands)
+        case CommandResult():
+            transcript.add_command_result(event)
+        case ModeChanged(mode=mode):
+            screen.mode_changed(mode)
+        case ModelChanged(model=model):
+            screen.status.model = model
+        case UsageUpdated(context_tokens=used, context_window=window):
+            screen.status.context_used = used
+            screen.status.context_window = window
+        case ContextCompacted(tokens_before=before, tokens_after=after):
+            transcript.add_notice(compaction_text(before, after))
+        case LoopDetected():
+            pass  # the turn ends on it, and the ErrorEvent that ends it says so: shown once, there
+        case VerificationStarted(command=command, attempt=attempt):
+            transcript.add_notice(f"auto-verify: running {command} (attempt {attempt})")
+        case VerificationFinished(command=command, outcome=outcome, reason=reason, output_tail=tail):
+            summary = f"auto-verify {outcome}: {command} — {reason}"
+            transcript.add_notice(summary if outcome == "passed" or not tail else f"{summary}\n{tail}",
+                                  "info" if outcome == "passed" else "warning")
+        case SubagentEvent(parent_call_id=parent, event=inner):
+            # Its tool calls show nested under the task call; its text arrives as the task's result.
+            if (view := transcript.tool_call(parent)) is not None:
+                view.subagent_event(inner)
+            tool_log.subagent_event(parent, inner)
+        case Notice(text=text, level=level):
+            transcript.add_notice(text, level)
+        case SlashCommandsChanged(commands=commands):
+            screen.prompt.slash_commands = [tuple(command) for command in commands]
+        case ErrorEvent(message=message):
+            transcript.add_notice(message, "error")
+        case TurnFinished(reason=reason):
+            transcript.end_stream()
+            if reason == "cancelled":
+                transcript.add_notice("interrupted", "interrupted")
+
+
+def _pick_session(screen: SessionScreen, sessions: list[dict[str, object]], now: datetime) -> None:
+    """``/resume`` with no id: a picker of the recent sessions; choosing one resumes it."""
+    from coder_tui.screens.session_picker import SessionPickerScreen
+
+    def chosen(session_id: str | None) -> None:
+        if session_id:
+            screen.link.submit(f"/resume {session_id}")
+
+    screen.app.push_screen(SessionPickerScreen(sessions, now), callback=chosen)
+
+
+def _pick_rewind(screen: SessionScreen, points: list[dict[str, object]]) -> None:
+    """``/rewind`` with no number: a picker of the requests; choosing one rewinds to it."""
+    from coder_tui.screens.rewind_picker import RewindPickerScreen
+
+    def chosen(number: int | None) -> None:
+        if number is not None:
+            screen.link.submit(f"/rewind {number}")
+
+    screen.app.push_screen(RewindPickerScreen(points), callback=chosen)
