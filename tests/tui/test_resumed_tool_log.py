@@ -4,6 +4,8 @@ after the conversation, above any call that started meanwhile."""
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from textual.pilot import Pilot
@@ -45,6 +47,15 @@ def test_the_log_gets_the_last_calls_oldest_first_with_how_each_ended() -> None:
     assert len(history.stored_calls(100)) == 6
 
 
+@asynccontextmanager
+async def tool_log_of(workspace: Path, server: ScriptedServer) -> AsyncIterator[tuple[Pilot[object], ToolLog]]:
+    """The app running, its engine ready, and its tool-event log."""
+    app = make_app(workspace, server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        yield pilot, app.session.tool_log
+
+
 def shown(log: ToolLog) -> list[str]:
     """The call ids the log shows, top down: a resumed session's lines, then the rows."""
     stored = [call.call_id for lines in log.query(StoredCallLines) for call in lines.calls]
@@ -54,10 +65,7 @@ def shown(log: ToolLog) -> list[str]:
 async def test_restored_calls_come_a_frame_later_above_a_call_started_meanwhile(
     workspace: Path, scripted_server: ScriptedServer
 ) -> None:
-    app = make_app(workspace, scripted_server)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await ready(pilot)
-        log = app.session.tool_log
+    async with tool_log_of(workspace, scripted_server) as (pilot, log):
         log.show_stored([StoredCall(f"c{n}", "read", f"f{n}.py", ToolStatus(status)) for n, status in
                          enumerate(("success", "error", "cancelled"))])
         log.add_call("live", "bash", "ls")
@@ -80,10 +88,7 @@ async def test_restored_calls_wait_for_the_conversation_to_be_drawn(
 ) -> None:
     import asyncio
 
-    app = make_app(workspace, scripted_server)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await ready(pilot)
-        log = app.session.tool_log
+    async with tool_log_of(workspace, scripted_server) as (pilot, log):
         conversation_drawn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         log.show_stored([StoredCall("c0", "read", "f0.py", ToolStatus.SUCCESS)], after=conversation_drawn)
         await next_frames(pilot)
@@ -96,10 +101,7 @@ async def test_restored_calls_wait_for_the_conversation_to_be_drawn(
 async def test_the_resumed_sessions_calls_go_first_when_the_log_is_full(
     workspace: Path, scripted_server: ScriptedServer
 ) -> None:
-    app = make_app(workspace, scripted_server)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await ready(pilot)
-        log = app.session.tool_log
+    async with tool_log_of(workspace, scripted_server) as (pilot, log):
         log.show_stored([StoredCall(f"c{n}", "read", f"f{n}.py", ToolStatus.SUCCESS) for n in range(3)])
         await next_frames(pilot)
         for n in range(MAX_ROWS - 3):
