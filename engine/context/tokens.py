@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from engine.context.running_sums import RunningSums
+
 if TYPE_CHECKING:
     from engine.messages import Message
 
@@ -222,13 +224,11 @@ class TokenCounter:
         self._reset_caches()
 
     def _reset_caches(self) -> None:
-        self._counted: list[Message] = []
-        self._cumulative: list[int] = []
+        self._exact = RunningSums()  # the exact counts of the history counted so far
         self._known: dict[int, tuple[Message, int]] = {}
         self._system: tuple[str, int] = ("", 0)
         self._tools: tuple[object, int] | None = None
-        self._bounded: list[Message] = []  # as ``_counted``, for the byte bounds
-        self._bound_sums: list[int] = []
+        self._bounds = RunningSums()  # the byte bounds of the history bounded so far
         self._tools_bytes: tuple[object, int] = (None, 0)
 
     @property
@@ -279,17 +279,18 @@ class TokenCounter:
         once, so this costs only the messages new since the last call."""
         if not messages and not system:
             return 0
-        counted, exact = self._exact_prefix(messages)
+        counted = self._exact.summed_prefix(messages)
+        exact = self._exact.total(counted)
         rest = 0
         if len(messages) > counted:
-            sums = self._byte_sums(messages)
-            rest = sums[len(messages) - 1] - (sums[counted - 1] if counted else 0)
+            self._bounds.update(messages, _byte_bound)
+            rest = self._bounds.total(len(messages)) - self._bounds.total(counted)
         fixed = self._system_bound(system) + self._tools_bound(tools) + REPLY_PRIMING
         return fixed + exact + rest + max(0, self._correction)
 
     def uncounted(self, messages: Sequence[Message]) -> list[Message]:
         """The messages of ``messages`` whose count is not known yet."""
-        counted, _ = self._exact_prefix(messages)
+        counted = self._exact.summed_prefix(messages)
         known = self._known
         return [m for m in messages[counted:] if (k := known.get(id(m))) is None or k[0] is not m]
 
@@ -301,33 +302,6 @@ class TokenCounter:
         """Takes the counts ``measure`` found for ``messages``: counting them again is a look-up."""
         for message, count in zip(messages, counts, strict=True):
             self._known[id(message)] = (message, count)
-
-    def _exact_prefix(self, messages: Sequence[Message]) -> tuple[int, int]:
-        """How many leading messages ``total`` has counted, and their tokens."""
-        k = min(len(messages), len(self._counted))
-        if k and messages[0] is self._counted[0] and messages[k - 1] is self._counted[k - 1]:
-            return k, self._cumulative[k - 1]
-        return 0, 0
-
-    def _byte_sums(self, messages: Sequence[Message]) -> list[int]:
-        """Running sums of the messages' byte bounds, kept like ``_messages_total``'s counts: at least as long as
-        ``messages``, of which it is the sums."""
-        n, k = len(messages), len(self._bounded)
-        if k and n and messages[0] is self._bounded[0]:
-            if n >= k and messages[k - 1] is self._bounded[k - 1]:
-                running = self._bound_sums[-1]
-                for message in messages[k:]:
-                    running += _byte_bound(message)
-                    self._bounded.append(message)
-                    self._bound_sums.append(running)
-                return self._bound_sums
-            if n < k and messages[n - 1] is self._bounded[n - 1]:
-                return self._bound_sums
-        self._bounded, self._bound_sums, running = list(messages), [], 0
-        for message in messages:
-            running += _byte_bound(message)
-            self._bound_sums.append(running)
-        return self._bound_sums
 
     def _system_bound(self, system: str) -> int:
         if not system:
@@ -404,29 +378,16 @@ class TokenCounter:
         return self._system[1]
 
     def _messages_total(self, messages: Sequence[Message]) -> int:
-        n, k = len(messages), len(self._counted)
-        if n == 0:
-            return 0
-        if k and messages[0] is self._counted[0]:
-            # The same history grown at the end (the usual step) or a prefix of it (the request before an answer).
-            if n >= k and messages[k - 1] is self._counted[k - 1]:
-                for message in messages[k:]:
-                    self._counted.append(message)
-                    self._cumulative.append(self._cumulative[-1] + self.count_message(message))
-                return self._cumulative[-1]
-            if n < k and messages[n - 1] is self._counted[n - 1]:
-                return self._cumulative[n - 1]
-        # A different history: start again from it, keeping only the counts of messages it still holds.
-        self._counted, self._cumulative, running = [], [], 0
-        known: dict[int, tuple[Message, int]] = {}
-        for message in messages:
-            count = self.count_message(message)
-            known[id(message)] = (message, count)
-            running += count
-            self._counted.append(message)
-            self._cumulative.append(running)
-        self._known = known
-        return running
+        fresh: dict[int, tuple[Message, int]] = {}
+
+        def count(message: Message) -> int:
+            fresh[id(message)] = (message, counted := self.count_message(message))
+            return counted
+
+        if self._exact.update(messages, count):
+            # A different history: only the counts of messages it still holds are kept.
+            self._known = fresh
+        return self._exact.total(len(messages))
 
     def _measure(self, message: Message) -> int:
         count = TOKENS_PER_MESSAGE + self.count_text(message.role) + self.count_text(message.content or "")
