@@ -147,10 +147,15 @@ class Transcript(SizedByLayout, VerticalScroll):
             # They will overflow: laid out beside the scrollbar at once, not first without it and then again, all
             # of them narrower, once it appears.
             self.show_vertical_scrollbar = True
-        group = ExchangeGroup(*self._build(shown))
+        group = ExchangeGroup()
+        group.entries = entries = self._build(shown)
         self._groups.append(group)
         self._update_elided_line()
-        drawn = mount_held(self, [group])
+        # The group, then its entries as a mount of their own: an entry added to the group meanwhile (the command's
+        # result, in the same read of the pipe) is mounted after them (given to the group's constructor, they were
+        # composed after it).
+        self.mount(group)
+        drawn = mount_held(group, entries)
         drawn.add_done_callback(lambda _: self._history_drawn.set())
         drawn.add_done_callback(lambda _: self._load_older_if_at_top())
         return drawn

@@ -67,6 +67,32 @@ async def test_resume_shows_the_resumed_sessions_calls_and_context(
         assert app.session.status.context_used > 1000  # system prompt, tools and the 4 messages
 
 
+async def test_resume_shows_its_result_below_the_resumed_conversation(
+    workspace: Path, scripted_server: ScriptedServer
+) -> None:
+    """The resumed conversation is mounted in one go (held); the command's result, arriving with it in one read of
+    the engine's pipe, still comes after it."""
+    from coder_tui.widgets.command_output import CommandOutput
+    from coder_tui.widgets.user_message import UserMessage
+    from engine.events import CommandResult, HistoryRestored
+    from engine.restored import RestoredEntry
+
+    history = HistoryRestored.of("s1", [
+        RestoredEntry("message", {"role": "user", "content": "look at util"}),
+        RestoredEntry("message", {"role": "assistant", "content": "read it"}),
+    ])
+    app = make_app(workspace, scripted_server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        app.session.show_event(history)
+        app.session.show_event(CommandResult.slash("/resume", "resumed session s1", session_id="s1"))
+        await settle(pilot)
+        shown = list(app.session.transcript.walk_children(with_self=False))  # in the order they are drawn
+        (result,) = [w for w in shown if isinstance(w, CommandOutput)]
+        (request,) = [w for w in shown if isinstance(w, UserMessage)]
+        assert shown.index(request) < shown.index(result)
+
+
 async def test_continue_shows_the_context_of_the_session_it_resumes(
     workspace: Path, scripted_server: ScriptedServer
 ) -> None:
