@@ -5,7 +5,6 @@ It is the ``SessionView`` the engine link reports to, and renders every engine e
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import time
 from collections.abc import Callable
@@ -19,9 +18,9 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.worker import WorkerCancelled, WorkerFailed
 
 from coder_tui.between_keys import run_between_keys
+from coder_tui.markdown_preload import markdown_steps
 from coder_tui.bindings import bindings_for
 from coder_tui.gc_pacing import CollectionPacer
 from coder_tui.history import InputHistory
@@ -127,7 +126,6 @@ class SessionScreen(Screen[None]):
             self._held.clear()
             self._typed_ahead = True
         self.link.attach(self)
-        self.transcript.history_expected = self.link.opens_session
         # The link starts once the first frame is on screen, so the prompt takes keys at once.
         self.call_after_refresh(self.run_worker, self._start_link(), group="engine-link")
         self.call_after_refresh(self._collector.settle)
@@ -143,17 +141,13 @@ class SessionScreen(Screen[None]):
         loading = [partial(importlib.import_module, module) for module in EVENT_MODULES]
         if self.link.opens_session:
             # A resumed conversation is waiting in the pipe, and it is what the user waits for: the link starts at
-            # once (waiting for gaps between keys put it 0.3 s later on a loaded machine).
+            # once (waiting for gaps between keys put it 0.3 s later on a loaded machine). The highlighter waits
+            # for the conversation to be drawn: it does not need it.
             for step in starting:
                 step()
-            await run_between_keys(self, loading)
+            await run_between_keys(self, [*loading, *markdown_steps(self.transcript.history_drawn)])
         else:
-            # Once the start-up preloads running in threads (workers of the group "preload": the transcript's
-            # Markdown) are done: a thread contending for the interpreter lock made the steps and the keys slower.
-            for worker in [worker for worker in self.app.workers if worker.group == "preload"]:
-                with contextlib.suppress(WorkerCancelled, WorkerFailed):
-                    await worker.wait()
-            await run_between_keys(self, [*starting, *loading])
+            await run_between_keys(self, [*starting, *loading, *markdown_steps()])
 
     def on_unmount(self) -> None:
         self._collector.close()

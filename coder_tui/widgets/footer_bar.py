@@ -19,6 +19,8 @@ from textual.widget import Widget
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey, FooterLabel, KeyGroup
 
+from coder_tui.held_mount import mount_held
+
 # What one footer item shows: a key (key, display, description, action, enabled, tooltip), or a group of keys under
 # one description. Equal items are drawn the same.
 KeyItem = tuple[str, str, str, str, bool, str]
@@ -74,7 +76,9 @@ class FooterBar(Footer):
             self.remove_children(gone)
         added = [widget for widgets in built for widget in widgets]
         if added:
-            self.mount_all(added, before=following)
+            # Held: the keys (and a group's own keys, mounted a turn later) are laid out and drawn in one frame, not
+            # one frame per turn of their mounting.
+            mount_held(self, added, before=following)
 
     def _footer_items(self) -> Iterator[FooterItem]:
         """What ``Footer.compose`` shows, as comparable items."""

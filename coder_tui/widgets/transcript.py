@@ -12,20 +12,18 @@ that fill the transcript (at most ``RESUMED_ENTRIES``), mounted in one go with t
 they are laid out and drawn in one frame (``held_mount``); older ones ``OLDER_BATCH`` at a time when the user
 scrolls to the top. Pruned history entries go back to that lazy list, so scrolling up shows them again.
 
-The Markdown widgets (and their parser) are imported after the first frame, in a thread: the empty screen does not
-need them and start-up is shorter without. So are the other entries' widgets (``SessionScreen`` preloads them).
+The Markdown widgets (and their parser) are imported after the first frame, a module at a time between keys
+(``markdown_preload``): the empty screen does not need them and start-up is shorter without. So are the other
+entries' widgets (``SessionScreen`` loads both).
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib
-import threading
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal
 
-from textual import work
 from textual.containers import VerticalGroup, VerticalScroll
 from textual.content import Content
 from textual.widget import Widget
@@ -49,8 +47,6 @@ MAX_ENTRIES = 120
 RESUMED_ENTRIES = 30
 # Older entries of a resumed conversation are built this many at a time, as the user scrolls up to them.
 OLDER_BATCH = 30
-# The longest the code highlighter waits to load while a resumed conversation is expected and not drawn yet.
-HIGHLIGHTER_WAIT_S = 3.0
 
 
 class ExchangeGroup(SizedByLayout, UniformLines, VerticalGroup):
@@ -93,27 +89,15 @@ class Transcript(SizedByLayout, VerticalScroll):
         self._elided_line = Static("", classes="elided")
         # A resumed history's entries not built yet, oldest first, and the factory of each history entry built.
         self._older: PendingEntries | None = None
-        # Set before the first frame when the session opens with a resumed conversation, which is then drawn first.
-        self.history_expected = False
-        self._history_drawn = threading.Event()
+        self._history_drawn = asyncio.Event()
         self._factory_of: dict[Widget, EntryFactory] = {}
 
     def on_mount(self) -> None:
         self.anchor()
-        self.call_after_refresh(self._preload_markdown)
 
-    @work(thread=True, group="preload")
-    def _preload_markdown(self) -> None:
-        # With the Markdown renderer and the code highlighter: loading them mid-stream stalls the screen.
-        for module in ("coder_tui.widgets.assistant_message", "coder_tui.widgets.reasoning_block"):
-            importlib.import_module(module)
-        if self.history_expected:
-            # The highlighter is not needed to draw a resumed conversation (unless it shows code: it is then loaded
-            # as it renders): loading it meanwhile, holding the interpreter's lock, would delay that frame.
-            self._history_drawn.wait(HIGHLIGHTER_WAIT_S)
-        from textual.highlight import highlight
-
-        highlight("pass", language="python")  # the first lookup of a lexer loads Pygments' registry
+    async def history_drawn(self) -> None:
+        """Returns once a resumed conversation is on screen."""
+        await self._history_drawn.wait()
 
     @property
     def entries(self) -> list[Widget]:

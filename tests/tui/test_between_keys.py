@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
@@ -40,3 +42,35 @@ async def test_steps_run_in_order_each_finished_before_the_next() -> None:
         while "end" not in app.done:
             await pilot.pause(0.01)
         assert app.done == ["one", "awaited", "mounted", "end"]
+
+
+def test_markdown_steps_skip_a_missing_stepping_stone_and_end_with_the_highlighter(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A third-party module named as a stepping stone may be laid out differently in another release: it is
+    skipped, and the widgets' own import (which must succeed) loads the rest."""
+    from coder_tui import markdown_preload
+
+    monkeypatch.setattr(markdown_preload, "STEPPING_STONES", ("no_such_module.anywhere", "markdown_it"))
+    warmed: list[str] = []
+    monkeypatch.setattr(markdown_preload, "warm_highlighter", lambda: warmed.append("python"))
+    steps = markdown_preload.markdown_steps()
+    for step in steps:
+        step()
+    assert len(steps) == 2 + len(markdown_preload.WIDGET_MODULES) + 1
+    assert warmed == ["python"]
+
+
+async def test_the_highlighter_waits_for_a_resumed_conversation_then_warms(monkeypatch: pytest.MonkeyPatch) -> None:
+    from coder_tui import markdown_preload
+
+    drawn = asyncio.Event()
+    warmed: list[bool] = []
+    monkeypatch.setattr(markdown_preload, "warm_highlighter", lambda: warmed.append(drawn.is_set()))
+    (*_, last) = markdown_preload.markdown_steps(drawn.wait)
+    waiting = asyncio.ensure_future(last())
+    await asyncio.sleep(0.01)
+    assert warmed == []
+    drawn.set()
+    await waiting
+    assert warmed == [True]

@@ -63,6 +63,27 @@ async def test_footer_mounts_only_the_key_that_changed(workspace: Path, scripted
         assert list(footer.children) == before
 
 
+async def test_new_footer_keys_are_drawn_in_one_frame_once_all_of_them_are_mounted(
+    workspace: Path, scripted_server: ScriptedServer
+) -> None:
+    """A group's keys mount a turn after the group: drawn as they mounted, the footer took five layouts of the
+    screen right after the first frame, while the first keys typed waited. The screen's updates are held until the
+    new keys are mounted (``held_mount``)."""
+    app = make_app(workspace, scripted_server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        footer = app.session.query_one(FooterBar)
+        items = list(footer._footer_items())
+        group = ("group", (("f7", "F7", "One", "app.bell", True, ""), ("f8", "F8", "Two", "app.bell", True, "")),
+                 "Both", False)
+        footer._footer_items = lambda: iter([group, *items])  # type: ignore[method-assign]
+        footer._update_keys()
+        assert app._batch_count > 0
+        await wait_until(pilot, lambda: {"f7", "f8"} <= footer_keys(app).keys(), "the new keys")
+        await wait_until(pilot, lambda: app._batch_count == 0, "the screen's updates to be released")
+        assert all(key.is_mounted for key in footer_keys(app).values())
+
+
 def test_a_lone_escape_is_reported_when_its_wait_ends(monkeypatch: pytest.MonkeyPatch) -> None:
     """The input thread selects until the escape wait is due (not for its idle poll) while an Esc is pending."""
     waits: list[float | None] = []

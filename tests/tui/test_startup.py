@@ -4,7 +4,8 @@ message types before its first frame (a few hundred dataclasses: they load after
 
 Runs in a fresh interpreter (the test process has long imported everything) with an import hook that records any
 import of openai, tiktoken, tree-sitter or pydantic made before the first frame reaches the terminal, and checks
-that none is imported at all after the engine process has loaded and answered an input.
+that none is imported at all after the engine process has loaded and answered an input. The Markdown renderer and
+the highlighter load after the first frame on the app's own thread (steps between keys), never in a thread.
 """
 
 from __future__ import annotations
@@ -17,18 +18,22 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 PROBE = r"""
-import importlib.abc, json, sys
+import importlib.abc, json, sys, threading
 from pathlib import Path
 
 HEAVY = ("openai", "tiktoken", "tree_sitter", "pydantic", "httpx")
 PROTOCOL = ("engine.events", "engine.protocol", "engine.interaction")
-state = {"frames": 0, "heavy_before_first_frame": [], "heavy_at_first_frame": [], "protocol_at_first_frame": []}
+MARKDOWN = ("markdown_it", "pygments")
+state = {"frames": 0, "heavy_before_first_frame": [], "heavy_at_first_frame": [], "protocol_at_first_frame": [],
+         "markdown_off_the_main_thread": []}
 
 
 class Guard(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
         if name.split(".")[0] in HEAVY and state["frames"] == 0:
             state["heavy_before_first_frame"].append(name)
+        if name.split(".")[0] in MARKDOWN and threading.current_thread() is not threading.main_thread():
+            state["markdown_off_the_main_thread"].append(name)
         return None
 
 
@@ -62,6 +67,10 @@ async def pilot(pilot):
         await pilot.pause(0.01)
     state["input_ran"] = True
     state["heavy_in_ui_process"] = sorted(m for m in sys.modules if m.split(".")[0] in HEAVY)
+    # The Markdown renderer and the code highlighter load after the first frame, as steps between keys.
+    while "pygments.lexers.python" not in sys.modules:
+        await pilot.pause(0.01)
+    state["markdown_loaded"] = "coder_tui.widgets.assistant_message" in sys.modules
     app.exit()
 
 
@@ -91,3 +100,6 @@ def test_prompt_takes_keys_before_heavy_engine_imports(tmp_path: Path) -> None:
     assert state["prompt_text"] == "hi"
     assert state["engine_loaded"] and state["input_ran"]
     assert state["heavy_in_ui_process"] == []
+    # Loaded in a thread, the Markdown renderer held the interpreter's lock against the first keys typed.
+    assert state["markdown_loaded"]
+    assert state["markdown_off_the_main_thread"] == []
