@@ -25,7 +25,9 @@ from coder_tui.screens.session import SessionScreen
 from engine.signals import install_ending_signals
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
     from textual.driver import Driver
+    from textual.screen import Screen
 
     from coder_tui.engine_process import EngineProcesses
 
@@ -66,6 +68,8 @@ class CoderApp(App[int]):
         self._ctrl_c_armed = False
         # When the last key arrived: the session screen keeps its pauses (garbage collection) for when typing stops.
         self.last_key_at = 0.0
+        # When the last frame was written: start-up's steps run just after the frame that showed a key.
+        self.last_frame_at = 0.0
         self.attention = Attention(self)
 
     @property
@@ -79,6 +83,11 @@ class CoderApp(App[int]):
 
             return PromptEscapeDriver
         return driver
+
+    def _display(self, screen: Screen[object], renderable: RenderableType | None) -> None:
+        super()._display(screen, renderable)
+        if renderable is not None and not self._batch_count:
+            self.last_frame_at = time.monotonic()
 
     def get_default_screen(self) -> SessionScreen:
         # The session is the default screen (not pushed later), so keys typed ahead of start-up reach the prompt.

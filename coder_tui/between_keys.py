@@ -2,9 +2,11 @@
 
 What the first frame does without (the modules that render the engine's events, the link to the engine) is still
 work, tens of milliseconds of it, due while the user may already be typing. A step runs on the app's own
-thread once the screen has drawn what is pending, and only just after a key was handled (the next key is most
-likely a typing interval away) or when no key has come for a while: a step short enough to fit between two keys
-then delays none. In a thread instead, the same imports took the interpreter lock from each key's handling several
+thread once the screen has drawn what is pending, and only just after the frame that showed the last key (the next
+key is most likely a typing interval away) or when no key has come for a while: a step short enough to fit between
+two keys then delays none. A key that has arrived but is not drawn yet holds the steps back: run before its
+handling, a step would delay that very key (the app stamps ``last_key_at`` as a key arrives, from the terminal's
+input thread, and ``last_frame_at`` as it writes a frame). In a thread instead, the same imports took the interpreter lock from each key's handling several
 times over (the keys of the first second were drawn 60-150 ms late on a loaded machine).
 """
 
@@ -17,7 +19,7 @@ from collections.abc import Callable, Iterable
 
 from textual.screen import Screen
 
-# A key that arrived this recently has just been handled: the gap before the next one starts now.
+# A key drawn this recently has just been handled: the gap before the next one starts now.
 JUST_HANDLED_S = 0.008
 # No key for this long: the user is not typing.
 PAUSED_S = 0.05
@@ -43,8 +45,13 @@ async def _gap(screen: Screen[object], begun: float) -> None:
     while True:
         await _idle(screen)
         now = time.monotonic()
-        since_key = now - max(begun, getattr(screen.app, "last_key_at", 0.0))
-        if since_key < JUST_HANDLED_S or since_key > PAUSED_S or now - waiting_since > LONGEST_WAIT_S:
+        arrived = getattr(screen.app, "last_key_at", 0.0)
+        key = max(begun, arrived)
+        # When the last key was drawn (before any key, the start; in an app that does not stamp its frames, the key's
+        # arrival): earlier than the key while it waits to be drawn.
+        drawn = getattr(screen.app, "last_frame_at", key) if arrived > begun else key
+        just_drawn = drawn >= key and now - drawn < JUST_HANDLED_S
+        if just_drawn or now - key > PAUSED_S or now - waiting_since > LONGEST_WAIT_S:
             return
         await asyncio.sleep(POLL_S)
 

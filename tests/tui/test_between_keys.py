@@ -4,6 +4,7 @@ awaiting what a step returns (a mount) before the next one starts."""
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
@@ -74,3 +75,32 @@ async def test_the_highlighter_waits_for_a_resumed_conversation_then_warms(monke
     drawn.set()
     await waiting
     assert warmed == [True]
+
+
+class Stamped(App[None]):
+    """An app that stamps its keys' arrival and its frames, as ``CoderApp`` does."""
+
+    last_key_at = 0.0
+    last_frame_at = 0.0
+
+    def compose(self) -> ComposeResult:
+        yield Static("first frame")
+
+
+async def test_a_step_waits_while_a_key_that_arrived_is_not_drawn_yet() -> None:
+    """Run before the key's own handling, a step delayed that very key (the keys typed right after the first echo
+    waited for an import of tens of milliseconds)."""
+    from coder_tui import between_keys
+
+    app = Stamped()
+    async with app.run_test() as pilot:
+        ran: list[float] = []
+        app.last_frame_at = time.monotonic()
+        runner = asyncio.ensure_future(between_keys.run_between_keys(app.screen, [lambda: ran.append(1.0)]))
+        for _ in range(10):  # keys keep arriving, none drawn yet
+            app.last_key_at = time.monotonic()
+            await asyncio.sleep(0.002)
+            assert ran == []
+        app.last_frame_at = time.monotonic()  # their frame
+        await asyncio.wait_for(runner, 1.0)
+        assert ran == [1.0]
