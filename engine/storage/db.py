@@ -24,7 +24,6 @@ from contextlib import contextmanager, suppress
 from datetime import datetime, timezone
 from pathlib import Path
 
-from engine.storage.checkpoints import LAST_RESORT_PAGES, Checkpointer
 from engine.storage.errors import StorageError
 from engine.storage.migrations import MIGRATIONS, Migration
 
@@ -53,7 +52,6 @@ class Database:
         self._conn = connection
         self._lock = threading.RLock()
         self._deferred: list[DeferredWrite] = []
-        self._checkpoints = Checkpointer(path)
 
     @classmethod
     def open(
@@ -86,7 +84,6 @@ class Database:
                 database._check_known(database._read_version(conn), migrations[-1].version)
                 conn.execute("PRAGMA journal_mode = WAL")
                 conn.execute("PRAGMA synchronous = NORMAL")
-                conn.execute(f"PRAGMA wal_autocheckpoint = {LAST_RESORT_PAGES}")  # ``engine.storage.checkpoints``
             database.migrate(migrations)
         except BaseException:
             connection.close()
@@ -103,7 +100,6 @@ class Database:
             try:
                 self.commit_deferred()
             finally:
-                self._checkpoints.close()
                 self._conn.close()
 
     @contextmanager
@@ -136,7 +132,6 @@ class Database:
                 _rollback(conn)
                 self._deferred[:0] = deferred
                 raise
-            self._checkpoints.committed()
 
     def defer(self, write: DeferredWrite) -> None:
         """Runs ``write`` in the next transaction (or ``commit_deferred``), in the order the writes were deferred.
