@@ -172,8 +172,6 @@ def data_files(name: str) -> list[Path]:
     return found
 
 
-
-
 # OpenAI's accounting of chat messages (the cookbook's "How to count tokens with tiktoken"): each message costs 3
 # tokens of framing plus its fields, a name 1 more, and every reply is primed with 3. Tool calls have no published
 # formula; their id/type/function framing is counted as a few tokens, and server usage corrects the rest.
