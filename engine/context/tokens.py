@@ -11,11 +11,7 @@ back to an estimate and the counter says so once (``TokenCounter.take_notice``).
 
 from __future__ import annotations
 
-import base64
-import gzip
-import hashlib
 import importlib.util
-import io
 import json
 import re
 import threading
@@ -24,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from engine.context.bpe_ranks import read_ranks
 from engine.context.running_sums import RunningSums
 
 if TYPE_CHECKING:
@@ -140,7 +137,7 @@ def _build(name: str) -> tuple[Encoder | None, str]:
     problems = []
     for path in data_files(name):
         try:
-            ranks = _read_ranks(path, _SHA256[name])
+            ranks = read_ranks(path, _SHA256[name])
         except (OSError, ValueError) as exc:
             problems.append(f"{path}: {exc}")
             continue
@@ -173,24 +170,6 @@ def data_files(name: str) -> list[Path]:
             if path.is_file():
                 found.append(path)
     return found
-
-
-def _read_ranks(path: Path, sha256: str) -> dict[bytes, int]:
-    """tiktoken's ``.tiktoken`` format: one ``<base64 token> <rank>`` per line, optionally gzipped."""
-    data = path.read_bytes()
-    if path.suffix == ".gz":
-        try:
-            data = gzip.decompress(data)
-        except (gzip.BadGzipFile, EOFError) as exc:
-            raise ValueError(f"not a valid gzip file: {exc}") from exc
-    if hashlib.sha256(data).hexdigest() != sha256:
-        raise ValueError("checksum mismatch (a damaged or different file)")
-    ranks: dict[bytes, int] = {}
-    for line in io.BytesIO(data):  # line by line: no list of every line beside the dict
-        if line.strip():
-            token, rank = line.split()
-            ranks[base64.b64decode(token)] = int(rank)
-    return ranks
 
 
 # OpenAI's accounting of chat messages (the cookbook's "How to count tokens with tiktoken"): each message costs 3

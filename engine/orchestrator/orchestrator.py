@@ -352,6 +352,8 @@ class Orchestrator:
         finally:
             self._task = None
             self._bus.emit(TurnFinished(turn_id, outcome.reason, outcome.error))
+            # After what the turn's end sends has gone out (a front end writes it in the next round of the loop).
+            asyncio.get_running_loop().call_soon(self.store.settle)
         return outcome
 
     async def resume(self, plan: ResumePlan) -> TurnOutcome:

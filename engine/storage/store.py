@@ -91,6 +91,10 @@ class Store:
     def close(self) -> None:
         self.db.close()
 
+    def settle(self) -> None:
+        """At a quiet moment (an input has ended): the database's deferred upkeep (``Database.checkpoint``)."""
+        self.db.checkpoint()
+
     # -- sessions -----------------------------------------------------------------------------------------------
     def create_session(self, *, model: str, mode: str, session_id: str | None = None, title: str = "") -> str:
         session_id = session_id or uuid.uuid4().hex[:12]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import gzip
+import hashlib
 import socket
 import sys
 from pathlib import Path
@@ -10,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from engine.context import tokens
+from engine.context import bpe_ranks, tokens
 from engine.context.tokens import CL100K, ESTIMATE, O200K, LoadedEncoding, TokenCounter, encoding_name_for
 from engine.messages import FunctionCall, Message, ToolCall
 
@@ -124,6 +126,41 @@ def test_a_damaged_data_file_is_not_used(
     encoding = tokens.load_encoding(CL100K)
     assert encoding.encoder is None
     assert encoding.note is not None and "checksum mismatch" in encoding.note and str(damaged) in encoding.note
+
+
+def _ranks_line_by_line(data: bytes) -> dict[bytes, int]:
+    """The ``.tiktoken`` format read as tiktoken's own loader reads it."""
+    ranks = {}
+    for line in data.splitlines():
+        if line:
+            token, rank = line.split()
+            ranks[base64.b64decode(token)] = int(rank)
+    return ranks
+
+
+def test_ranks_read_in_slices_are_the_files_ranks(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # Slices of a few lines: every way a slice can end (mid-line, at a line's end, at the file's end) is met.
+    monkeypatch.setattr(bpe_ranks, "SLICE_BYTES", 7)
+    data = b"".join(base64.b64encode(bytes([n, n + 1] * (n % 5 + 1))) + b" %d\n" % n for n in range(200))
+    for text in (data, data.rstrip(b"\n")):
+        path = tmp_path / "ranks.tiktoken"
+        path.write_bytes(text)
+        assert bpe_ranks.read_ranks(path, hashlib.sha256(text).hexdigest()) == _ranks_line_by_line(data)
+
+
+def test_cl100k_ranks_read_in_slices_are_its_files_ranks() -> None:
+    real = tokens.data_files(CL100K)[0]
+    raw = real.read_bytes()
+    expected = _ranks_line_by_line(gzip.decompress(raw) if real.suffix == ".gz" else raw)
+    assert bpe_ranks.read_ranks(real, tokens._SHA256[CL100K]) == expected
+
+
+def test_a_rank_file_with_a_broken_line_is_not_used(tmp_path: Path) -> None:
+    text = b"aGVsbG8= 0\nd29ybGQ=\n"
+    path = tmp_path / "ranks.tiktoken"
+    path.write_bytes(text)
+    with pytest.raises(ValueError, match="not a token and its rank"):
+        bpe_ranks.read_ranks(path, hashlib.sha256(text).hexdigest())
 
 
 def test_without_tiktoken_counting_estimates(monkeypatch: pytest.MonkeyPatch, fresh_cache: None) -> None:

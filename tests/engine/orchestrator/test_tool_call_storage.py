@@ -3,6 +3,7 @@ the call runs, so a process killed while a tool runs still finds its request and
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shlex
 import sys
@@ -12,6 +13,7 @@ import pytest
 
 from engine.events import ToolCallFinished
 from engine.modes import Mode
+from engine.storage import db as db_module
 from tests.support.fakes import make_orchestrator
 from tests.support.scenario import reply, text, tool_call
 from tests.support.scripted_server import ScriptedServer
@@ -66,3 +68,13 @@ async def test_the_request_and_permission_rows_are_committed_before_the_tool_run
     assert permissions == [["call_peek", "allow"]]
     (entry,) = orchestrator.store.audit_entries(orchestrator.session_id)
     assert entry.call_id == "call_peek" and entry.completed_at is not None
+
+
+async def test_the_log_is_checkpointed_once_the_input_has_ended(
+    tmp_path: Path, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(db_module, "CHECKPOINT_AFTER_COMMITS", 1)
+    seen = await statements_of_a_turn(tmp_path / "ws", scripted_server, 3, Mode.YOLO)
+    assert not any("checkpoint" in statement for statement in seen)
+    await asyncio.sleep(0)  # the round of the loop after the input's end
+    assert [statement for statement in seen if "checkpoint" in statement] == ["PRAGMA wal_checkpoint(PASSIVE)"]

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from engine.messages import Message
+from engine.storage import db as db_module
 from engine.storage.db import Database, database_path
 from engine.storage.errors import StorageError
 from engine.storage.migrations import MIGRATIONS, Migration
@@ -206,3 +207,43 @@ def test_a_folder_where_the_database_should_be_is_reported(workspace: Path) -> N
     database_path(workspace).mkdir(parents=True)
     with pytest.raises(StorageError, match="cannot open"):
         Store.open(workspace, environ={})
+
+
+def sessions_in_the_database_file(path: Path) -> int:
+    """The sessions the database file itself holds, its log left aside (what checkpoints have copied into it)."""
+    conn = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True)
+    try:
+        return int(conn.execute("SELECT COUNT(*) FROM sessions").fetchone()[0])
+    except sqlite3.OperationalError:  # not even the schema is there yet
+        return 0
+    finally:
+        conn.close()
+
+
+def test_a_commit_checkpoints_the_log_only_as_a_last_resort(workspace: Path) -> None:
+    db = Database.open(database_path(workspace))
+    try:
+        with db.read() as conn:
+            assert conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == db_module.LAST_RESORT_PAGES
+    finally:
+        db.close()
+
+
+def test_checkpoint_copies_the_log_once_enough_commits_have_gathered(
+    monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    monkeypatch.setattr(db_module, "CHECKPOINT_AFTER_COMMITS", 5)
+    path = database_path(workspace)
+    db = Database.open(path)  # a new file: its migration is one commit
+    store = Store(db, redactor=Redactor(environ={}))
+    try:
+        for number in range(2):
+            store.create_session(model="m", mode="default", session_id=f"s{number}")
+        db.checkpoint()
+        assert sessions_in_the_database_file(path) == 0
+        for number in range(2, 4):
+            store.create_session(model="m", mode="default", session_id=f"s{number}")
+        db.checkpoint()
+        assert sessions_in_the_database_file(path) == 4
+    finally:
+        db.close()
