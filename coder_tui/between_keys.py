@@ -29,18 +29,29 @@ POLL_S = 0.003
 LONGEST_WAIT_S = 0.5
 
 
+class WhenPaused:
+    """A step too long for the gap between two keys (tens of milliseconds in one piece, nothing waiting on it):
+    it runs only once the user pauses, however long they type."""
+
+    def __init__(self, step: Callable[[], object]) -> None:
+        self.step = step
+
+    def __call__(self) -> object:
+        return self.step()
+
+
 async def run_between_keys(screen: Screen[object], steps: Iterable[Callable[[], object]]) -> None:
     """Runs each step (awaiting what it returns, if anything) in a gap between keys. Call it once the first frame
     is drawn: keys typed before it count as a pause, and the first step waits for the next key or for a pause."""
     begun = time.monotonic()
     for step in steps:
-        await _gap(screen, begun)
+        await _gap(screen, begun, paused_only=isinstance(step, WhenPaused))
         result = step()
         if inspect.isawaitable(result):
             await result
 
 
-async def _gap(screen: Screen[object], begun: float) -> None:
+async def _gap(screen: Screen[object], begun: float, *, paused_only: bool = False) -> None:
     waiting_since = time.monotonic()
     while True:
         await _idle(screen)
@@ -51,7 +62,7 @@ async def _gap(screen: Screen[object], begun: float) -> None:
         # arrival): earlier than the key while it waits to be drawn.
         drawn = getattr(screen.app, "last_frame_at", key) if arrived > begun else key
         just_drawn = drawn >= key and now - drawn < JUST_HANDLED_S
-        if just_drawn or now - key > PAUSED_S or now - waiting_since > LONGEST_WAIT_S:
+        if now - key > PAUSED_S or not paused_only and (just_drawn or now - waiting_since > LONGEST_WAIT_S):
             return
         await asyncio.sleep(POLL_S)
 

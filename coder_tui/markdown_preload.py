@@ -18,6 +18,8 @@ import importlib
 from collections.abc import Awaitable, Callable
 from functools import partial
 
+from coder_tui.between_keys import WhenPaused
+
 # Leaves first: each step finds the modules it depends on loaded by the steps before it.
 STEPPING_STONES = (
     "email.message",
@@ -25,12 +27,12 @@ STEPPING_STONES = (
     "pygments.lexer",
     "pygments.lexers",
     "rich.syntax",
-    "rich.markdown",
     "markdown_it.common.utils",
     "markdown_it.rules_inline",
     "markdown_it.helpers",
     "markdown_it.rules_block",
     "markdown_it",
+    "rich.markdown",
 )
 # The widgets themselves: their import must succeed.
 WIDGET_MODULES = (
@@ -62,9 +64,14 @@ async def warm_highlighter_after(drawn: Callable[[], Awaitable[object]]) -> None
     warm_highlighter()
 
 
-def markdown_steps(history_drawn: Callable[[], Awaitable[object]] | None = None) -> list[Callable[[], object]]:
-    """The steps, in order; with ``history_drawn``, the highlighter waits for it."""
+def markdown_imports() -> list[Callable[[], object]]:
+    """The imports, a module a step, in order."""
     steps: list[Callable[[], object]] = [partial(import_if_present, module) for module in STEPPING_STONES]
-    steps += [partial(importlib.import_module, module) for module in WIDGET_MODULES]
-    steps.append(warm_highlighter if history_drawn is None else partial(warm_highlighter_after, history_drawn))
-    return steps
+    return steps + [partial(importlib.import_module, module) for module in WIDGET_MODULES]
+
+
+def highlighter_step(history_drawn: Callable[[], Awaitable[object]] | None = None) -> WhenPaused:
+    """The highlighter's warm-up; with ``history_drawn``, it also waits for that. Its patterns compile in one piece,
+    too long for a gap between keys: it waits for the user to pause (the first code block loads it otherwise)."""
+    return WhenPaused((lambda: warm_highlighter()) if history_drawn is None
+                      else partial(warm_highlighter_after, history_drawn))

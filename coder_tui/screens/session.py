@@ -19,8 +19,8 @@ from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
 
-from coder_tui.between_keys import run_between_keys
-from coder_tui.markdown_preload import markdown_steps
+from coder_tui.between_keys import WhenPaused, run_between_keys
+from coder_tui.markdown_preload import highlighter_step, markdown_imports
 from coder_tui.bindings import bindings_for
 from coder_tui.gc_pacing import CollectionPacer
 from coder_tui.history import InputHistory
@@ -60,6 +60,14 @@ EVENT_MODULES = (
 )
 
 
+def _know_the_protocol() -> None:
+    """The codec walks the protocol's types at its first decode: done here, it is not done in the callback that
+    reads the engine's first line."""
+    from engine.protocol import CODEC
+
+    CODEC.types  # noqa: B018 - the property does the walk
+
+
 class SessionScreen(Screen[None]):
     BINDINGS = bindings_for("screen")
     AUTO_FOCUS = "#prompt-input"
@@ -95,6 +103,8 @@ class SessionScreen(Screen[None]):
         self.status = StatusLine(id="status")
         self.prompt = Prompt(self.workspace, self.history, id="prompt")
         self._collector = CollectionPacer()
+        # Its keys are shown once the user pauses: built right after the first frame, they held up the first keys.
+        self.footer = FooterBar(id="footer", deferred=True)
 
     def compose(self) -> ComposeResult:
         # The layout for the terminal's width, chosen before anything is mounted: a class set on the screen later
@@ -110,7 +120,7 @@ class SessionScreen(Screen[None]):
         yield QueueView(id="queue")
         yield self.status
         yield self.prompt
-        yield FooterBar(id="footer")
+        yield self.footer
 
     def on_mount(self) -> None:
         mode = self.link.mode.value
@@ -135,7 +145,9 @@ class SessionScreen(Screen[None]):
         frame does without them. One step at a time, in the gaps between keys."""
         starting = [
             partial(importlib.import_module, "engine.events"),
+            partial(importlib.import_module, "engine.interaction"),
             partial(importlib.import_module, "engine.protocol"),
+            _know_the_protocol,
             self.link.start,
         ]
         loading = [partial(importlib.import_module, module) for module in EVENT_MODULES]
@@ -145,9 +157,11 @@ class SessionScreen(Screen[None]):
             # for the conversation to be drawn: it does not need it.
             for step in starting:
                 step()
-            await run_between_keys(self, [*loading, *markdown_steps(self.transcript.history_drawn)])
+            await run_between_keys(self, [*loading, *markdown_imports(), WhenPaused(self.footer.show_keys),
+                                          highlighter_step(self.transcript.history_drawn)])
         else:
-            await run_between_keys(self, [*starting, *loading, *markdown_steps()])
+            await run_between_keys(self, [*starting, *loading, *markdown_imports(), WhenPaused(self.footer.show_keys),
+                                          highlighter_step()])
 
     def on_unmount(self) -> None:
         self._collector.close()

@@ -30,10 +30,13 @@ FooterItem = tuple[str, tuple[KeyItem, ...], str, bool]
 class FooterBar(Footer):
     """Docked at the bottom; bindings come from the focused widget chain."""
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, deferred: bool = False) -> None:
+        """``deferred``: the keys are first shown when ``show_keys`` is called, not as soon as the bindings are
+        known (right after the first frame, when the first keys typed would wait for them)."""
         super().__init__(show_command_palette=False, id=id)
         self._items: list[FooterItem] = []
         self._widgets: list[list[Widget]] = []
+        self._shown = not deferred
 
     def compose(self) -> ComposeResult:
         self._items, self._widgets = [], []
@@ -45,9 +48,15 @@ class FooterBar(Footer):
             self._widgets.append(widgets)
             yield from widgets
 
+    def show_keys(self) -> None:
+        """Shows the keys from now on (a deferred footer)."""
+        self._shown = True
+        if self._bindings_ready:
+            self._update_keys()
+
     def bindings_changed(self, screen: Screen[object]) -> None:
         self._bindings_ready = True
-        if not screen.app.app_focus:
+        if not screen.app.app_focus or not self._shown:
             return
         if self.is_attached and screen is self.screen:
             self.call_after_refresh(self._update_keys)

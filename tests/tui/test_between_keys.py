@@ -55,7 +55,7 @@ def test_markdown_steps_skip_a_missing_stepping_stone_and_end_with_the_highlight
     monkeypatch.setattr(markdown_preload, "STEPPING_STONES", ("no_such_module.anywhere", "markdown_it"))
     warmed: list[str] = []
     monkeypatch.setattr(markdown_preload, "warm_highlighter", lambda: warmed.append("python"))
-    steps = markdown_preload.markdown_steps()
+    steps = [*markdown_preload.markdown_imports(), markdown_preload.highlighter_step()]
     for step in steps:
         step()
     assert len(steps) == 2 + len(markdown_preload.WIDGET_MODULES) + 1
@@ -68,8 +68,7 @@ async def test_the_highlighter_waits_for_a_resumed_conversation_then_warms(monke
     drawn = asyncio.Event()
     warmed: list[bool] = []
     monkeypatch.setattr(markdown_preload, "warm_highlighter", lambda: warmed.append(drawn.is_set()))
-    (*_, last) = markdown_preload.markdown_steps(drawn.wait)
-    waiting = asyncio.ensure_future(last())
+    waiting = asyncio.ensure_future(markdown_preload.highlighter_step(drawn.wait)())
     await asyncio.sleep(0.01)
     assert warmed == []
     drawn.set()
@@ -104,3 +103,21 @@ async def test_a_step_waits_while_a_key_that_arrived_is_not_drawn_yet() -> None:
         app.last_frame_at = time.monotonic()  # their frame
         await asyncio.wait_for(runner, 1.0)
         assert ran == [1.0]
+
+
+async def test_a_step_too_long_for_a_gap_waits_for_the_user_to_pause() -> None:
+    from coder_tui import between_keys
+
+    app = Stamped()
+    async with app.run_test() as pilot:
+        ran: list[str] = []
+        steps = [lambda: ran.append("short"), between_keys.WhenPaused(lambda: ran.append("long"))]
+        runner = asyncio.ensure_future(between_keys.run_between_keys(app.screen, steps))
+        typing_until = time.monotonic() + 2 * between_keys.LONGEST_WAIT_S
+        while time.monotonic() < typing_until:  # a key every 10 ms, each drawn at once
+            app.last_key_at = app.last_frame_at = time.monotonic()
+            await asyncio.sleep(0.01)
+        assert ran == ["short"]
+        await asyncio.wait_for(runner, 1.0)  # the user paused
+        assert ran == ["short", "long"]
+        await pilot.pause()

@@ -84,6 +84,24 @@ async def test_new_footer_keys_are_drawn_in_one_frame_once_all_of_them_are_mount
         assert all(key.is_mounted for key in footer_keys(app).values())
 
 
+async def test_the_footer_shows_its_keys_once_the_user_pauses_not_while_keys_come_after_the_first_frame(
+    workspace: Path, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Built right after the first frame, the footer's keys (a dozen widgets, their layout) held up the first keys
+    typed; the footer shows them once the user pauses."""
+    from coder_tui import between_keys
+
+    monkeypatch.setattr(between_keys, "PAUSED_S", 3600.0)  # the user never pauses
+    app = make_app(workspace, scripted_server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("h", "i")
+        await pilot.pause(0.2)
+        assert footer_keys(app) == {}
+        monkeypatch.setattr(between_keys, "PAUSED_S", 0.05)  # now they do
+        await wait_until(pilot, lambda: {"enter", "ctrl+j", "shift+tab"} <= footer_keys(app).keys(), "the keys")
+
+
 def test_a_lone_escape_is_reported_when_its_wait_ends(monkeypatch: pytest.MonkeyPatch) -> None:
     """The input thread selects until the escape wait is due (not for its idle poll) while an Esc is pending."""
     waits: list[float | None] = []
