@@ -228,6 +228,8 @@ async def run_headless(
             interaction=HeadlessInteraction(),
             interactive=False,
             mode=Mode.parse(mode) if mode else None,
+            # JSON lines carry every event, the context's size among them; plain text shows none.
+            counts_shown=output_format == "json",
         )
     except StorageError as exc:
         err.write(f"error: {exc}\n")

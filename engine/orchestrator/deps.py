@@ -56,3 +56,7 @@ class TurnDeps:
     loops: LoopDetector
     # The configured hooks (SPEC 23); None for a sub-agent's turn.
     hooks: HookDispatcher | None = None
+    # The front end shows the context's size. When it does not (headless text output), a request's messages are
+    # counted only once its upper bound reaches the compaction threshold: the token encoding (a tenth of a second
+    # or more, holding the interpreter) then never loads in a run that stays small.
+    counts_shown: bool = True

@@ -90,14 +90,18 @@ class Orchestrator:
         mode: Mode | None = None,
         env: dict[str, str] | None = None,
         model_pinned: bool = False,
+        counts_shown: bool = True,
     ) -> None:
         """Opens ``.coder/coder.db`` (``StorageError`` with a readable message when it is damaged or locked) and
-        starts a new, empty session. Imports nothing heavy: the provider is made at the first turn."""
+        starts a new, empty session. Imports nothing heavy: the provider is made at the first turn.
+        ``counts_shown``: the front end shows the context's size (``UsageUpdated``); without it, messages are
+        counted only when a compaction may be due (see ``TurnDeps.counts_shown``)."""
         self._base_config = config
         self.provider_profile, model = split_model_spec(config.model, config.providers)
         self.config = config = effective_config(config, self.provider_profile, model)
         self.workspace = Workspace(workspace)
         self.interactive = interactive
+        self.counts_shown = counts_shown
         self._env = dict(os.environ) if env is None else env
         # The model was named on the command line (``model_pinned``) or by CODER_MODEL: it wins over the one a
         # resumed session stored.
@@ -452,6 +456,7 @@ class Orchestrator:
             compaction=self.compaction_state,
             loops=self.loop_detector,
             hooks=self.hooks,
+            counts_shown=self.counts_shown,
         )
 
     def provider(self) -> ChatProvider:

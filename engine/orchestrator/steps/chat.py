@@ -76,9 +76,10 @@ def _announce(chunk: StreamChunk, deps: TurnDeps, sent: tuple[Message, ...]) -> 
         )
     elif isinstance(chunk, UsageChunk):
         session = deps.session
-        correct_when_loaded(
-            deps.counter, chunk.usage.prompt_tokens, sent, system=session.system_prompt, tools=session.tools
-        )
+        if deps.counts_shown or deps.counter.ready:  # a correction counts what it corrects: it loads the encoding
+            correct_when_loaded(
+                deps.counter, chunk.usage.prompt_tokens, sent, system=session.system_prompt, tools=session.tools
+            )
         deps.emit(
             UsageUpdated(
                 prompt_tokens=chunk.usage.prompt_tokens,

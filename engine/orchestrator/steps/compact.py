@@ -17,8 +17,10 @@ async def maybe_compact(deps: TurnDeps, *, force: bool = False) -> CompactionRes
     if not force and not needs_exact_count(
         counter, session.messages, system=system, tools=tools, window=window, threshold=threshold
     ):
-        # Too small to need a compaction, whatever its exact count: the request goes now, the count follows.
-        announce_when_counted(counter, session.messages, system=system, tools=tools, window=window, emit=deps.emit)
+        # Too small to need a compaction, whatever its exact count: the request goes now, the count follows (for a
+        # front end that shows it).
+        if deps.counts_shown:
+            announce_when_counted(counter, session.messages, system=system, tools=tools, window=window, emit=deps.emit)
         return None
     await count_exactly(counter, session.messages)
     if note := counter.take_notice():

@@ -169,3 +169,44 @@ def test_upper_bound_uses_the_exact_counts_it_has_and_measures_each_message_once
     counter.total(history[:2], system="sys")  # the first two are counted exactly now
     mixed = counter.upper_bound(history, system="sys")
     assert counter.total(history, system="sys") <= mixed < counter.upper_bound(history[2:] + history[:2], system="sys")
+
+
+@pytest.fixture
+def loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The encodings loaded from now on."""
+    loaded: list[str] = []
+    real = tokens.load_encoding
+
+    def recorded(name: str) -> tokens.LoadedEncoding:
+        loaded.append(name)
+        return real(name)
+
+    monkeypatch.setattr(tokens, "load_encoding", recorded)
+    return loaded
+
+
+async def test_a_front_end_that_shows_no_counts_never_loads_the_encoding_while_compaction_is_far(
+    tmp_path: Path, scripted_server: ScriptedServer, loads: list[str]
+) -> None:
+    """Headless text output shows no context size: counting every message would only load the encoding (a tenth of
+    a second or more, holding the interpreter in the middle of the turn)."""
+    (tmp_path / "a.txt").write_text("one line\n")
+    scripted_server.add(reply(tool_call("read", path="a.txt"), usage=(900, 5)), reply(text("Done."), usage=(950, 2)))
+    orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url)
+    orch.counts_shown = False
+    outcome = await orch.run_input("read a.txt")
+    assert outcome.ok
+    assert loads == [] and not orch.token_counter.ready
+    # The server's own figures still go out as events.
+    assert [u.prompt_tokens for u in log.of(UsageUpdated)] == [900, 950]
+
+
+async def test_without_shown_counts_a_request_near_the_threshold_is_still_counted_exactly(
+    tmp_path: Path, scripted_server: ScriptedServer, loads: list[str]
+) -> None:
+    scripted_server.add(reply(text("Done.")))
+    orch, _, _ = make_orchestrator(tmp_path, scripted_server.base_url, context_window=2_000)
+    orch.counts_shown = False
+    outcome = await orch.run_input("word " * 1_000)  # its upper bound passes 70% of the window
+    assert outcome.ok
+    assert loads and orch.token_counter.ready
