@@ -6,7 +6,8 @@ thread once the screen has drawn what is pending, and only just after the frame 
 key is most likely a typing interval away) or when no key has come for a while: a step short enough to fit between
 two keys then delays none. A key that has arrived but is not drawn yet holds the steps back: run before its
 handling, a step would delay that very key (the app stamps ``last_key_at`` as a key arrives, from the terminal's
-input thread, and ``last_frame_at`` as it writes a frame). In a thread instead, the same imports took the interpreter lock from each key's handling several
+input thread, and ``last_frame_at`` as it writes a frame). A step too long for any gap (``WhenPaused``) waits for
+the user to pause. In a thread instead, the same imports took the interpreter lock from each key's handling several
 times over (the keys of the first second were drawn 60-150 ms late on a loaded machine).
 """
 

@@ -40,7 +40,7 @@ class FooterBar(Footer):
 
     def compose(self) -> ComposeResult:
         self._items, self._widgets = [], []
-        if not self._bindings_ready:
+        if not self._bindings_ready or not self._shown:
             return
         for item in self._footer_items():
             widgets = self._build(item)
