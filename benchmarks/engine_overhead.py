@@ -8,9 +8,10 @@ imports before the first request are not counted. Client time = that span minus 
 coder-tui does per call is in it: reading the stream, running the tool, saving the messages, the next request.
 
 Each run also prints the median of the client's times between two requests. The mean (the figure the target is
-for) also counts the few stalls inside the turn, which the median leaves out: the token encoding loads in a thread
-during the first calls and holds the interpreter for some tens of milliseconds (tiktoken builds its encoder without
-letting go of it), and SQLite checkpoints its log inside a commit every ~70 calls (8-12 ms).
+for) also counts any stall inside the turn, which the median leaves out: a mean well above the median says the turn
+stalled somewhere (this is how two were found: the token encoding's load, which plain-text headless runs no longer
+do while the context is small, and SQLite checkpointing its log inside a commit every ~70 calls, which now waits for
+the end of the input).
 
 On a loaded machine wall time also counts the waits for a free core, so the script prints a second figure beside
 it: the client process's CPU time per call (its user+system time in a 200-call run minus that of a 50-call run,

@@ -73,5 +73,4 @@ def markdown_imports() -> list[Callable[[], object]]:
 def highlighter_step(history_drawn: Callable[[], Awaitable[object]] | None = None) -> WhenPaused:
     """The highlighter's warm-up; with ``history_drawn``, it also waits for that. Its patterns compile in one piece,
     too long for a gap between keys: it waits for the user to pause (the first code block loads it otherwise)."""
-    return WhenPaused((lambda: warm_highlighter()) if history_drawn is None
-                      else partial(warm_highlighter_after, history_drawn))
+    return WhenPaused(warm_highlighter if history_drawn is None else partial(warm_highlighter_after, history_drawn))

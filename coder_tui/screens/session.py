@@ -141,8 +141,9 @@ class SessionScreen(Screen[None]):
         self.call_after_refresh(self._collector.settle)
 
     async def _start_link(self) -> None:
-        """Imports the protocol, starts the link, and imports the other modules that render events: the first
-        frame does without them. One step at a time, in the gaps between keys."""
+        """Imports the protocol, starts the link, and imports the other modules that render events and Markdown: the
+        first frame does without them. One step at a time, in the gaps between keys; the footer's keys and the
+        highlighter, too long for a gap, once the user pauses."""
         starting = [
             partial(importlib.import_module, "engine.events"),
             partial(importlib.import_module, "engine.interaction"),
@@ -150,18 +151,22 @@ class SessionScreen(Screen[None]):
             _know_the_protocol,
             self.link.start,
         ]
-        loading = [partial(importlib.import_module, module) for module in EVENT_MODULES]
-        if self.link.opens_session:
+        opening = self.link.opens_session
+        later = [
+            *(partial(importlib.import_module, module) for module in EVENT_MODULES),
+            *markdown_imports(),
+            WhenPaused(self.footer.show_keys),
+            # A resumed conversation does not need the highlighter: it waits for the conversation to be drawn.
+            highlighter_step(self.transcript.history_drawn if opening else None),
+        ]
+        if opening:
             # A resumed conversation is waiting in the pipe, and it is what the user waits for: the link starts at
-            # once (waiting for gaps between keys put it 0.3 s later on a loaded machine). The highlighter waits
-            # for the conversation to be drawn: it does not need it.
+            # once (waiting for gaps between keys put it 0.3 s later on a loaded machine).
             for step in starting:
                 step()
-            await run_between_keys(self, [*loading, *markdown_imports(), WhenPaused(self.footer.show_keys),
-                                          highlighter_step(self.transcript.history_drawn)])
+            await run_between_keys(self, later)
         else:
-            await run_between_keys(self, [*starting, *loading, *markdown_imports(), WhenPaused(self.footer.show_keys),
-                                          highlighter_step()])
+            await run_between_keys(self, [*starting, *later])
 
     def on_unmount(self) -> None:
         self._collector.close()

@@ -45,7 +45,7 @@ async def test_steps_run_in_order_each_finished_before_the_next() -> None:
         assert app.done == ["one", "awaited", "mounted", "end"]
 
 
-def test_markdown_steps_skip_a_missing_stepping_stone_and_end_with_the_highlighter(
+def test_markdown_imports_skip_a_missing_stepping_stone_and_the_highlighter_warms(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A third-party module named as a stepping stone may be laid out differently in another release: it is
