@@ -3,11 +3,13 @@
 ``EngineProcess.spawn`` runs before the Textual app starts, so the engine loads (configuration, database, model SDK,
 token encoding) on the other core while the first frame is drawn, and none of its work ever holds this
 interpreter's lock. Its stderr goes to a temporary file whose tail is shown if it dies.
+
+Importing this module does not import ``asyncio`` (a thirtieth of a second): the command line spawns the engine
+first, and the methods that run on the app's loop import it when they run.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import subprocess
@@ -15,7 +17,10 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import asyncio
 
 # How much of the engine's stderr a crash report shows.
 STDERR_TAIL_BYTES = 1500
@@ -74,6 +79,10 @@ class EngineProcess:
         return self.process.pid
 
     def open(self, on_line: Callable[[str], None], on_exit: Callable[[str], None]) -> None:
+        import asyncio
+
+        from coder_tui.engine_lines import LineProtocol
+
         loop = asyncio.get_running_loop()
         stdout = self.process.stdout
         assert stdout is not None
@@ -82,7 +91,7 @@ class EngineProcess:
             if not self._closing:
                 loop.create_task(self._report_exit(on_exit))
 
-        protocol = _LineProtocol(on_line, ended)
+        protocol = LineProtocol(on_line, ended)
         task = loop.create_task(loop.connect_read_pipe(lambda: protocol, stdout))
         task.add_done_callback(lambda done: setattr(self, "_transport", done.result()[0]))
 
@@ -98,6 +107,8 @@ class EngineProcess:
 
     async def aclose(self) -> None:
         """Closes its stdin (the engine shuts down), waits a moment, then kills it."""
+        import asyncio
+
         self._closing = True
         with contextlib.suppress(OSError):
             if self.process.stdin is not None:
@@ -112,6 +123,8 @@ class EngineProcess:
         self._stderr.close()
 
     async def _report_exit(self, on_exit: Callable[[str], None]) -> None:
+        import asyncio
+
         code = await asyncio.to_thread(self.process.wait)
         how = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
         tail = self.stderr_tail()
@@ -124,25 +137,6 @@ class EngineProcess:
             return self._stderr.read().decode(errors="replace").strip()
         except (OSError, ValueError):
             return ""
-
-
-class _LineProtocol(asyncio.Protocol):
-    def __init__(self, on_line: Callable[[str], None], on_end: Callable[[], None]) -> None:
-        self._on_line = on_line
-        self._on_end = on_end
-        self._partial = b""
-
-    def data_received(self, data: bytes) -> None:
-        *lines, self._partial = (self._partial + data).split(b"\n")
-        for line in lines:
-            if line:
-                self._on_line(line.decode())
-
-    def eof_received(self) -> bool:
-        return False
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._on_end()
 
 
 class EngineProcesses:

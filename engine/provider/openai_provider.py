@@ -92,8 +92,12 @@ class OpenAIProvider:
 
     def warm(self) -> None:
         """Imports the SDK and makes its client and Chat Completions resource now, so that a first request does
-        not (the engine's preload calls this in a thread before any input may need it)."""
-        _ = self._client().chat.completions.with_streaming_response
+        not (the engine's preload calls this in a thread before any input may need it). The Chat Completions
+        resource (a twentieth of a second of the SDK's parsing and streaming helpers) is made only for an SDK whose
+        ``post`` cannot send the request body as it is, the one case a request goes through it."""
+        client = self._client()
+        if not self._takes_raw_body(client):
+            _ = client.chat.completions.with_streaming_response
         # The HTTP stack runs on anyio, which imports its asyncio backend at the first connection (about 20 ms).
         with contextlib.suppress(ImportError):
             importlib.import_module("anyio._backends._asyncio")

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -111,3 +113,38 @@ async def test_resume_at_launch_draws_the_history_the_engine_sent_first_once(
         users = [entry.text for entry in app.session.transcript.entries if isinstance(entry, UserMessage)]
         assert users == ["the stored request"]
         assert app.session.status.state == "ready"
+
+
+SPAWN_PROBE = r"""
+import subprocess, sys
+
+class Spawned(Exception):
+    pass
+
+def popen(command, **options):
+    raise Spawned(sorted(name for name in ("asyncio", "textual") if name in sys.modules))
+
+subprocess.Popen = popen
+
+class Terminal:
+    def isatty(self):
+        return True
+
+sys.stdin = Terminal()
+from coder_tui.cli import main
+try:
+    main(["--cwd", sys.argv[1]])
+except Spawned as spawned:
+    print("LOADED", *spawned.args[0])
+"""
+
+
+def test_the_command_line_spawns_the_engine_before_it_imports_asyncio(tmp_path: Path) -> None:
+    """The engine process loads on the other core while the UI starts: every import before its spawn (asyncio is a
+    thirtieth of a second) delays a request typed at launch."""
+    root = Path(__file__).resolve().parents[2]
+    completed = subprocess.run(
+        [sys.executable, "-c", SPAWN_PROBE, str(tmp_path)], cwd=root, capture_output=True, text=True, timeout=60,
+        env={**os.environ, "PYTHONPATH": str(root)},
+    )
+    assert completed.stdout.split() == ["LOADED"], completed.stderr[-2000:]

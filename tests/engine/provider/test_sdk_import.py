@@ -77,3 +77,19 @@ def test_an_sdk_imported_before_is_used_as_it_is() -> None:
         """
     )
     assert out.split() == ["False", "module"]
+
+
+def test_warming_leaves_the_chat_resource_unmade_when_the_body_is_sent_raw() -> None:
+    """The engine's preload (``warm``) is on the path of a request typed at launch: it makes the client, and not
+    the Chat Completions resource with its parsing and streaming helpers, which a raw-body request never uses."""
+    out = run_fresh(
+        """
+        import sys
+        from engine.provider.openai_provider import OpenAIProvider
+        provider = OpenAIProvider(base_url="http://127.0.0.1:9/v1", api_key="x")
+        provider.warm()
+        print(provider._takes_raw_body(provider._client()), "openai._client" in sys.modules,
+              "openai.resources.chat.completions.completions" in sys.modules, "openai.lib.streaming.chat" in sys.modules)
+        """
+    )
+    assert out.split() == ["True", "True", "False", "False"]
