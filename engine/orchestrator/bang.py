@@ -3,12 +3,47 @@ approval (the user typed it), and its result joins the conversation so the model
 
 from __future__ import annotations
 
+import uuid
+from typing import TYPE_CHECKING
+
 from engine.config import Config
 from engine.events import CommandResult
 from engine.messages import Message
+from engine.orchestrator.outcome import TurnOutcome
+from engine.orchestrator.recorder import TaskRecorder
 from engine.tools.bash import CommandResult as ShellResult
 from engine.tools.bash import run_command
 from engine.tools.guard import Workspace
+
+if TYPE_CHECKING:
+    from engine.orchestrator.orchestrator import Orchestrator
+
+# The status a shell's ``timeout`` command reports for a command it stopped.
+BANG_TIMEOUT_STATUS = 124
+
+
+async def run_bang_input(orch: Orchestrator, command: str) -> TurnOutcome:
+    """The input ``!command``: runs it, audits it as the user's bash call, and adds its result to the session."""
+    if not command:
+        result = CommandResult(kind="bang", command="", text="usage: !<shell command>", ok=False)
+        orch.emit(result)
+        return TurnOutcome("error", result.text)
+    recorder = TaskRecorder(orch.store, orch.session.id, None)
+    call_id = f"bang_{uuid.uuid4().hex[:12]}"
+    recorder.tool_requested(call_id, "bash", {"command": command}, actor="user")
+    event, message = await run_bang(command, orch.workspace, orch.config)
+    recorder.tool_completed(
+        call_id, "bash", event.data, is_error=not event.ok, duration_ms=event.data["duration_ms"], actor="user"
+    )
+    # A session that starts with a shell command is titled with the command, not the text the model reads.
+    orch.store.update_session(orch.session.id, title=f"$ {command}")
+    orch.session.append(message)
+    orch.emit(event)
+    status = BANG_TIMEOUT_STATUS if event.data["timed_out"] else event.data["exit_code"]
+    if event.ok:
+        return TurnOutcome("completed", text=event.text, exit_status=status)
+    failure = "timed out" if event.data["timed_out"] else f"exited with {event.data['exit_code']}"
+    return TurnOutcome("error", f"!{command} {failure}", text=event.text, exit_status=status)
 
 
 def format_bang_result(result: ShellResult) -> str:

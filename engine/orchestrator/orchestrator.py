@@ -21,14 +21,11 @@ from engine.errors import ProviderError
 from engine.hooks.dispatcher import HookDispatcher, HookScope
 from engine.hooks.prompt_hooks import submit_request
 from engine.events import (
-    CommandResult,
     ErrorEvent,
     Event,
     ModeChanged,
     ModelChanged,
-    Notice,
     SlashCommandsChanged,
-    TodosChanged,
     TurnFinished,
     TurnStarted,
 )
@@ -37,7 +34,7 @@ from engine.mcp.manager import McpManager
 from engine.mcp.specs import ServerSpec, server_specs
 from engine.messages import Message
 from engine.modes import Mode
-from engine.orchestrator.bang import run_bang
+from engine.orchestrator.bang import run_bang_input
 from engine.orchestrator.bus import EventBus
 from engine.orchestrator.context_meter import session_context
 from engine.orchestrator.deps import ApprovalSettings, TurnDeps
@@ -51,14 +48,14 @@ from engine.orchestrator.slash import available_commands, run_slash
 from engine.orchestrator.token_loading import start_loading
 from engine.provider.warm import warm_provider
 from engine.commands.custom_run import extra_commands
-from engine.orchestrator.turn import TurnState, resume_turn, run_turn
+from engine.orchestrator.turn import TurnState, run_turn
+from engine.orchestrator import switching
 from engine.policy import PermissionPolicy
 from engine.provider.base import ChatProvider
 from engine.provider.factory import missing_model_setup
 from engine.provider.profiles import effective_config, split_model_spec
 from engine.skills import SkillCatalog
 from engine.storage.errors import StorageError
-from engine.storage.recovery import repair_history
 from engine.storage.session_lock import SessionLocks
 from engine.storage.store import Store
 from engine.tools.base import ToolContext, ToolLimits
@@ -71,9 +68,6 @@ from engine.tools.task import TaskTool
 from engine.workflow.loop_detection import LoopDetector
 
 log = logging.getLogger(__name__)
-
-# The status a shell's ``timeout`` command reports for a command it stopped.
-BANG_TIMEOUT_STATUS = 124
 
 TurnSteps = Callable[[TurnState, TurnDeps], Awaitable[TurnState]]
 
@@ -151,7 +145,7 @@ class Orchestrator:
             config.hooks, trusted=lambda: self.project_trusted, cwd=self.workspace.root, env=self._env,
             store=self.store, emit=self._bus.emit,
         )
-        self.session = self._start_session(Session(self.workspace.root, **self._session_args()))
+        self.session = switching.start_session(self, Session(self.workspace.root, **switching.session_args(self)))
         self._task: asyncio.Task[TurnOutcome] | None = None
         self._cancel_requested = False
         self.current_task_id: str | None = None
@@ -272,30 +266,12 @@ class Orchestrator:
         await self.mcp.reload()  # a project's servers come or go with its trust
 
     def new_session(self) -> str:
-        self.session = self._start_session(Session(self.workspace.root, **self._session_args(self.session.model)))
-        return self.session.id
+        """Starts a new, empty session (``switching``); returns its id."""
+        return switching.new_session(self)
 
     def fork_session(self, source_id: str | None = None) -> str:
-        """Continues in a new session that starts with a copy of this one's history and todos; the original stays
-        as it was, resumable by its id. ``source_id``: copy that stored session instead (``--fork``), read only, so
-        a live process may hold it; its open tool calls are marked interrupted in the copy."""
-        if source_id is None:
-            source = self.session
-            title = self.store.load_session(source.id).info.title
-            model, mode, messages, todos = source.model, source.mode, source.messages, self.tool_context.todos.items
-            system_prompt = source.system_prompt
-        else:
-            loaded = self.store.load_session(source_id)
-            title, model, mode = loaded.info.title, loaded.info.model or self.session.model, loaded.info.mode
-            messages, todos, system_prompt = tuple(repair_history(loaded.messages)[0]), None, ""
-        session_id = self.store.create_session(model=model, mode=mode or self.policy.mode.value, title=title)
-        self.store.append_messages(session_id, messages)
-        self.store.save_todos(session_id, todos if todos is not None else self.store.load_todos(source_id or ""))
-        session = Session(self.workspace.root, **self._session_args(model), session_id=session_id, messages=messages)
-        session.system_prompt = system_prompt
-        self.session = self._start_session(session, restored=True)
-        self.session.save()
-        return session_id
+        """Continues in a copy of this session, or of the stored one ``source_id`` names (``switching``)."""
+        return switching.fork_session(self, source_id)
 
     def cancel(self) -> bool:
         """Cancels the running input: the stream is aborted, a bash group killed, an open approval dismissed."""
@@ -361,45 +337,9 @@ class Orchestrator:
         return outcome
 
     async def resume(self, plan: ResumePlan) -> TurnOutcome:
-        """Switches to a stored session (planned by ``resume.plan_resume``) and finishes the turn the process
-        died in, if an approval was pending in it. Runs inside ``run_input`` (``/resume``), so Esc cancels it."""
-        info = plan.loaded.info
-        model = self.config.model if self.model_pinned else info.model or self.session.model
-        if model != info.model:
-            self.store.update_session(info.id, model=model)
-        session = Session(
-            self.workspace.root,
-            **self._session_args(model),
-            session_id=info.id,
-            messages=plan.messages,
-            seqs=plan.seqs,
-            encoded=plan.encoded,
-            created_at=info.created_at,
-        )
-        self.session = self._start_session(session, restored=True)
-        if info.mode:
-            self.policy.set_mode(Mode.parse(info.mode))
-            self._bus.emit(ModeChanged(self.policy.mode.value))
-        self._bus.emit(ModelChanged(self.session.model))
-        self._bus.emit(TodosChanged(self.tool_context.todos.items))
-        await self.announce_context()
-        for note in plan.notes:
-            self._bus.emit(Notice(f"resume: {note}", level="warning"))
-        task_id = plan.loaded.unfinished_task_id
-        if task_id is None:
-            return TurnOutcome("completed")
-        recorder = TaskRecorder(self.store, info.id, task_id)
-        open_message = plan.open_message
-        if not plan.open_calls or open_message is None:
-            recorder.task("TaskFailed", "the process stopped during this task")
-            return TurnOutcome("completed")
-        self._bus.emit(Notice("resume: asking again the approval that was pending when the process stopped"))
-        recorder.task("TaskStarted", "resumed")
-        return await self._turn(
-            TurnState(turn_id=task_id, user_text=""),
-            recorder,
-            lambda state, deps: resume_turn(state, deps, open_message, plan.open_calls),
-        )
+        """Switches to a stored session and finishes the turn the process died in, if an approval was pending in
+        it (``switching``)."""
+        return await switching.resume_session(self, plan)
 
     async def run_prompt(self, text: str, turn_id: str | None = None) -> TurnOutcome:
         """A turn with ``text`` as the user's request: typed, or made by a command (``/init``, a custom command, an
@@ -410,8 +350,8 @@ class Orchestrator:
         if not self.interactive:
             await self.mcp.settle()
         attached = await self.mcp.attach_resources(text)
-        request = await submit_request(self.hooks, self._hook_scope(turn_id), text, session_start=self._session_start)
-        self._session_start = None
+        request = await submit_request(self.hooks, self._hook_scope(turn_id), text, session_start=self.session_start)
+        self.session_start = None
         if request.blocked:
             self._bus.emit(ErrorEvent(request.reason))
             return TurnOutcome("error", request.reason)
@@ -419,7 +359,7 @@ class Orchestrator:
         recorder.task("TaskCreated", text)
         recorder.task("TaskStarted")
         state = TurnState(turn_id=turn_id, user_text=attached, hook_context=request.context)
-        return await self._turn(state, recorder, run_turn)
+        return await self.run_task(state, recorder, run_turn)
 
     async def announce_context(self) -> None:
         """Tells the front end how much context the session in view holds (after /resume, --continue)."""
@@ -473,15 +413,6 @@ class Orchestrator:
         return self._provider
 
     # -- inside -----------------------------------------------------------------------------------------------------
-    def _session_args(self, model: str | None = None) -> dict[str, object]:
-        return {
-            "model": model or self.config.model,
-            "tools": self.registry.wire(),
-            "emit": self._bus.emit,
-            "store": self.store,
-            "mode": self.policy.mode.value,
-        }
-
     def _make_mcp(self) -> McpManager:
         manager = McpManager(
             self._mcp_specs,
@@ -504,22 +435,6 @@ class Orchestrator:
         """An MCP server's tools came, changed or went: the next model call offers the new list."""
         self.session.tools = self.registry.wire()
 
-    def _start_session(self, session: Session, *, restored: bool = False) -> Session:
-        """Raises ``SessionBusy`` when another live process holds the session (SPEC 21)."""
-        self.session_locks.claim(session.id)
-        self.session_locks.keep_only(session.id)
-        if not restored:
-            self.store.create_session(model=session.model, mode=session.mode, session_id=session.id)
-        self.undo = self.store.undo_journal(session.id, self.workspace.root, max_turns=self.config.undo.max_turns)
-        self.tool_context.before_change = self.undo.record
-        self.tool_context.known_files.clear()
-        self.tool_context.todos.replace(self.store.load_todos(session.id) if restored else [])
-        self.compaction_state = CompactionState()
-        self.token_counter.set_model(session.model)
-        # Why the session began, for its SessionStart hooks at its first request; None once they ran.
-        self._session_start: str | None = "resume" if restored else "startup"
-        return session
-
     def _hook_scope(self, task_id: str | None) -> HookScope:
         return HookScope(self.session.id, task_id, str(self.session.path))
 
@@ -532,7 +447,7 @@ class Orchestrator:
     async def _dispatch(self, text: str, turn_id: str) -> TurnOutcome:
         try:
             if text.startswith("!"):
-                return await self._run_bang(text[1:].strip())
+                return await run_bang_input(self, text[1:].strip())
             if text.startswith("/"):
                 result = await run_slash(self, text)
                 if isinstance(result, TurnOutcome):
@@ -551,7 +466,7 @@ class Orchestrator:
             self._bus.emit(ErrorEvent(message))
             return TurnOutcome("error", message)
 
-    async def _turn(self, state: TurnState, recorder: TaskRecorder, steps: TurnSteps) -> TurnOutcome:
+    async def run_task(self, state: TurnState, recorder: TaskRecorder, steps: TurnSteps) -> TurnOutcome:
         """Runs a task's steps with its lifecycle events and its undo snapshot around them."""
         try:
             deps = self.turn_deps(recorder)
@@ -576,28 +491,6 @@ class Orchestrator:
             recorder.task("TaskFailed", state.error)
             self._bus.emit(ErrorEvent(state.error or state.end_reason))
         return TurnOutcome(state.end_reason, state.error, state.final_text)
-
-    async def _run_bang(self, command: str) -> TurnOutcome:
-        if not command:
-            result = CommandResult(kind="bang", command="", text="usage: !<shell command>", ok=False)
-            self._bus.emit(result)
-            return TurnOutcome("error", result.text)
-        recorder = TaskRecorder(self.store, self.session.id, None)
-        call_id = f"bang_{uuid.uuid4().hex[:12]}"
-        recorder.tool_requested(call_id, "bash", {"command": command}, actor="user")
-        event, message = await run_bang(command, self.workspace, self.config)
-        recorder.tool_completed(
-            call_id, "bash", event.data, is_error=not event.ok, duration_ms=event.data["duration_ms"], actor="user"
-        )
-        # A session that starts with a shell command is titled with the command, not the text the model reads.
-        self.store.update_session(self.session.id, title=f"$ {command}")
-        self.session.append(message)
-        self._bus.emit(event)
-        status = BANG_TIMEOUT_STATUS if event.data["timed_out"] else event.data["exit_code"]
-        if event.ok:
-            return TurnOutcome("completed", text=event.text, exit_status=status)
-        failure = "timed out" if event.data["timed_out"] else f"exited with {event.data['exit_code']}"
-        return TurnOutcome("error", f"!{command} {failure}", text=event.text, exit_status=status)
 
     def _system_prompt(self, mode: Mode, environment: Environment, instructions: str) -> str:
         skills = [(skill.name, skill.description) for skill in self.skills.skills]
