@@ -1,5 +1,6 @@
 """The orchestrator: one object per session that front ends drive. ``run_input`` dispatches (SPEC 2) to the bang
-branch, the slash branch or a turn; ``cancel`` stops whatever runs. It emits events and never formats for a screen.
+branch (``bang``), the slash branch (``slash``) or a turn (``turn``); ``cancel`` stops whatever runs. It emits events
+and never formats for a screen. Switching sessions is ``switching``; its MCP servers are wired in ``mcp_wiring``.
 """
 
 from __future__ import annotations
@@ -25,13 +26,10 @@ from engine.events import (
     Event,
     ModeChanged,
     ModelChanged,
-    SlashCommandsChanged,
     TurnFinished,
     TurnStarted,
 )
 from engine.interaction import InteractionHandler
-from engine.mcp.manager import McpManager
-from engine.mcp.specs import ServerSpec, server_specs
 from engine.messages import Message
 from engine.modes import Mode
 from engine.orchestrator.bang import run_bang_input
@@ -39,6 +37,7 @@ from engine.orchestrator.bus import EventBus
 from engine.orchestrator.context_meter import session_context
 from engine.orchestrator.deps import ApprovalSettings, TurnDeps
 from engine.orchestrator.interaction import CancellingInteraction
+from engine.orchestrator.mcp_wiring import make_mcp
 from engine.orchestrator.outcome import TurnOutcome
 from engine.orchestrator.recorder import TaskRecorder
 from engine.orchestrator.resume import ResumePlan
@@ -123,7 +122,7 @@ class Orchestrator:
         )
         if mode is not None:
             self.policy.set_mode(mode)
-        self.mcp = self._make_mcp()
+        self.mcp = make_mcp(self)
         self.tool_context = ToolContext(
             workspace=self.workspace,
             limits=ToolLimits(
@@ -413,28 +412,6 @@ class Orchestrator:
         return self._provider
 
     # -- inside -----------------------------------------------------------------------------------------------------
-    def _make_mcp(self) -> McpManager:
-        manager = McpManager(
-            self._mcp_specs,
-            registry=self.registry,
-            workspace=self.workspace.root,
-            env=self._env,
-            emit=self._bus.emit,
-            on_tools_changed=self._mcp_tools_changed,
-            on_prompts_changed=lambda: self._bus.emit(SlashCommandsChanged(tuple(self.slash_commands()))),
-        )
-        self.policy.always_scopes = manager.always_scopes
-        return manager
-
-    def _mcp_specs(self) -> tuple[list[ServerSpec], list[str]]:
-        """The servers of the config, and of the project's .mcp.json when the folder is trusted (SPEC 19)."""
-        trusted = self.trusted_for_run or folder_trusted(self.workspace.root, self._env)
-        return server_specs(self.config, self.workspace.root, project_trusted=trusted)
-
-    def _mcp_tools_changed(self) -> None:
-        """An MCP server's tools came, changed or went: the next model call offers the new list."""
-        self.session.tools = self.registry.wire()
-
     def _hook_scope(self, task_id: str | None) -> HookScope:
         return HookScope(self.session.id, task_id, str(self.session.path))
 

@@ -1,0 +1,36 @@
+"""The orchestrator's MCP servers (SPEC 20): which servers it starts, and what follows when their tools or prompts
+change (the next model call offers the new tools; front ends hear of the new slash commands)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engine.events import SlashCommandsChanged
+from engine.mcp.manager import McpManager
+from engine.mcp.specs import ServerSpec, server_specs
+
+if TYPE_CHECKING:
+    from engine.orchestrator.orchestrator import Orchestrator
+
+
+def make_mcp(orch: Orchestrator) -> McpManager:
+    """The manager of ``orch``'s MCP servers; its "always" answers are the permission policy's too."""
+
+    def specs() -> tuple[list[ServerSpec], list[str]]:
+        # The servers of the config, and of the project's .mcp.json when the folder is trusted (SPEC 19).
+        return server_specs(orch.config, orch.workspace_root, project_trusted=orch.project_trusted)
+
+    def tools_changed() -> None:
+        orch.session.tools = orch.registry.wire()
+
+    manager = McpManager(
+        specs,
+        registry=orch.registry,
+        workspace=orch.workspace_root,
+        env=orch.env,
+        emit=orch.emit,
+        on_tools_changed=tools_changed,
+        on_prompts_changed=lambda: orch.emit(SlashCommandsChanged(tuple(orch.slash_commands()))),
+    )
+    orch.policy.always_scopes = manager.always_scopes
+    return manager
