@@ -6,15 +6,16 @@ Every key the TUI reacts to is declared here once. The app, the session screen a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
 
 from textual.binding import Binding
 
+from engine.record import record
+
 Scope = Literal["app", "screen", "prompt", "approval", "question", "picker", "rewind", "trust", "history"]
 
 
-@dataclass(frozen=True)
+@record
 class KeySpec:
     """One row of the table: Textual key string(s), the action, and how the footer and ``/help`` describe it."""
 

@@ -6,14 +6,15 @@ Pure functions over strings: the prompt widget asks them what to show, the tests
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal
+
+from engine.record import record
 
 _SEPARATORS = "/_-. "
 MAX_SUGGESTIONS = 10
 
 
-@dataclass(frozen=True)
+@record
 class Token:
     """The completable word under the cursor: its kind, where it sits on the line, and its text (with prefix)."""
 
@@ -27,7 +28,7 @@ class Token:
         return self.text[1:]
 
 
-@dataclass(frozen=True)
+@record
 class Completion:
     """One suggestion: ``value`` replaces the token, ``detail`` says what it is."""
 

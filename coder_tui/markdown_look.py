@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, ClassVar
 
@@ -37,6 +36,8 @@ from rich.theme import Theme
 from textual.content import Content
 from textual.style import Style
 
+from engine.record import record
+
 if TYPE_CHECKING:
     from markdown_it.token import Token
     from textual.widget import Widget
@@ -60,7 +61,7 @@ _DARK_STYLES = {
 _LIGHT_OVERRIDES = {"markdown.code": "$text-error 95% on $error 5%", "markdown.item.bullet": "$text-secondary"}
 
 
-@dataclass(frozen=True)
+@record
 class MarkdownLook:
     """A Rich theme and a code-block style for one widget's base style in one app theme."""
 

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from textual.content import Content
 
 from coder_tui.formatting import format_duration
 from engine.events import ToolStatus
+from engine.record import record
 
 
-@dataclass(frozen=True)
+@record
 class StatusLook:
     glyph: str
     label: str

@@ -5,10 +5,12 @@ Events are facts, not text for a screen: they carry data and the front end decid
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import Enum
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
+
+from engine.record import record
 
 if TYPE_CHECKING:
     # Only an annotation here: importing it would load pydantic before the TUI's first frame.
@@ -29,37 +31,37 @@ class ToolStatus(str, Enum):
     CANCELLED = "cancelled"
 
 
-@dataclass(frozen=True)
+@record
 class TurnStarted:
     turn_id: str
     text: str
 
 
-@dataclass(frozen=True)
+@record
 class TurnFinished:
     turn_id: str
     reason: TurnEndReason
     error: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class TextDelta:
     text: str
 
 
-@dataclass(frozen=True)
+@record
 class ReasoningDelta:
     text: str
 
 
-@dataclass(frozen=True)
+@record
 class MessageAdded:
     """A message was appended to the conversation (and persisted)."""
 
     message: Message
 
 
-@dataclass(frozen=True)
+@record
 class ToolCallScheduled:
     call_id: str
     tool: str
@@ -67,20 +69,20 @@ class ToolCallScheduled:
     arguments: dict[str, Any]
 
 
-@dataclass(frozen=True)
+@record
 class ToolCallAwaitingApproval:
     call_id: str
     tool: str
     reasons: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@record
 class ToolCallExecuting:
     call_id: str
     tool: str
 
 
-@dataclass(frozen=True)
+@record
 class ToolCallFinished:
     call_id: str
     tool: str
@@ -94,19 +96,19 @@ class ToolCallFinished:
     diff: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class TodoItem:
     id: str
     content: str
     status: Literal["pending", "in_progress", "completed", "cancelled"]
 
 
-@dataclass(frozen=True)
+@record
 class TodosChanged:
     todos: tuple[TodoItem, ...]
 
 
-@dataclass(frozen=True)
+@record
 class CommandResult:
     """The result of a ``/`` command or a ``!`` command, for the transcript."""
 
@@ -121,17 +123,17 @@ class CommandResult:
         return cls(kind="slash", command=command, text=text, ok=ok, data=data)
 
 
-@dataclass(frozen=True)
+@record
 class ModeChanged:
     mode: str
 
 
-@dataclass(frozen=True)
+@record
 class ModelChanged:
     model: str
 
 
-@dataclass(frozen=True)
+@record
 class UsageUpdated:
     prompt_tokens: int
     completion_tokens: int
@@ -139,14 +141,14 @@ class UsageUpdated:
     context_window: int
 
 
-@dataclass(frozen=True)
+@record
 class ContextCompacted:
     tokens_before: int
     tokens_after: int
     summary: str
 
 
-@dataclass(frozen=True)
+@record
 class HistoryRestored:
     """A session was resumed: its whole history (every context epoch, in order) for the transcript, and each
     sub-agent's conversation (message records) by the id of the ``task`` call that started it.
@@ -181,19 +183,19 @@ class HistoryRestored:
         return [RestoredEntry(**item) for item in json.loads(self.entries_json)]
 
 
-@dataclass(frozen=True)
+@record
 class LoopDetected:
     kind: str  # repeated_tool_call | tool_cycle | repeated_text
     what: str
 
 
-@dataclass(frozen=True)
+@record
 class VerificationStarted:
     command: str
     attempt: int
 
 
-@dataclass(frozen=True)
+@record
 class VerificationFinished:
     command: str
     outcome: Literal["passed", "fixable", "environment"]
@@ -202,7 +204,7 @@ class VerificationFinished:
     output_tail: str
 
 
-@dataclass(frozen=True)
+@record
 class SubagentEvent:
     """An event of a sub-agent (the ``task`` tool), shown nested under the call that started it."""
 
@@ -210,7 +212,7 @@ class SubagentEvent:
     event: Event
 
 
-@dataclass(frozen=True)
+@record
 class SlashCommandsChanged:
     """The slash commands on offer changed (an MCP server's prompts came or went): (name, summary) pairs, for
     Tab completion."""
@@ -218,13 +220,13 @@ class SlashCommandsChanged:
     commands: tuple[tuple[str, str], ...]
 
 
-@dataclass(frozen=True)
+@record
 class Notice:
     text: str
     level: Literal["info", "warning"] = "info"
 
 
-@dataclass(frozen=True)
+@record
 class ErrorEvent:
     message: str
 

@@ -6,9 +6,10 @@ calls the UI in any other way.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Protocol
+
+from engine.record import record
 
 
 class ApprovalDecision(str, Enum):
@@ -21,7 +22,7 @@ class ApprovalDecision(str, Enum):
     CANCEL = "cancel"
 
 
-@dataclass(frozen=True)
+@record
 class ApprovalAnswer:
     """A decision with the user's words: "no, and tell the model why" carries the reason the model reads."""
 
@@ -29,7 +30,7 @@ class ApprovalAnswer:
     reason: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class ApprovalRequest:
     """Everything the approval dialog shows: the tool, its key argument, a preview and every reason it asks."""
 
@@ -44,7 +45,7 @@ class ApprovalRequest:
     always_scope: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class QuestionRequest:
     question: str
     options: tuple[str, ...] = ()
@@ -52,7 +53,7 @@ class QuestionRequest:
     call_id: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class QuestionAnswer:
     answer: str | None
     cancelled: bool = False
@@ -67,7 +68,7 @@ class TrustDecision(str, Enum):
     LATER = "later"
 
 
-@dataclass(frozen=True)
+@record
 class TrustRequest:
     """Asked once, on first opening a folder whose own config sets keys that widen what runs or where data goes."""
 

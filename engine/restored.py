@@ -3,11 +3,12 @@ text, so it is not a protocol type of its own)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Literal
 
+from engine.record import record
 
-@dataclass(frozen=True)
+
+@record
 class RestoredEntry:
     """One entry of a resumed session's whole history. ``kind == "message"``: ``record`` is the message in OpenAI
     form (``Message.to_record()``) and ``diff`` what a tool message showed. ``kind == "compacted"``: context

@@ -9,7 +9,6 @@ dialog's own footer lists its keys.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
 
 from textual import on
@@ -23,11 +22,12 @@ from coder_tui.bindings import bindings_for
 from coder_tui.widgets.dialog_box import DialogBox
 from coder_tui.widgets.diff_view import DiffView
 from engine.interaction import ApprovalAnswer, ApprovalDecision, ApprovalRequest
+from engine.record import record
 
 ButtonVariant = Literal["default", "primary", "success", "warning", "error"]
 
 
-@dataclass(frozen=True)
+@record
 class Choice:
     """One button of the dialog: the decision it answers, its label (naming its key) and the row it sits in."""
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from textual.widget import Widget
@@ -22,6 +21,7 @@ from coder_tui.widgets.notice_line import NoticeLine
 from coder_tui.widgets.tool_call_view import ToolCallView
 from coder_tui.widgets.user_message import UserMessage
 from engine.events import HistoryRestored, ToolStatus
+from engine.record import record
 
 Record = Mapping[str, Any]
 
@@ -29,7 +29,7 @@ Record = Mapping[str, Any]
 _KEY_ARGUMENTS = ("command", "path", "pattern", "url", "description", "question")
 
 
-@dataclass(frozen=True)
+@record
 class EntryFactory:
     """Builds one transcript entry of a restored history. ``lines``: the least it takes on screen (its top margin and
     a line per line of its text), so the transcript builds only the entries that fill its height."""
@@ -186,7 +186,7 @@ class PendingEntries:
         return next(self._source)
 
 
-@dataclass(frozen=True)
+@record
 class StoredCall:
     """A tool call of a restored history as the tool-event log shows it: tool, key argument, how it ended."""
 

@@ -8,18 +8,19 @@ proportion to their widest cells. When even that does not fit, every column shar
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from textual.content import Content
 from textual.geometry import Size
 from textual.widget import Widget
+
+from engine.record import record
 
 GAP = 2
 # A wrapping column narrower than this reads as a column of fragments: the other columns give up room first.
 MIN_WRAPPING_WIDTH = 16
 
 
-@dataclass(frozen=True)
+@record
 class Column:
     """How one column looks: its style, and whether its cells wrap (the long text of a row)."""
 
@@ -27,7 +28,7 @@ class Column:
     wrap: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class TableSection:
     """A titled block of rows (the title may be empty); every row has one cell per column."""
 

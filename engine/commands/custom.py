@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from engine.config.paths import user_config_path
+from engine.record import record
 from engine.skills.skill import Skill
 
 MAX_COMMAND_FILE_BYTES = 256 * 1024
@@ -25,7 +25,7 @@ _POSITIONAL = re.compile(r"\$([1-9])")
 CommandSource = Literal["project", "user"]
 
 
-@dataclass(frozen=True)
+@record
 class CustomCommand:
     name: str  # with its slash: "/review"
     description: str
@@ -42,7 +42,7 @@ class CustomCommand:
         return expand_arguments(self.body, arguments)
 
 
-@dataclass(frozen=True)
+@record
 class CommandProblem:
     path: Path
     reason: str
@@ -51,7 +51,7 @@ class CommandProblem:
         return f"{self.path}: {self.reason}"
 
 
-@dataclass(frozen=True)
+@record
 class CustomCommands:
     commands: tuple[CustomCommand, ...]
     problems: tuple[CommandProblem, ...]

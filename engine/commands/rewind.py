@@ -7,19 +7,19 @@ removed, deleted files back), the conversation is cut just before it, and the re
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine.events import CommandResult
 from engine.messages import Message
 from engine.orchestrator.session_commands import confirm_overwrite
+from engine.record import record
 from engine.storage.records import TaskEvent
 
 if TYPE_CHECKING:
     from engine.orchestrator.orchestrator import Orchestrator
 
 
-@dataclass(frozen=True)
+@record
 class RewindPoint:
     """A request of this session: the task it started and where its user message sits in the conversation."""
 

@@ -22,11 +22,12 @@ from pydantic import ValidationError
 from engine.config.paths import project_config_path, user_config_path
 from engine.config.schema import Config
 from engine.config.trust import USER_ONLY_KEYS, decision_in, split_untrusted
+from engine.record import record
 
 _SECRET_HINT = "API keys are read from the environment (see provider.api_key_env), never from a config file"
 
 
-@dataclass(frozen=True)
+@record
 class ConfigIssue:
     source: str
     key: str

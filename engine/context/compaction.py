@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from engine.messages import Message
+from engine.record import record
 
 if TYPE_CHECKING:
     from engine.config.schema import CompactionConfig
@@ -62,7 +63,7 @@ def should_compact(tokens: int, window: int, threshold: float) -> bool:
     return tokens >= threshold * window
 
 
-@dataclass(frozen=True)
+@record
 class CompactionPlan:
     """``messages[:split]`` are summarised; ``messages[split:]`` stay as they are."""
 
@@ -71,7 +72,7 @@ class CompactionPlan:
     kept_tokens: int
 
 
-@dataclass(frozen=True)
+@record
 class CompactionResult:
     applied: bool
     # The history to use from now on: the summary then the kept messages, or the old history when dropped.

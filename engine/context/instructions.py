@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+
+from engine.record import record
 
 INSTRUCTION_FILES = ("AGENTS.md", "CODER.md")
 # Codex's default cap for project docs: enough for real guidance, small next to any context window.
 MAX_INSTRUCTION_CHARS = 32 * 1024
 
 
-@dataclass(frozen=True)
+@record
 class InstructionFile:
     path: Path
     # How the heading names it: relative to the repository root, or ``~/...`` for the global file.
@@ -27,7 +28,7 @@ class InstructionFile:
     text: str
 
 
-@dataclass(frozen=True)
+@record
 class Instructions:
     """What goes into the system prompt. ``text`` is empty when there are no instruction files."""
 

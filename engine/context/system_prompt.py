@@ -6,11 +6,11 @@ from __future__ import annotations
 import platform
 import subprocess
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
 from engine.modes import Mode
+from engine.record import record
 from engine.sandbox.child_env import git_environment
 
 ROLE = """You are coder-tui, a coding agent working in the user's terminal on the project in the workspace below.
@@ -33,7 +33,7 @@ MODE_RULES: dict[Mode, str] = {
 }
 
 
-@dataclass(frozen=True)
+@record
 class Environment:
     workspace: Path
     os_name: str

@@ -16,12 +16,12 @@ import json
 import re
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from engine.context.bpe_ranks import read_ranks
 from engine.context.running_sums import RunningSums
+from engine.record import record
 
 if TYPE_CHECKING:
     from engine.messages import Message
@@ -75,7 +75,7 @@ class Encoder(Protocol):
     def encode_ordinary(self, text: str) -> list[int]: ...
 
 
-@dataclass(frozen=True)
+@record
 class LoadedEncoding:
     """The encoder in use (None: estimating), its name, and why it is not the one asked for (None when it is)."""
 

@@ -4,17 +4,17 @@ a decision), exit code 2 is a block (stderr is the reason), anything else is a f
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from engine.hooks.runner import HookRun
+from engine.record import record
 
 Decision = Literal["allow", "deny", "ask"]
 # deny beats ask beats allow when several hooks answer.
 _STRENGTH = {"allow": 0, "ask": 1, "deny": 2}
 
 
-@dataclass(frozen=True)
+@record
 class HookAnswer:
     decision: Decision | None = None
     reason: str = ""

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,23 +14,24 @@ from engine.events import Event, Notice
 from engine.hooks.answers import post_tool_feedback, pre_tool_answer, prompt_answer, stop_answer, strongest
 from engine.hooks.runner import HookRun, run_hook_command
 from engine.hooks.settings import HookCommand, HookEvent, HooksConfig
+from engine.record import record
 from engine.storage.store import Store
 
 
-@dataclass(frozen=True)
+@record
 class PreToolDecision:
     decision: str | None = None  # allow | deny | ask | None (no opinion)
     reason: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class PromptDecision:
     blocked: bool = False
     reason: str = ""
     context: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class HookScope:
     """Who the hooks run for: the session and task, and the session file (Claude Code's ``transcript_path``)."""
 

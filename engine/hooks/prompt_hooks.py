@@ -4,12 +4,12 @@ ends (``engine.orchestrator.steps.stop``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from engine.hooks.dispatcher import HookDispatcher, HookScope
+from engine.record import record
 
 
-@dataclass(frozen=True)
+@record
 class SubmittedRequest:
     context: str = ""  # what the hooks add to the request, for the model
     blocked: bool = False

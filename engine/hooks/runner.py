@@ -11,15 +11,16 @@ import os
 import signal
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from engine.record import record
 
 # What a hook may print; more is cut (a hook is a small program, not a log stream).
 MAX_OUTPUT_BYTES = 64 * 1024
 
 
-@dataclass(frozen=True)
+@record
 class HookRun:
     command: str
     exit_code: int | None

@@ -8,7 +8,6 @@ import asyncio
 import importlib
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,13 +17,14 @@ from engine.mcp.names import qualified_name, server_pattern
 from engine.mcp.resources import attach_resources
 from engine.mcp.specs import ServerSpec
 from engine.mcp.tool import McpTool
+from engine.record import record
 from engine.tools.registry import ToolRegistry
 
 # The SDK's own log lines go to a file, never to the screen.
 SDK_LOG = "mcp-sdk.log"
 
 
-@dataclass(frozen=True)
+@record
 class PromptCommand:
     """A server prompt offered as ``/mcp__<server>__<prompt>``."""
 

@@ -7,13 +7,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from pydantic import ValidationError
 
 from engine.config.schema import Config, McpServerConfig
+from engine.record import record
 
 Transport = Literal["stdio", "http", "sse"]
 MCP_JSON = ".mcp.json"
@@ -25,7 +25,7 @@ class MissingVariable(ValueError):
     """A ``${VAR}`` with no value in the environment and no default."""
 
 
-@dataclass(frozen=True)
+@record
 class ServerSpec:
     name: str
     config: McpServerConfig

@@ -17,12 +17,13 @@ from engine.orchestrator.recorder import TaskRecorder
 from engine.orchestrator.session import Session
 from engine.policy import PermissionPolicy
 from engine.provider.base import ChatProvider
+from engine.record import record
 from engine.tools.base import ToolContext
 from engine.tools.registry import ToolRegistry
 from engine.workflow.loop_detection import LoopDetector
 
 
-@dataclass(frozen=True)
+@record
 class ApprovalSettings:
     """How an `ask` is answered: by the user (interactive), by the configuration, or refused (headless)."""
 

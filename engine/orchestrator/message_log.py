@@ -4,10 +4,10 @@ applied by deleting (see ``engine.storage.conversation_log``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from engine.messages import Message
+from engine.record import record
 from engine.storage.store import Store
 
 
@@ -25,7 +25,7 @@ class MessageLog(Protocol):
         ...
 
 
-@dataclass(frozen=True)
+@record
 class SessionLog:
     """The session's conversation in the store: the one a resume continues."""
 
@@ -48,7 +48,7 @@ class SessionLog:
         return seq
 
 
-@dataclass(frozen=True)
+@record
 class SubagentLog:
     """A sub-agent's conversation, stored under its parent session and the ``task`` call that started it (of the
     parent's task ``task_id``), so it can be shown and survives a restart; it is never resumed."""

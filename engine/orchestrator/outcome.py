@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from engine.events import TurnEndReason
+from engine.record import record
 
 
-@dataclass(frozen=True)
+@record
 class TurnOutcome:
     reason: TurnEndReason
     error: str | None = None

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from engine.events import TodoItem
 from engine.interaction import ApprovalDecision, QuestionRequest
+from engine.record import record
 from engine.storage.records import (
     Actor,
     DecidedBy,
@@ -22,7 +22,7 @@ from engine.storage.records import (
 from engine.storage.store import Store
 
 
-@dataclass(frozen=True)
+@record
 class TaskRecorder:
     store: Store
     session_id: str

@@ -8,10 +8,10 @@ result, because it may have half-run and must never run twice.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from engine.events import HistoryRestored
 from engine.messages import Message, ToolCall
+from engine.record import record
 from engine.storage import conversation_log
 from engine.storage.history_read import read_history
 from engine.storage.records import LoadedSession
@@ -20,7 +20,7 @@ from engine.storage.recovery import open_tool_calls, repair_history
 from engine.storage.store import Store
 
 
-@dataclass(frozen=True)
+@record
 class ResumePlan:
     """``messages``: the model's view of the latest context epoch, repaired; ``seqs`` and ``encoded``: each one's
     position in the session's history and its stored JSON text."""

@@ -6,7 +6,6 @@ Commands about the session itself live in ``session_commands``.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine.config.project_file import update_project_config
@@ -15,6 +14,7 @@ from engine.mcp.commands import mcp_command, prompt_command_rows, run_prompt_com
 from engine.mcp.manager import PromptCommand
 from engine.events import CommandResult
 from engine.modes import Mode
+from engine.record import record
 from engine.tools.base import ToolKind
 from engine.orchestrator.outcome import TurnOutcome
 from engine.orchestrator.steps.compact import maybe_compact
@@ -45,7 +45,7 @@ INPUT_RULES = (
 )
 
 
-@dataclass(frozen=True)
+@record
 class SlashCommand:
     name: str
     usage: str

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from engine.errors import ToolError
@@ -26,6 +26,7 @@ from engine.config.project_file import update_project_config
 from engine.hooks.dispatcher import PreToolDecision
 from engine.hooks.tool_hooks import after_tool, approval_waiting, before_tool, refusal_by_hook
 from engine.policy import Action, Allowance, PolicyDecision
+from engine.record import record
 from engine.storage.records import DecidedBy
 from engine.tools.base import Tool, ToolKind, ToolOutput
 
@@ -34,7 +35,7 @@ class ApprovalCancelled(asyncio.CancelledError):
     """Esc in the approval dialog: the whole task is cancelled, it is not a "no"."""
 
 
-@dataclass(frozen=True)
+@record
 class ToolCallOutcome:
     message: Message
     status: ToolStatus

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+from engine.record import record
 
 ARITY: dict[str, int] = {
     # version control and hosting
@@ -45,7 +46,7 @@ ARITY: dict[str, int] = {
 _LONGEST_KEY = max(len(key.split()) for key in ARITY)
 
 
-@dataclass(frozen=True)
+@record
 class CommandPrefix:
     """What `always` allows for bash: commands starting with these words, or exactly these words."""
 

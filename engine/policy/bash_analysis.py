@@ -33,12 +33,13 @@ from engine.policy.bash_risk import (
     shown,
 )
 from engine.policy.bash_wrappers import InlineScript, inline_script, program_name, unwrap
+from engine.record import record
 
 MAX_DEPTH = 3
 _ORDER = {Access.READ_ONLY: 0, Access.OTHER: 1, Access.MUTATING_GIT: 2}
 
 
-@dataclass(frozen=True)
+@record
 class CommandVerdict:
     shown: str
     access: Access
@@ -52,7 +53,7 @@ class CommandVerdict:
     prefix: CommandPrefix | None
 
 
-@dataclass(frozen=True)
+@record
 class BashAnalysis:
     command: str
     verdicts: tuple[CommandVerdict, ...]
@@ -73,7 +74,7 @@ def analyse(command: str, cwd: Path) -> BashAnalysis:
     return BashAnalysis(command, tuple(walk.verdicts), risks)
 
 
-@dataclass(frozen=True)
+@record
 class _Outer:
     """What an enclosing `sudo bash -c '...' > out` imposes on the commands of its script."""
 
@@ -206,7 +207,7 @@ class _Walk:
                 self.risks.extend(risk for inner in _Chain.of(embedded).layers for risk in command_risks(inner, line))
 
 
-@dataclass(frozen=True)
+@record
 class _Chain:
     """A command and the commands its wrappers run: `sudo timeout 5 rm x` has three layers."""
 

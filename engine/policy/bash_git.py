@@ -9,9 +9,9 @@ lists, `git branch x` creates; `git stash list` reads, `git stash` stashes. Thos
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from engine.policy.argv import has_long, has_option, operands
+from engine.record import record
 
 # Global options that take a value (`git -C dir status`); the ones that can make git run other programs
 # (`-c core.pager=...`, `--exec-path=...`, `--config-env`) keep any call off the read-only list.
@@ -49,14 +49,14 @@ _READ_ONLY_FORBIDDEN = {
 }
 
 
-@dataclass(frozen=True)
+@record
 class GitCall:
     global_options: tuple[str, ...]
     subcommand: str | None
     args: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@record
 class GitVerdict:
     mutating: bool
     # Why the call is not read-only, as a predicate ("is a mutating git command"); None when it is.

@@ -15,6 +15,8 @@ import functools
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from engine.record import record
+
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
 
@@ -27,7 +29,7 @@ TRUNCATE_OPERATORS = frozenset({">", "&>", ">|", ">&"})
 _DOUBLE_QUOTE_ESCAPES = frozenset('"\\$`')
 
 
-@dataclass(frozen=True)
+@record
 class Word:
     """One shell word: its source text and, when no expansion decides it at run time, its literal value."""
 
@@ -39,7 +41,7 @@ class Word:
         return self.value if self.value is not None else self.source
 
 
-@dataclass(frozen=True)
+@record
 class Redirect:
     operator: str
     target: Word | None  # None for here-documents and here-strings
@@ -62,7 +64,7 @@ class Redirect:
         return self.writes and self.operator in TRUNCATE_OPERATORS
 
 
-@dataclass(frozen=True)
+@record
 class SimpleCommand:
     """A command that runs: `FOO=1 grep -n x file > out` gives assignments, words and redirects."""
 
@@ -80,7 +82,7 @@ class SimpleCommand:
         return self.words[0] if self.words else None
 
 
-@dataclass(frozen=True)
+@record
 class FunctionDef:
     name: str
     # How many times the body calls the function itself: two or more is how a fork bomb spreads.
@@ -88,7 +90,7 @@ class FunctionDef:
     source: str
 
 
-@dataclass(frozen=True)
+@record
 class ParsedScript:
     source: str
     commands: tuple[SimpleCommand, ...]
@@ -233,7 +235,7 @@ def _ansi_c(body: str) -> str | None:
         return None
 
 
-@dataclass(frozen=True)
+@record
 class _Context:
     redirects: tuple[Redirect, ...] = ()
     pipeline: tuple[int, int] | None = None

@@ -16,11 +16,11 @@ import glob
 import os
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from engine.policy.argv import has_option
 from engine.policy.bash_parse import Redirect, Word
+from engine.record import record
 
 # Programs whose arguments are never files they read.
 _NO_FILES = frozenset(
@@ -39,7 +39,7 @@ MAX_GLOB_MATCHES = 2000
 _MAX_BRACE_WORDS = 256
 
 
-@dataclass(frozen=True)
+@record
 class _Syntax:
     """What a program's options look like: which take a value, and which values are patterns rather than files."""
 

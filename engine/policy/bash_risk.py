@@ -11,13 +11,13 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from engine.policy.argv import has_long, has_option, has_short, operands
 from engine.policy.bash_git import split_git
 from engine.policy.bash_parse import ParsedScript, Redirect, Word
 from engine.policy.bash_wrappers import program_name
+from engine.record import record
 
 # code -> what it is about, for /permissions and documentation.
 RISK_CODES: dict[str, str] = {
@@ -80,7 +80,7 @@ _FILE_CHANGERS = frozenset(
 )  # fmt: skip
 
 
-@dataclass(frozen=True)
+@record
 class Risk:
     code: str
     text: str

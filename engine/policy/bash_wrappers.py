@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from engine.policy.argv import has_option
 from engine.policy.bash_parse import Word
+from engine.record import record
 
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash"})
 # Directories whose programs are the real ones: `/usr/bin/ls` is `ls`, `./ls` may be anything.
@@ -20,7 +20,7 @@ SYSTEM_DIRS = frozenset({"/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sb
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 
-@dataclass(frozen=True)
+@record
 class _Spec:
     value_short: str = ""  # single-letter options that take a value
     value_long: frozenset[str] = frozenset()
@@ -68,7 +68,7 @@ _WRAPPERS: dict[str, _Spec] = {
 _WATCH_OPTIONS = _Spec(value_short="nq", value_long=frozenset({"--interval"}))
 
 
-@dataclass(frozen=True)
+@record
 class Unwrapped:
     wrapper: tuple[Word, ...]
     inner: tuple[Word, ...]
@@ -81,7 +81,7 @@ class Unwrapped:
     env_options: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class InlineScript:
     via: str  # "bash -c", "eval", ...
     script: str | None  # None when an expansion decides the script at run time

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 
 from engine.policy.arity import CommandPrefix
+from engine.record import record
 from engine.sandbox.grant import SandboxGrant
 
 
@@ -20,7 +20,7 @@ class Action(str, Enum):
 STRICTNESS: dict[Action, int] = {Action.ALLOW: 0, Action.ASK: 1, Action.DENY: 2, Action.BLOCKED: 3}
 
 
-@dataclass(frozen=True)
+@record
 class Allowance:
     """One session allowance: every call of a tool, or the bash commands a prefix covers."""
 
@@ -35,7 +35,7 @@ class Allowance:
         return ("bash", self.prefix.pattern()) if self.prefix is not None else ("tools", self.tool)
 
 
-@dataclass(frozen=True)
+@record
 class PolicyDecision:
     action: Action
     # Plain words, each one reason to ask, deny or block; empty for allow.

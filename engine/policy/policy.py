@@ -24,7 +24,6 @@ bash skips steps 2-5 entirely (SPEC 5); other tools still meet their config rule
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -35,6 +34,7 @@ from engine.policy.decision import Action, Allowance, PolicyDecision
 from engine.policy.matrix import bash_cell, rows, tool_cell
 from engine.policy.presets import PRESET_MODES, STRICT, parse_preset, preset_for_mode
 from engine.policy.rules import RuleMatch, RuleSet
+from engine.record import record
 from engine.sandbox import Confinement, SandboxGrant, SandboxSupport, describe, detect, no_sandbox_notice
 from engine.policy.tool_patterns import name_matches
 from engine.tools.base import ToolKind
@@ -55,7 +55,7 @@ _RISK_NOTE = " (a command with a risk reason still asks)"
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
+@record
 class _Judgement:
     action: Action
     reason: str | None

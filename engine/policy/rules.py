@@ -20,15 +20,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from engine.policy.decision import STRICTNESS, Action
 from engine.policy.tool_patterns import matching_rule
+from engine.record import record
 
 CONFIG_ACTIONS = {"allow": Action.ALLOW, "ask": Action.ASK, "deny": Action.DENY}
 
 
-@dataclass(frozen=True)
+@record
 class RuleMatch:
     action: Action
     # "permissions.bash 'git push *' = deny (.coder/config.json)"
@@ -36,7 +36,7 @@ class RuleMatch:
     pattern: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class BashPattern:
     pattern: str
     action: Action

@@ -8,11 +8,13 @@ it as this plain frozen dataclass, which offers the same read-only attributes th
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from engine.record import record
 
-@dataclass(frozen=True)
+
+@record
 class ToolCallRecord:
     id: str
     name: str
@@ -29,7 +31,7 @@ class ToolCallRecord:
         return value
 
 
-@dataclass(frozen=True)
+@record
 class MessageRecord:
     role: str
     content: str | None = None

@@ -24,8 +24,6 @@ Inputs may be sent before ``EngineReady``: they wait in the engine. A client che
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from engine.events import Event, TurnEndReason
 from engine.interaction import (
     ApprovalAnswer,
@@ -36,6 +34,7 @@ from engine.interaction import (
     TrustDecision,
     TrustRequest,
 )
+from engine.record import record
 
 PROTOCOL_VERSION = 1
 
@@ -43,7 +42,7 @@ InteractionRequest = ApprovalRequest | QuestionRequest | TrustRequest
 InteractionAnswer = ApprovalDecision | ApprovalAnswer | QuestionAnswer | TrustDecision
 
 
-@dataclass(frozen=True)
+@record
 class EngineState:
     """What a front end shows about the engine before and between inputs."""
 
@@ -62,29 +61,29 @@ class EngineState:
 
 
 # -- client → engine ------------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
+@record
 class RunInput:
     input_id: str
     text: str
 
 
-@dataclass(frozen=True)
+@record
 class Cancel:
     pass
 
 
-@dataclass(frozen=True)
+@record
 class SetMode:
     mode: str
 
 
-@dataclass(frozen=True)
+@record
 class AnswerRequest:
     request_id: str
     answer: InteractionAnswer
 
 
-@dataclass(frozen=True)
+@record
 class Shutdown:
     pass
 
@@ -93,29 +92,29 @@ Command = RunInput | Cancel | SetMode | AnswerRequest | Shutdown
 
 
 # -- engine → client ------------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
+@record
 class EngineReady:
     state: EngineState
 
 
-@dataclass(frozen=True)
+@record
 class EngineFailed:
     """The engine could not start (a damaged config or database...); it exits after sending this."""
 
     message: str
 
 
-@dataclass(frozen=True)
+@record
 class EngineEvent:
     event: Event
 
 
-@dataclass(frozen=True)
+@record
 class InputStarted:
     input_id: str
 
 
-@dataclass(frozen=True)
+@record
 class InputFinished:
     input_id: str
     reason: TurnEndReason
@@ -125,13 +124,13 @@ class InputFinished:
     state: EngineState
 
 
-@dataclass(frozen=True)
+@record
 class InteractionRequested:
     request_id: str
     request: InteractionRequest
 
 
-@dataclass(frozen=True)
+@record
 class InteractionWithdrawn:
     request_id: str
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from engine.messages import Usage
+from engine.record import record
 
 
-@dataclass(frozen=True)
+@record
 class TextChunk:
     """Answer text; ``refusal`` marks the text of ``delta.refusal``, which is the answer too, shown as a refusal."""
 
@@ -17,12 +17,12 @@ class TextChunk:
     refusal: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class ReasoningChunk:
     text: str
 
 
-@dataclass(frozen=True)
+@record
 class ToolCallChunk:
     """One tool-call delta as the server sent it; ``StreamAssembler`` joins them by ``index``."""
 
@@ -34,7 +34,7 @@ class ToolCallChunk:
     extra: dict[str, Any] | None = None
 
 
-@dataclass(frozen=True)
+@record
 class ExtraChunk:
     """Fields of the assistant message beyond the standard ones (``reasoning_content``, ``reasoning_details``...),
     as the server sent them in one delta: kept on the message and sent back unchanged in later requests."""
@@ -42,17 +42,17 @@ class ExtraChunk:
     fields: dict[str, Any]
 
 
-@dataclass(frozen=True)
+@record
 class UsageChunk:
     usage: Usage
 
 
-@dataclass(frozen=True)
+@record
 class FinishChunk:
     reason: str | None
 
 
-@dataclass(frozen=True)
+@record
 class RetryNotice:
     """The provider is about to retry after a retryable failure (429, 5xx, connection error)."""
 
@@ -65,7 +65,7 @@ class RetryNotice:
 StreamChunk = TextChunk | ReasoningChunk | ToolCallChunk | ExtraChunk | UsageChunk | FinishChunk | RetryNotice
 
 
-@dataclass(frozen=True)
+@record
 class ChatRequest:
     model: str
     messages: list[dict[str, Any]]

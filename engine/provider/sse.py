@@ -8,12 +8,13 @@ standard does not know: it becomes an event named ``error`` carrying that value.
 from __future__ import annotations
 
 import codecs
-from dataclasses import dataclass
+
+from engine.record import record
 
 _KNOWN_FIELDS = frozenset({"data", "event", "id", "retry", "error"})
 
 
-@dataclass(frozen=True)
+@record
 class SseEvent:
     event: str  # "message" unless the server named it
     data: str

@@ -9,9 +9,9 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
+from engine.record import record
 from engine.sandbox import seatbelt
 from engine.sandbox.child_env import unasked_environment
 from engine.sandbox.grant import SandboxGrant
@@ -23,7 +23,7 @@ WRITABLE_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/
 _REFUSED = re.compile(r"Permission denied|Operation not permitted|Read-only file system|EACCES|EPERM")
 
 
-@dataclass(frozen=True)
+@record
 class ConfinedCommand:
     """What to execute instead of ``shell -c command``, and where its temp folder is (removed after the call)."""
 

@@ -3,8 +3,9 @@ network. Made by ``engine.policy`` for each decision, carried to the bash tool i
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
+
+from engine.record import record
 
 
 class Confinement(str, Enum):
@@ -15,7 +16,7 @@ class Confinement(str, Enum):
     APPROVED = "approved"
 
 
-@dataclass(frozen=True)
+@record
 class SandboxGrant:
     confinement: Confinement
     network: bool = True

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import functools
 import platform
-from dataclasses import dataclass
 from typing import Literal
 
+from engine.record import record
 from engine.sandbox import landlock, seatbelt
 
 # Landlock rules for TCP exist from ABI 4 on.
@@ -15,7 +15,7 @@ TCP_RULES_ABI = 4
 SandboxKind = Literal["landlock", "seatbelt", "none"]
 
 
-@dataclass(frozen=True)
+@record
 class SandboxSupport:
     kind: SandboxKind
     abi: int = 0

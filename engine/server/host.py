@@ -23,7 +23,6 @@ import importlib
 import logging
 import os
 from collections import deque
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -39,6 +38,7 @@ from engine.interaction import (
 )
 from engine.modes import Mode
 from engine.protocol.schema import PROTOCOL_VERSION, EngineState
+from engine.record import record
 
 if TYPE_CHECKING:
     from engine.config import Config
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
+@record
 class EngineOptions:
     """How to start the engine: the command line's ``--cwd`` / ``--mode`` / ``--model`` and the environment."""
 

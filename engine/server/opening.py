@@ -12,10 +12,10 @@ session another live process holds, a schema still to migrate), nothing is sent,
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
 from pathlib import Path
 
 from engine.events import HistoryRestored
+from engine.record import record
 from engine.storage import conversation_log
 from engine.storage.db import database_path
 from engine.storage.errors import StorageError
@@ -26,7 +26,7 @@ from engine.storage.session_lock import SessionLock
 LATEST = "--last"
 
 
-@dataclass(frozen=True)
+@record
 class OpenedSession:
     """The session whose history was sent, and its lock, held until the engine's orchestrator takes it over."""
 

@@ -6,16 +6,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
+from engine.record import record
 from engine.skills.skill import SKILL_FILE, Skill, SkillProblem, SkillSource
 from engine.skills.skill_file import SkillFormatError, read_skill
 
 BUILTIN_SKILLS_DIR = Path(__file__).resolve().parent / "builtin"
 
 
-@dataclass(frozen=True)
+@record
 class SkillRoot:
     """A folder whose sub-folders are skills."""
 
@@ -23,7 +24,7 @@ class SkillRoot:
     source: SkillSource
 
 
-@dataclass(frozen=True)
+@record
 class SkillSet:
     """What discovery found: the usable skills by name (sorted) and the skills that could not be loaded."""
 

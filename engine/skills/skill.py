@@ -3,9 +3,10 @@ instructions, and where it came from; and what went wrong with one that could no
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
+
+from engine.record import record
 
 SKILL_FILE = "SKILL.md"
 
@@ -18,7 +19,7 @@ class SkillSource(str, Enum):
     BUILTIN = "builtin"  # shipped with coder-tui
 
 
-@dataclass(frozen=True)
+@record
 class Skill:
     name: str
     description: str
@@ -35,7 +36,7 @@ class Skill:
         return self.folder / SKILL_FILE
 
 
-@dataclass(frozen=True)
+@record
 class SkillProblem:
     """A skill that could not be loaded: the file (or folder) at fault and why, in words a user can act on."""
 

@@ -12,13 +12,14 @@ import os
 import stat
 import uuid
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
+
+from engine.record import record
 
 ABSENT = "absent"
 
 
-@dataclass(frozen=True)
+@record
 class FileState:
     """``data is None``: the path does not exist."""
 

@@ -10,10 +10,11 @@ the diff each tool message showed, and the sub-agents' conversations (see ``conv
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
+
+from engine.record import record
 
 
-@dataclass(frozen=True)
+@record
 class Migration:
     version: int
     description: str

@@ -3,8 +3,10 @@ permission log. The Literal types are the closed vocabularies of SPEC 12 (the da
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, Literal
+
+from engine.record import record
 
 if TYPE_CHECKING:
     from engine.messages import Message
@@ -17,7 +19,7 @@ Actor = Literal["model", "user"]
 DecidedBy = Literal["policy", "user", "config"]
 
 
-@dataclass(frozen=True)
+@record
 class SessionSummary:
     """One row of the ``/resume`` picker: title is the first request, trimmed."""
 
@@ -30,7 +32,7 @@ class SessionSummary:
     message_count: int
 
 
-@dataclass(frozen=True)
+@record
 class LoadedSession:
     """A session as resume needs it: ``messages`` is the model's view of the latest context epoch (after a
     compaction: its summary, then the messages kept and those made since), not the whole history."""
@@ -45,7 +47,7 @@ class LoadedSession:
     epoch: int = 0
 
 
-@dataclass(frozen=True)
+@record
 class HistoryMessage:
     """One stored message of a session's whole history. ``epoch``: the context epoch it was made in; ``diff``: the
     diff a tool message showed when it ran (kept beside the message, never sent to the model); ``rewound``: cut from
@@ -59,7 +61,7 @@ class HistoryMessage:
     rewound: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class CompactionMarker:
     """"Context compacted here": the point of the history where a compaction started context epoch ``epoch``.
     ``summary`` is the message that took the place of everything before it in the model's view; the messages from
@@ -77,7 +79,7 @@ class CompactionMarker:
 HistoryEntry = HistoryMessage | CompactionMarker
 
 
-@dataclass(frozen=True)
+@record
 class TaskEvent:
     """A task's lifecycle: one task per user turn. ``detail`` is the request (created) or the error (failed)."""
 
@@ -86,7 +88,7 @@ class TaskEvent:
     detail: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class InteractionRequested:
     """An approval or a question put to the user. ``data`` holds what is needed to ask it again on resume (for a
     tool approval: ``call_id``, ``tool``, ``arguments``...)."""
@@ -100,7 +102,7 @@ class InteractionRequested:
     data: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@record
 class InteractionResponded:
     interaction_id: str
     task_id: str | None
@@ -111,7 +113,7 @@ class InteractionResponded:
 LoggedEvent = TaskEvent | InteractionRequested | InteractionResponded
 
 
-@dataclass(frozen=True)
+@record
 class EventRecord:
     """An event as read back, with its time."""
 
@@ -119,7 +121,7 @@ class EventRecord:
     created_at: str
 
 
-@dataclass(frozen=True)
+@record
 class PendingInteraction:
     """An interaction requested but never answered while its task was still running: to be asked again."""
 
@@ -127,7 +129,7 @@ class PendingInteraction:
     requested_at: str
 
 
-@dataclass(frozen=True)
+@record
 class AuditEntry:
     """One tool call, ``!`` commands included: requested (input) and, once it ended, completed (output)."""
 
@@ -143,7 +145,7 @@ class AuditEntry:
     completed_at: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class PermissionEntry:
     """One permission decision: ``decision`` is the policy's action (allow/ask/deny/blocked), the user's answer
     (yes/no/always/cancel) or the configuration's (allow/refuse)."""

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.messages import Message
+from engine.record import record
 from engine.storage.errors import StorageError
 from engine.storage.redact import default_redactor
 
@@ -39,7 +40,7 @@ def redacted_record(message: Message) -> dict[str, Any]:
     return default_redactor().redact_value(message.to_record())  # type: ignore[no-any-return]
 
 
-@dataclass(frozen=True)
+@record
 class SnapshotHeader:
     session_id: str
     model: str

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine.record import record
 from engine.storage.conversation_log import make_title
 from engine.storage.db import Database, utc_now
 from engine.storage.errors import StorageError
@@ -37,7 +38,7 @@ from engine.storage.undo_blobs import UndoBlobs
 NOTHING_TO_UNDO = "nothing to undo: no file changed by write, edit or patch is left on this session's undo stack"
 
 
-@dataclass(frozen=True)
+@record
 class UndoResult:
     """What ``undo_last_turn`` did. ``applied`` is False when the turn was not (fully) undone: nothing on the
     stack, files changed outside the agent (``conflicts``: undo again with ``force``), or ``errors`` (the turn
@@ -67,7 +68,7 @@ class UndoResult:
         return f"undid {_turn_name(self.label, self.turn_id)}: {done}{forced}. {self.remaining} more turn(s) to undo."
 
 
-@dataclass(frozen=True)
+@record
 class SessionChange:
     """A file as it was before this session's tools first touched it, and as it is now."""
 
@@ -84,7 +85,7 @@ class _OpenTurn:
     paths: set[str] = field(default_factory=set)
 
 
-@dataclass(frozen=True)
+@record
 class _Snapshot:
     path: str
     existed: bool

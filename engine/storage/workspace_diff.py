@@ -12,10 +12,10 @@ the user runs at the same time.
 from __future__ import annotations
 
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from engine.record import record
 from engine.sandbox.child_env import git_environment
 from engine.tools.diff import diff_stats, unified_diff
 from engine.tools.fileio import looks_binary
@@ -30,7 +30,7 @@ _EXCLUDE_STATE = ":(exclude).coder"
 _GIT_STATUS: dict[str, FileStatus] = {"M": "modified", "T": "modified", "A": "added", "D": "deleted", "R": "renamed"}
 
 
-@dataclass(frozen=True)
+@record
 class FileDiff:
     path: str
     added: int
@@ -40,7 +40,7 @@ class FileDiff:
     old_path: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class WorkspaceDiff:
     source: Literal["git", "session"]
     files: tuple[FileDiff, ...]

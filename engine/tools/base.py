@@ -14,6 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from engine.errors import EngineError, ToolError
 from engine.messages import ToolDef
+from engine.record import record
 from engine.sandbox.grant import SandboxGrant
 from engine.tools.guard import Workspace
 from engine.workflow.todos import TodoList
@@ -31,7 +32,7 @@ class ToolKind(str, Enum):
     MCP_READ_ONLY = "mcp_read_only"  # an MCP tool annotated readOnlyHint
 
 
-@dataclass(frozen=True)
+@record
 class ToolOutput:
     """A successful result. ``data`` is written back to the model as ``{"ok": true, **data}``."""
 
@@ -41,7 +42,7 @@ class ToolOutput:
     changed_paths: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class ToolLimits:
     bash_timeout_s: float = 120.0
     bash_max_timeout_s: float = 600.0

@@ -14,13 +14,13 @@ import os
 import shutil
 import signal
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from engine.errors import ToolError
+from engine.record import record
 from engine.sandbox import SandboxGrant, detect
 from engine.sandbox.command import ConfinedCommand, confine, refused_write_note
 from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
@@ -32,7 +32,7 @@ _SETTLE_S = 2.0
 _POLL_S = 0.01
 
 
-@dataclass(frozen=True)
+@record
 class CommandResult:
     """The outcome of one command. ``exit_code`` is None when it was killed on timeout; negative: killed by a signal."""
 

@@ -10,13 +10,13 @@ finds anything deciding. A tolerant match may adapt ``new_string`` the way ``old
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from engine.errors import PathOutsideWorkspace, ToolError
+from engine.record import record
 from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
 from engine.tools.diff import unified_diff
 from engine.tools.fileio import TextDocument, atomic_write, ensure_unchanged_since_known, read_text_document
@@ -42,7 +42,7 @@ class EditParams(BaseModel):
     )
 
 
-@dataclass(frozen=True)
+@record
 class _EditPlan:
     path: Path
     display: str

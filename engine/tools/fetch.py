@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-from dataclasses import dataclass
 from html.parser import HTMLParser
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
@@ -22,6 +21,7 @@ from urllib.parse import urljoin, urlsplit
 from pydantic import BaseModel, Field
 
 from engine.errors import ToolError
+from engine.record import record
 from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
 from engine.tools.fileio import looks_binary
 
@@ -57,7 +57,7 @@ class FetchParams(BaseModel):
     url: str = Field(min_length=1, description="The http:// or https:// URL to get.")
 
 
-@dataclass(frozen=True)
+@record
 class _Page:
     url: str
     status: int

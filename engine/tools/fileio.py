@@ -12,11 +12,11 @@ import contextlib
 import os
 import stat
 import uuid
-from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Literal
 
 from engine.errors import ToolError
+from engine.record import record
 from engine.tools.base import ToolContext
 from engine.tools.guard import ensure_opened_where_checked
 
@@ -34,7 +34,7 @@ Encoding = Literal["utf-8", "latin-1"]
 Newline = Literal["\n", "\r\n"]
 
 
-@dataclass(frozen=True)
+@record
 class TextDocument:
     """A decoded text file: ``text`` always uses ``\\n``; the other fields say how to encode it back."""
 

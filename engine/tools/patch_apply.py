@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from engine.errors import ToolError
+from engine.record import record
 from engine.tools.matching import closest_line_indices
 from engine.tools.matching.indentation import Reindenter, indent_mapping
 from engine.tools.matching.seek import matching_prefix, seek_all, seek_at
@@ -29,7 +29,7 @@ class HunkMismatch(ToolError):
     """A hunk could not be placed; the message names the file, the hunk and the patch line that did not match."""
 
 
-@dataclass(frozen=True)
+@record
 class _Edit:
     start: int
     old_count: int

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Literal
 
 from engine.errors import ToolError
+from engine.record import record
 from engine.tools.base import ToolContext
 from engine.tools.diff import unified_diff
 from engine.tools.fileio import (
@@ -28,14 +29,14 @@ from engine.tools.patch_parse import ChangeKind, FileChange
 ChangeLabel = Literal["added", "updated", "deleted", "moved"]
 
 
-@dataclass(frozen=True)
+@record
 class PlannedWrite:
     path: Path
     display: str
     payload: bytes | None  # None: delete the file
 
 
-@dataclass(frozen=True)
+@record
 class PatchPlan:
     writes: list[PlannedWrite]
     diff: str

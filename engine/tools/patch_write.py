@@ -10,15 +10,15 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import ToolError
+from engine.record import record
 from engine.tools.fileio import atomic_write, read_regular_bytes
 from engine.tools.patch_plan import PlannedWrite
 
 
-@dataclass(frozen=True)
+@record
 class _Original:
     write: PlannedWrite
     data: bytes | None  # None: the path did not exist

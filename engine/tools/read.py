@@ -10,7 +10,6 @@ from __future__ import annotations
 import operator
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import BinaryIO
@@ -18,6 +17,7 @@ from typing import BinaryIO
 from pydantic import BaseModel, Field
 
 from engine.errors import ToolError
+from engine.record import record
 from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
 from engine.tools.fileio import BINARY_SNIFF_BYTES, UTF8_BOM, looks_binary, open_regular
 from engine.tools.guard import ensure_opened_where_checked
@@ -45,7 +45,7 @@ class ReadParams(BaseModel):
     )
 
 
-@dataclass(frozen=True)
+@record
 class _Window:
     lines: list[str]
     start: int

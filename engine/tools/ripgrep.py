@@ -12,8 +12,9 @@ import os
 import shutil
 import sysconfig
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+from engine.record import record
 
 _CHUNK = 1 << 16
 _STDERR_CAP = 8192
@@ -46,7 +47,7 @@ def find_ripgrep() -> str | None:
     return shutil.which("rg")
 
 
-@dataclass(frozen=True)
+@record
 class RipgrepExit:
     """How a run ended: rg's exit code (0 found, 1 nothing found, 2 error) and the head of its stderr."""
 

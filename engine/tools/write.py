@@ -8,12 +8,12 @@ session is allowed but asks for approval (``approval_reasons``).
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
 from engine.errors import ToolError
+from engine.record import record
 from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
 from engine.tools.diff import unified_diff
 from engine.tools.fileio import (
@@ -30,7 +30,7 @@ class WriteParams(BaseModel):
     content: str = Field(description="The complete new content of the file, written as UTF-8 exactly as given.")
 
 
-@dataclass(frozen=True)
+@record
 class _WritePlan:
     path: Path
     display: str

@@ -12,9 +12,9 @@ A request is complex when, after trimming and counting Unicode characters, the f
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Literal
 
+from engine.record import record
 from engine.workflow.todos import TodoList
 
 ComplexRule = Literal["enumeration", "length", "keywords", "pieces"]
@@ -59,7 +59,7 @@ _TOKEN = re.compile(r"[^\s，。；、,;:：!?！？()（）\[\]{}\"'“”‘�
 _SPACED_SLASHES = re.compile(r"(?<!\S)[^\s/]+(?:\s+/\s+[^\s/]+){2,}(?!\S)")
 
 
-@dataclass(frozen=True)
+@record
 class ComplexVerdict:
     """``rule`` is the rule that hit (None: the request is simple); ``detail`` says what it saw."""
 

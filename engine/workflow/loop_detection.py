@@ -14,9 +14,10 @@ from __future__ import annotations
 import json
 import re
 from collections import deque
-from dataclasses import dataclass
 from itertools import pairwise
 from typing import Literal
+
+from engine.record import record
 
 LoopKind = Literal["repeated_tool_call", "tool_cycle", "repeated_text"]
 
@@ -37,7 +38,7 @@ _RULE = re.compile(r"^\s*(?:[-=_*\u2500-\u257f]\s*){3,}$")
 _HEAD_CHARS = 8
 
 
-@dataclass(frozen=True)
+@record
 class LoopFound:
     kind: LoopKind
     # What repeated, in words for the "loop detected" event.

@@ -17,11 +17,11 @@ import json
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from engine.modes import Mode
+from engine.record import record
 
 if TYPE_CHECKING:
     from engine.config.schema import WorkflowConfig
@@ -73,7 +73,7 @@ _ENVIRONMENT_SIGNS = re.compile(
 )
 
 
-@dataclass(frozen=True)
+@record
 class Decision:
     yes: bool
     reason: str
@@ -82,7 +82,7 @@ class Decision:
         return self.yes
 
 
-@dataclass(frozen=True)
+@record
 class Choice:
     """The command to run, or None and why nothing runs. ``source``: where the command came from."""
 
@@ -94,7 +94,7 @@ class Choice:
 FailureKind = Literal["passed", "fixable", "environment"]
 
 
-@dataclass(frozen=True)
+@record
 class Outcome:
     kind: FailureKind
     reason: str

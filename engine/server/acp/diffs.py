@@ -7,10 +7,11 @@ parser and hunk matcher do both, so nothing here re-implements diff logic.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from engine.errors import ToolError
+from engine.record import record
 from engine.tools.patch_apply import apply_hunks
 from engine.tools.patch_parse import ChangeKind, parse_patch
 from engine.tools.patch_parse.model import Hunk, HunkLine
@@ -18,7 +19,7 @@ from engine.tools.patch_parse.model import Hunk, HunkLine
 _FLIPPED = {"+": "-", "-": "+", " ": " "}
 
 
-@dataclass(frozen=True)
+@record
 class FileDiff:
     path: Path
     old_text: str | None  # None: the file was created

@@ -12,7 +12,8 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+
+from engine.record import record
 
 TAB_WIDTH = 4
 _DEFAULT_STEP = "    "
@@ -66,7 +67,7 @@ def detect_indent_step(lines: Sequence[str]) -> str:
     return " " * steps.most_common(1)[0][0] if steps else _DEFAULT_STEP
 
 
-@dataclass(frozen=True)
+@record
 class Reindenter:
     """Converts text from the model's indentation to the file's."""
 

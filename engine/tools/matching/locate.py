@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
+from engine.record import record
 from engine.tools.matching.anchor_block import anchor_block
 from engine.tools.matching.match import Match
 from engine.tools.matching.strategies import (
@@ -27,7 +27,7 @@ STRATEGIES: tuple[Strategy, ...] = (
 )
 
 
-@dataclass(frozen=True)
+@record
 class Located:
     strategy: Strategy
     matches: list[Match]

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 
+from engine.record import record
 from engine.tools.matching.indentation import Reindenter
 from engine.tools.matching.normalise import unescape
 from engine.tools.matching.text_lines import TextLines
 
 
-@dataclass(frozen=True)
+@record
 class Match:
     """``text[start:end]`` is what gets replaced.
 

@@ -9,12 +9,12 @@ wins over an exact one elsewhere.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
+from engine.record import record
 from engine.tools.matching.normalise import fold_punctuation
 
 
-@dataclass(frozen=True)
+@record
 class SeekLevel:
     name: str
     key: Callable[[str], str]

@@ -18,15 +18,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
+from engine.record import record
 from engine.tools.matching.indentation import Reindenter, indent_mapping, leading_whitespace
 from engine.tools.matching.match import Match, block_match, line_pairs, scan_windows
 from engine.tools.matching.normalise import collapse_whitespace, unescape
 from engine.tools.matching.text_lines import TextLines, needle_lines
 
 
-@dataclass(frozen=True)
+@record
 class Strategy:
     name: str
     # How the matches were found, as the end of a sentence: "old_string matches 2 times in a.py <qualifier>".

@@ -6,10 +6,11 @@ does not start an empty one, so a block match never runs onto a phantom line aft
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from engine.record import record
 
 
-@dataclass(frozen=True)
+
+@record
 class TextLines:
     text: str
     lines: tuple[str, ...]

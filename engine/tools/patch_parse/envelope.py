@@ -8,13 +8,14 @@ kept as they were in the text the model sent, so errors point at the model's own
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from engine.record import record
 
 _FENCE_OPEN = re.compile(r"^```[\w+-]*\s*$")
 _HEREDOC_OPEN = re.compile(r"^(?:.*\s)?<<-?\s*(['\"]?)([A-Za-z_]\w*)\1\s*$")
 
 
-@dataclass(frozen=True)
+@record
 class PatchText:
     lines: list[str]
     first_line: int  # the 1-based number, in the text as sent, of ``lines[0]``

@@ -6,11 +6,11 @@ the dialect. Every hunk line keeps the line number it had in the patch so that a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 from typing import Literal
 
 from engine.errors import ToolError
+from engine.record import record
 
 Tag = Literal[" ", "-", "+"]
 
@@ -23,14 +23,14 @@ class PatchSyntaxError(ToolError):
         super().__init__(f"invalid patch: {where}{message}")
 
 
-@dataclass(frozen=True)
+@record
 class HunkLine:
     tag: Tag  # " " context, "-" removed, "+" added
     text: str
     patch_line: int  # 1-based line of the patch text it came from
 
 
-@dataclass(frozen=True)
+@record
 class Anchor:
     """An ``@@ <line>`` of the ``*** Begin Patch`` format: a line to find first; the hunk lies after it."""
 
@@ -38,7 +38,7 @@ class Anchor:
     patch_line: int
 
 
-@dataclass(frozen=True)
+@record
 class Hunk:
     header: str  # as written ("@@ -3,4 +3,5 @@", "@@ def f():"), for messages; "" when the chunk had none
     patch_line: int  # where the hunk starts in the patch text
@@ -67,7 +67,7 @@ class ChangeKind(str, Enum):
     UPDATE = "update"
 
 
-@dataclass(frozen=True)
+@record
 class FileChange:
     kind: ChangeKind
     path: str
