@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import pickle
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -160,6 +161,6 @@ def test_the_project_defines_its_frozen_classes_as_records() -> None:
         str(path.relative_to(root))
         for package in ("engine", "coder_tui")
         for path in (root / package).rglob("*.py")
-        if "@dataclass(frozen=True)" in path.read_text(encoding="utf-8")
+        if re.search(r"^\s*@dataclass\(frozen=True\)", path.read_text(encoding="utf-8"), re.MULTILINE)
     ]
     assert frozen == []
