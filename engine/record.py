@@ -47,6 +47,11 @@ def record(cls: type[T]) -> type[T]:
         raise TypeError(f"record {cls.__qualname__} defines {', '.join(clashes)}: a record's are shared")
     made = dataclasses.dataclass(eq=False, repr=False)(cls)
     fields = dataclasses.fields(made)
+    unset = [f.name for f in fields if not f.init and f.default_factory is dataclasses.MISSING]
+    if unset:
+        # ``__init__`` leaves such a field to its class default (or unset), and the shared ``__setattr__`` would then
+        # let it be set once: a record's ``init=False`` field needs a ``default_factory``, which ``__init__`` runs.
+        raise TypeError(f"record {cls.__qualname__}: field {', '.join(unset)} has init=False without a default_factory")
     _compared[made] = _values_of(f.name for f in fields if f.compare)
     _hashed[made] = _values_of(f.name for f in fields if (f.compare if f.hash is None else f.hash))
     _shown[made] = tuple(f.name for f in fields if f.repr)

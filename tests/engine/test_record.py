@@ -164,3 +164,22 @@ def test_the_project_defines_its_frozen_classes_as_records() -> None:
         if re.search(r"^\s*@dataclass\(frozen=True\)", path.read_text(encoding="utf-8"), re.MULTILINE)
     ]
     assert frozen == []
+
+
+def test_a_field_init_does_not_take_needs_a_default_factory() -> None:
+    """``__init__`` sets such a field only from a factory; left to a class default, it could be set once later."""
+    for default in ({}, {"default": 3}):
+        with pytest.raises(TypeError, match="has init=False without a default_factory"):
+
+            @record
+            class Unset:
+                value: int = field(init=False, **default)
+
+    @record
+    class Made:
+        values: list[int] = field(init=False, default_factory=list)
+
+    made = Made()
+    assert made.values == []
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.values = [1]

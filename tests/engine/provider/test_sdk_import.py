@@ -89,7 +89,8 @@ def test_warming_leaves_the_chat_resource_unmade_when_the_body_is_sent_raw() -> 
         provider = OpenAIProvider(base_url="http://127.0.0.1:9/v1", api_key="x")
         provider.warm()
         print(provider._takes_raw_body(provider._client()), "openai._client" in sys.modules,
-              "openai.resources.chat.completions.completions" in sys.modules, "openai.lib.streaming.chat" in sys.modules)
+              "openai.resources.chat.completions.completions" in sys.modules,
+              "openai.lib.streaming.chat" in sys.modules)
         """
     )
     assert out.split() == ["True", "True", "False", "False"]
