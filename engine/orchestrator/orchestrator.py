@@ -12,6 +12,7 @@ import os
 import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.config import Config
 from engine.config.trust import folder_trusted
@@ -65,6 +66,9 @@ from engine.tools.registry import ToolRegistry, core_tools
 from engine.tools.skill import SkillTool
 from engine.tools.task import TaskTool
 from engine.workflow.loop_detection import LoopDetector
+
+if TYPE_CHECKING:
+    from engine.storage.undo import UndoJournal
 
 log = logging.getLogger(__name__)
 
@@ -144,6 +148,10 @@ class Orchestrator:
             config.hooks, trusted=lambda: self.project_trusted, cwd=self.workspace.root, env=self._env,
             store=self.store, emit=self._bus.emit,
         )
+        # Set by every switch of session (``switching.start_session``): the session's undo journal, and why it began,
+        # for its SessionStart hooks at its first request (None once they ran).
+        self.undo: UndoJournal
+        self.session_start: str | None
         self.session = switching.start_session(self, Session(self.workspace.root, **switching.session_args(self)))
         self._task: asyncio.Task[TurnOutcome] | None = None
         self._cancel_requested = False
