@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from engine.config.paths import project_config_path, user_config_path
+from engine.config.paths import user_config_path
 from engine.config.project_file import read_config_file, write_config_file
 
 # Dotted names of the project-config keys an untrusted folder may not set.
