@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 
 from engine.config import Config
 from engine.config.trust import folder_trusted
-from engine.context.compaction import CompactionState
 from engine.context.tokens import TokenCounter
 from engine.context.system_prompt import Environment, build_system_prompt
 from engine.errors import ProviderError
@@ -68,6 +67,7 @@ from engine.tools.task import TaskTool
 from engine.workflow.loop_detection import LoopDetector
 
 if TYPE_CHECKING:
+    from engine.context.compaction import CompactionState
     from engine.storage.undo import UndoJournal
 
 log = logging.getLogger(__name__)
@@ -136,7 +136,6 @@ class Orchestrator:
             ),
         )
         self.token_counter = TokenCounter(config.model)
-        self.compaction_state = CompactionState()
         self.loop_detector = LoopDetector()
         self.store = Store.open(self.workspace.root)
         # One owner per session (SPEC 21): the lock of the session in use, held until the switch or exit.
@@ -148,11 +147,13 @@ class Orchestrator:
             config.hooks, trusted=lambda: self.project_trusted, cwd=self.workspace.root, env=self._env,
             store=self.store, emit=self._bus.emit,
         )
-        # Set by every switch of session (``switching.start_session``): the session's undo journal, and why it began,
-        # for its SessionStart hooks at its first request (None once they ran).
+        # Set by every switch of session (``switching.start_session``): the session in use, its undo journal, its
+        # compaction state, and why it began, for its SessionStart hooks at its first request (None once they ran).
+        self.session: Session
         self.undo: UndoJournal
+        self.compaction_state: CompactionState
         self.session_start: str | None
-        self.session = switching.start_session(self, Session(self.workspace.root, **switching.session_args(self)))
+        switching.start_session(self, Session(self.workspace.root, **switching.session_args(self)))
         self._task: asyncio.Task[TurnOutcome] | None = None
         self._cancel_requested = False
         self.current_task_id: str | None = None

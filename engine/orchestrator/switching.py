@@ -47,7 +47,6 @@ def start_session(orch: Orchestrator, session: Session, *, restored: bool = Fals
     orch.tool_context.todos.replace(orch.store.load_todos(session.id) if restored else [])
     orch.compaction_state = CompactionState()
     orch.token_counter.set_model(session.model)
-    # Why the session began, for its SessionStart hooks at its first request; None once they ran.
     orch.session_start = "resume" if restored else "startup"
     orch.session = session
     return session
