@@ -35,6 +35,7 @@ async def fork_command(orch: Orchestrator, arg: str) -> CommandResult:
         session_id = orch.fork_session(original if arg else None)
     except UnknownSession as exc:
         return CommandResult.slash("/fork", str(exc), ok=False)
+    await orch.announce_context()  # the copied history's size, as after a resume
     count = len(orch.session.messages)
     text = f"forked into session {session_id} with {count} messages (the original, {original}: /resume {original})"
     records = [m.to_record() for m in orch.session.messages]

@@ -370,7 +370,7 @@ class Orchestrator:
         return await self.run_task(state, recorder, run_turn)
 
     async def announce_context(self) -> None:
-        """Tells the front end how much context the session in view holds (after /resume, --continue)."""
+        """Tells the front end how much context the session in view holds (after /resume, --continue, /fork)."""
         self._bus.emit(
             await session_context(
                 self.session,

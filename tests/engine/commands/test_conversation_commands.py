@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from engine.commands.theme import THEMES
-from engine.events import CommandResult
+from engine.events import CommandResult, UsageUpdated
 from engine.modes import Mode
 from tests.support.fakes import make_orchestrator
 from tests.support.scenario import reply, text
@@ -50,6 +50,19 @@ async def test_fork_copies_the_history_into_a_new_session_and_keeps_the_original
     assert len(orch.store.load_session(orch.session_id).messages) == 4
     snapshot = json.loads(orch.session.path.read_text())
     assert [m["content"] for m in snapshot["messages"] if m["role"] != "system"][:2] == ["question one", "First answer."]
+
+
+async def test_a_fork_tells_how_much_context_it_holds(tmp_path: Path, scripted_server: ScriptedServer) -> None:
+    """A fork starts with the copied history: the context meter shows its size, as after a resume (``--fork`` at
+    launch showed 0 for a session of several messages)."""
+    scripted_server.add(reply(text("First answer.")))
+    first, _, _ = make_orchestrator(tmp_path, scripted_server.base_url)
+    await first.run_input("question one")
+    await first.aclose()
+    orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url)
+    await orch.run_input("/fork --last")
+    assert log.of(CommandResult)[-1].ok
+    assert log.of(UsageUpdated)[-1].context_tokens > 0
 
 
 async def test_copy_returns_the_last_answer_or_an_earlier_one(tmp_path: Path, scripted_server: ScriptedServer) -> None:
