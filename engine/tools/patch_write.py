@@ -15,6 +15,7 @@ from pathlib import Path
 from engine.errors import ToolError
 from engine.record import record
 from engine.tools.fileio import atomic_write, read_regular_bytes
+from engine.tools.opened_where_checked import open_checked
 from engine.tools.patch_plan import PlannedWrite
 
 
@@ -73,7 +74,12 @@ def _carry_out(write: PlannedWrite) -> None:
         atomic_write(write.path, write.payload, write.display)
         return
     try:
-        write.path.unlink()
+        # In the folder opened where it was checked: a folder swapped for a symlink cannot redirect the delete.
+        folder = open_checked(write.path.parent, os.O_RDONLY | os.O_DIRECTORY, display=write.display)
+        try:
+            os.unlink(write.path.name, dir_fd=folder)
+        finally:
+            os.close(folder)
     except FileNotFoundError:
         return
     except OSError as exc:
