@@ -14,6 +14,7 @@ A path that cannot be opened this way because it met a symlink raises ``PathOuts
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import errno
 import os
@@ -78,28 +79,40 @@ def _openat2(encoded: bytes, flags: int, mode: int) -> int:
 
 
 def _open_by_components(path: Path, flags: int, mode: int, display: str | None) -> int:
-    parts = path.parts
-    if not path.is_absolute() or ".." in parts:
-        raise PathOutsideWorkspace(f"{display or path}: only a checked real path can be opened")
-    if len(parts) == 1:  # the root folder itself
+    if len(path.parts) == 1:  # the root folder itself
         return os.open(path, flags, mode)
-    folder = os.open(parts[0], os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    folder = _descend(path, path.parts[1:-1], display, create=False)
     try:
-        for part in parts[1:-1]:
+        return os.open(path.parts[-1], flags | os.O_NOFOLLOW, mode, dir_fd=folder)
+    except OSError as exc:
+        _raise_if_link(exc, path, display)
+        raise
+    finally:
+        os.close(folder)
+
+
+def _descend(path: Path, names: tuple[str, ...], display: str | None, *, create: bool) -> int:
+    """The folder ``/names...`` of the checked real ``path``, each opened with ``O_NOFOLLOW`` inside the one before
+    (made first when ``create``)."""
+    if not path.is_absolute() or ".." in path.parts:
+        raise PathOutsideWorkspace(f"{display or path}: only a checked real path can be opened")
+    folder = os.open(path.anchor, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for name in names:
+            if create:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(name, 0o777, dir_fd=folder)
             try:
-                inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
+                inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
             except OSError as exc:
                 _raise_if_link(exc, path, display)
                 raise
             os.close(folder)
             folder = inner
-        try:
-            return os.open(parts[-1], flags | os.O_NOFOLLOW, mode, dir_fd=folder)
-        except OSError as exc:
-            _raise_if_link(exc, path, display)
-            raise
-    finally:
+    except BaseException:
         os.close(folder)
+        raise
+    return folder
 
 
 def _raise_if_link(exc: OSError, path: Path, display: str | None) -> None:
@@ -134,26 +147,4 @@ def open_folder_creating(path: Path, *, display: str | None = None) -> int:
     try:
         return open_checked(path, os.O_RDONLY | os.O_DIRECTORY, display=display)
     except FileNotFoundError:
-        pass
-    parts = path.parts
-    if not path.is_absolute() or ".." in parts:
-        raise PathOutsideWorkspace(f"{display or path}: only a checked real path can be opened")
-    folder = os.open(parts[0], os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        for part in parts[1:]:
-            try:
-                os.mkdir(part, 0o777, dir_fd=folder)
-            except FileExistsError:
-                pass
-            try:
-                inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
-            except OSError as exc:
-                _raise_if_link(exc, path, display)
-                raise
-            os.close(folder)
-            folder = inner
-        found, folder = folder, -1
-        return found
-    finally:
-        if folder != -1:
-            os.close(folder)
+        return _descend(path, path.parts[1:], display, create=True)
