@@ -48,6 +48,15 @@ class FetchHosts:
             self._rules[pattern.strip().rstrip(".").lower()] = action
         self._source = source
 
+    @staticmethod
+    def matrix_row(mode: Mode) -> tuple[str, str]:
+        """The fetch row of /permissions for ``mode``."""
+        if mode in ASKING_MODES:
+            return ("fetch", "ask per host (a: this session, p: this project); never private addresses")
+        if mode is Mode.YOLO:
+            return ("fetch", "allow, private addresses too")
+        return ("fetch", "allow public hosts; never private addresses")
+
     def rows(self) -> list[tuple[str, str]]:
         return [(f"permissions.fetch {pattern!r}", action.value) for pattern, action in self._rules.items()]
 
