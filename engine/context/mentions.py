@@ -38,8 +38,9 @@ class Mentions:
 
 def collect_mentions(text: str, workspace: Workspace) -> Mentions:
     """The text with each mentioned file or folder attached once, the mentioned images, and the problems worth
-    telling the user. It touches the disk: callers on the event loop run it in a thread (``prepare_turn_state``). One that cannot be read (a name too long for the file system, no permission) is not attached
-    and named among the problems; the request is still sent, with the mention as plain text."""
+    telling the user. One that cannot be read (a name too long for the file system, no permission) is not attached
+    and named among the problems; the request is still sent, with the mention as plain text. It touches the disk:
+    callers on the event loop run it in a thread (``prepare_turn_state``)."""
     attachments: list[str] = []
     result = Mentions(text)
     seen: set[str] = set()

@@ -75,7 +75,8 @@ def _openat2(encoded: bytes, flags: int, mode: int) -> int:
     creates = flags & os.O_CREAT or (tmpfile and flags & tmpfile == tmpfile)
     how = _OpenHow(flags, mode if creates else 0, _RESOLVE_NO_SYMLINKS | _RESOLVE_NO_MAGICLINKS)
     assert _syscall is not None
-    return int(_syscall(_SYS_OPENAT2, _AT_FDCWD, encoded, ctypes.byref(how), ctypes.sizeof(how)))  # type: ignore[operator]
+    size = ctypes.sizeof(how)
+    return int(_syscall(_SYS_OPENAT2, _AT_FDCWD, encoded, ctypes.byref(how), size))  # type: ignore[operator]
 
 
 def _open_by_components(path: Path, flags: int, mode: int, display: str | None) -> int:

@@ -79,7 +79,9 @@ def regular_files(
                 if (keep is None or keep(path)) and _is_regular(name, folder_fd):
                     walked.files.append(path)
             if seen > limits.max_entries:
-                walked.note = f"stopped after {limits.max_entries} entries: the folder tree is too large to walk in full"
+                walked.note = (
+                    f"stopped after {limits.max_entries} entries: the folder tree is too large to walk in full"
+                )
                 break
     finally:
         os.close(top)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ipaddress
 import json
-import socket
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -26,10 +25,10 @@ from engine.tools.base import ToolContext
 from engine.tools.fetch import FetchTool
 from engine.tools.fetch_address import why_private
 from engine.tools.guard import Workspace
-from tests.headless.test_headless_cli import run_cli
 from tests.engine.tools.support import run_tool
+from tests.headless.test_headless_cli import run_cli
 from tests.support.fakes import close_orchestrators  # noqa: F401 (autouse fixture)
-from tests.support.fakes import make_orchestrator, FakeInteraction
+from tests.support.fakes import FakeInteraction, make_orchestrator
 from tests.support.scenario import reply, text, tool_call
 from tests.support.scripted_server import ScriptedServer
 
@@ -213,7 +212,8 @@ async def test_the_connection_goes_to_the_address_that_was_checked(tmp_path: Pat
     try:
         dns = FakeDns({"rebind.example.com": [[PUBLIC_IP], ["127.0.0.1"]]})
         nat = FakeNat(public.port)
-        output = await run_tool(FetchTool(resolver=dns, transport=nat), _ctx(tmp_path), url="http://rebind.example.com/")
+        tool = FetchTool(resolver=dns, transport=nat)
+        output = await run_tool(tool, _ctx(tmp_path), url="http://rebind.example.com/")
     finally:
         public.close()
     assert output.data["content"] == "public page"

@@ -11,7 +11,6 @@ receive) and what happened outside, never which check fired.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -103,7 +102,9 @@ READS: list[tuple[str, dict[str, Any], str]] = [
 
 
 @pytest.mark.parametrize("backend", ["rg", "python"])
-@pytest.mark.parametrize(("tool", "arguments", "swapped"), READS, ids=lambda v: json.dumps(v) if isinstance(v, dict) else str(v))
+@pytest.mark.parametrize(
+    ("tool", "arguments", "swapped"), READS, ids=lambda v: json.dumps(v) if isinstance(v, dict) else str(v)
+)
 async def test_a_swapped_link_leads_no_read_outside(
     world: tuple[Path, Path],
     kernel: str,
