@@ -171,3 +171,20 @@ def test_headless_mention_and_read_of_a_6_gb_sparse_log(tmp_path: Path, scripted
     assert result["ok"] is True
     assert "2026-11-28 line 019998" in result["content"]
     assert "more lines follow" in result["note"]
+
+
+def test_a_huge_or_endless_image_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    """`@huge.png` (6 GB sparse) and a FIFO named like an image: neither is read, each is named among the problems."""
+    from engine.context.images import MAX_IMAGE_BYTES, attach_images
+    from engine.storage.blobs import BlobStore
+
+    huge, fifo = tmp_path / "huge.png", tmp_path / "pipe.png"
+    with huge.open("wb") as handle:
+        handle.write(b"\x89PNG\r\n\x1a\n")
+        handle.truncate(HUGE_BYTES)
+    os.mkfifo(fifo)
+    problems: list[str] = []
+    refs = attach_images([huge, fifo], BlobStore.for_workspace(tmp_path), problems)
+    assert refs == []
+    assert problems[0] == f"huge.png not attached: images are at most {MAX_IMAGE_BYTES // 1_048_576} MB"
+    assert problems[1].startswith("pipe.png not attached: cannot read it")

@@ -27,7 +27,9 @@ async def prepare_turn_state(state: TurnState, deps: TurnDeps) -> None:
     found = await asyncio.to_thread(collect_mentions, state.user_text, workspace)
     content, problems = found.text, found.problems
     pasted = [path for path in pasted_image_paths(state.user_text) if path.resolve() not in found.images]
-    images = attach_images(found.images + pasted, BlobStore.for_workspace(workspace.root), problems)
+    images = await asyncio.to_thread(
+        attach_images, found.images + pasted, BlobStore.for_workspace(workspace.root), problems
+    )
     if state.hook_context:
         content = f"{content}\n\n<hook-context>\n{state.hook_context}\n</hook-context>"
     for problem in problems:
