@@ -51,6 +51,8 @@ class PermissionsConfig(_Section):
     preset: Literal["strict", "balanced", "auto-edit", "build", "yolo", "plan"] = "balanced"
     tools: dict[str, PermissionAction] = Field(default_factory=dict)
     bash: dict[str, PermissionAction] = Field(default_factory=dict)
+    # Host patterns fetch may reach without asking, or never (SPEC 5): {"docs.python.org": "allow"}.
+    fetch: dict[str, PermissionAction] = Field(default_factory=dict)
 
 
 class ApprovalConfig(_Section):
@@ -80,6 +82,8 @@ class SubagentConfig(_Section):
 class FetchConfig(_Section):
     timeout: float = Field(default=30.0, gt=0)
     max_bytes: int = Field(default=5 * 1024 * 1024, ge=1024)
+    # Loopback, private, link-local and cloud-metadata addresses: refused outside yolo unless this is true (SPEC 5).
+    allow_private: bool = False
 
 
 class SandboxConfig(_Section):

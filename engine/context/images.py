@@ -4,7 +4,10 @@ error naming the cause, and the request goes again without them (for the rest of
 
 from __future__ import annotations
 
+import errno
+import os
 import re
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -42,17 +45,31 @@ def attach_images(paths: list[Path], blobs: BlobStore, problems: list[str]) -> l
     refs: list[ImageRef] = []
     for path in paths:
         try:
-            size = path.stat().st_size
-            if size > MAX_IMAGE_BYTES:
-                problems.append(f"{path.name} not attached: {size // 1_048_576} MB, images are at most "
-                                f"{MAX_IMAGE_BYTES // 1_048_576} MB")
+            data = _read_capped(path)
+            if data is None:
+                problems.append(f"{path.name} not attached: images are at most {MAX_IMAGE_BYTES // 1_048_576} MB")
                 continue
-            blob = blobs.put(path.read_bytes(), path.suffix)
+            blob = blobs.put(data, path.suffix)
         except OSError as exc:
             problems.append(f"{path.name} not attached: cannot read it ({exc.strerror or exc})")
             continue
         refs.append(ImageRef(blob=str(blob), mime=IMAGE_TYPES[path.suffix.lower()], name=path.name))
     return refs
+
+
+def _read_capped(path: Path) -> bytes | None:
+    """The image's bytes, or None when it is larger than ``MAX_IMAGE_BYTES``: the size is checked on the opened file
+    and no more than the cap is ever read (a file that grows, or a FIFO or device named like an image, cannot make it
+    read without end)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        if info.st_size > MAX_IMAGE_BYTES:
+            return None
+        data = handle.read(MAX_IMAGE_BYTES + 1)
+    return None if len(data) > MAX_IMAGE_BYTES else data
 
 
 def carries_images(messages: list[dict[str, Any]]) -> bool:

@@ -5,11 +5,13 @@ one that names nothing path-like (``@decorator``, ``@team``) is ordinary prose a
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.errors import PathOutsideWorkspace, ToolError
+from engine.tools.fileio import open_regular
 from engine.tools.guard import PROTECTED_DIR, Workspace
 from engine.tools.list_dir import folder_entries
 
@@ -37,7 +39,8 @@ class Mentions:
 def collect_mentions(text: str, workspace: Workspace) -> Mentions:
     """The text with each mentioned file or folder attached once, the mentioned images, and the problems worth
     telling the user. One that cannot be read (a name too long for the file system, no permission) is not attached
-    and named among the problems; the request is still sent, with the mention as plain text."""
+    and named among the problems; the request is still sent, with the mention as plain text. It touches the disk:
+    callers on the event loop run it in a thread (``prepare_turn_state``)."""
     attachments: list[str] = []
     result = Mentions(text)
     seen: set[str] = set()
@@ -80,13 +83,20 @@ class _NotAttached(ValueError):
 
 
 def _file(path: Path, workspace: Workspace) -> str:
-    data = path.read_bytes()
+    """At most ``MAX_ATTACHED_BYTES`` of the file, read from a descriptor opened where the guard checked it (no
+    symlink swapped in, no FIFO or device): a 6 GB log costs what its first 100 kB cost."""
+    display = workspace.display(path)
+    with open_regular(path, display) as handle:
+        size = os.fstat(handle.fileno()).st_size
+        data = handle.read(MAX_ATTACHED_BYTES + 1)
     if b"\0" in data[:8192]:
         raise _NotAttached("binary file (images: png, jpeg, gif or webp)")
     note = ""
     if len(data) > MAX_ATTACHED_BYTES:
         data = data[:MAX_ATTACHED_BYTES]
-        note = f" truncated=\"first {MAX_ATTACHED_BYTES} bytes; use the read tool for the rest\""
+        note = (
+            f" truncated=\"first {MAX_ATTACHED_BYTES} of {size} bytes; use the read tool for the rest\""
+        )
     body = data.decode("utf-8", errors="replace")
     return f'<file path="{workspace.display(path)}"{note}>\n{body}\n</file>'
 

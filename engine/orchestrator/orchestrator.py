@@ -49,6 +49,7 @@ from engine.provider.warm import warm_provider
 from engine.commands.custom_run import extra_commands
 from engine.orchestrator.turn import TurnState, run_turn
 from engine.orchestrator import switching
+from engine.orchestrator.fetch_gate import PolicyFetchGate
 from engine.policy import PermissionPolicy
 from engine.provider.base import ChatProvider
 from engine.provider.factory import missing_model_setup
@@ -134,6 +135,7 @@ class Orchestrator:
                 bash_max_timeout_s=config.bash.max_timeout,
                 output_cap_bytes=config.bash.output_cap_bytes,
             ),
+            fetch_gate=PolicyFetchGate(lambda: self.policy, lambda: self.config.fetch.allow_private),
         )
         self.token_counter = TokenCounter(config.model)
         self.loop_detector = LoopDetector()

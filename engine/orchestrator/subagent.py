@@ -19,6 +19,7 @@ from engine.orchestrator.message_log import SubagentLog
 from engine.orchestrator.recorder import TaskRecorder
 from engine.orchestrator.session import Session
 from engine.orchestrator.turn import TurnState, run_turn
+from engine.orchestrator.fetch_gate import PolicyFetchGate
 from engine.policy import PermissionPolicy
 from engine.tools.base import ToolContext
 from engine.tools.registry import ToolRegistry, core_tools
@@ -62,17 +63,19 @@ class NestedTurnRunner:
             log=SubagentLog(orch.store, orch.session_id, parent_call_id, orch.current_task_id),
         )
         config = orch.config.model_copy(update={"max_steps": orch.config.subagent.max_steps})
+        policy = PermissionPolicy.from_config(
+            config.permissions,
+            Mode.PLAN.value,
+            workspace=orch.workspace_root,
+            sandbox_writable=tuple(config.sandbox.writable),
+        )
+        gate = PolicyFetchGate(lambda: policy, lambda: config.fetch.allow_private)
         deps = TurnDeps(
             session=session,
             provider=orch.provider(),
             registry=registry,
-            tool_context=ToolContext(workspace=orch.workspace, limits=orch.tool_context.limits),
-            policy=PermissionPolicy.from_config(
-                config.permissions,
-                Mode.PLAN.value,
-                workspace=orch.workspace_root,
-                sandbox_writable=tuple(config.sandbox.writable),
-            ),
+            tool_context=ToolContext(workspace=orch.workspace, limits=orch.tool_context.limits, fetch_gate=gate),
+            policy=policy,
             interaction=orch.interaction,
             approvals=ApprovalSettings(interactive=False, auto_approve_ask=False, refusal_hint=REFUSAL_HINT),
             config=config,

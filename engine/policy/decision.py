@@ -22,16 +22,22 @@ STRICTNESS: dict[Action, int] = {Action.ALLOW: 0, Action.ASK: 1, Action.DENY: 2,
 
 @record
 class Allowance:
-    """One session allowance: every call of a tool, or the bash commands a prefix covers."""
+    """One session allowance: every call of a tool, the bash commands a prefix covers, or fetch from one host."""
 
     tool: str
     prefix: CommandPrefix | None = None
+    host: str | None = None
 
     def describe(self) -> str:
+        if self.host is not None:
+            return f"{self.tool} from {self.host}"
         return self.prefix.describe() if self.prefix is not None else f"every {self.tool} call"
 
     def config_entry(self) -> tuple[str, str]:
-        """Where "always for this project" goes: ("bash", "git checkout *") or ("tools", "write")."""
+        """Where "always for this project" goes: ("bash", "git checkout *"), ("fetch", "docs.python.org") or
+        ("tools", "write")."""
+        if self.host is not None:
+            return ("fetch", self.host)
         return ("bash", self.prefix.pattern()) if self.prefix is not None else ("tools", self.tool)
 
 

@@ -26,7 +26,7 @@ BASH_CELLS: dict[Access, dict[Mode, Action]] = {
     Access.MUTATING_GIT: {Mode.PLAN: _B, Mode.DEFAULT: _Q, Mode.AUTO_EDIT: _Q, Mode.YOLO: _A},
 }
 TOOL_ROWS: dict[ToolKind, str] = {
-    ToolKind.READ: "read, list, glob, grep, todoread, todowrite, skill, fetch",
+    ToolKind.READ: "read, list, glob, grep, todoread, todowrite, skill",
     ToolKind.EDIT: "write, edit, patch",
     ToolKind.SUBAGENT: "task (sub-agent)",
     ToolKind.INTERACT: "question",

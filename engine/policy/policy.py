@@ -31,6 +31,7 @@ from engine.modes import Mode
 from engine.policy.bash_analysis import BashAnalysis, CommandVerdict, analyse
 from engine.policy.bash_readonly import Access
 from engine.policy.decision import Action, Allowance, PolicyDecision
+from engine.policy.fetch_hosts import FETCH_TOOL, FetchHosts, url_host
 from engine.policy.matrix import bash_cell, rows, tool_cell
 from engine.policy.presets import PRESET_MODES, STRICT, parse_preset, preset_for_mode
 from engine.policy.rules import RuleMatch, RuleSet
@@ -75,11 +76,13 @@ class PermissionPolicy:
         rules_source: str = "config",
         sandbox: SandboxSupport | None = None,
         sandbox_writable: tuple[str, ...] = (),
+        fetch_rules: dict[str, str] | None = None,
     ) -> None:
         """``preset`` is kept only when it belongs to ``mode`` (`strict` with default); the mode wins.
         ``workspace`` resolves `> file` targets; None means the process's working directory. ``sandbox`` is what
         the system offers (detected when None); ``sandbox_writable`` the config's extra folders for approved runs."""
         self._rules = RuleSet(tool_rules, bash_rules, rules_source)
+        self._fetch_hosts = FetchHosts(fetch_rules, rules_source)
         self.mode = mode
         self.preset = preset_for_mode(mode, parse_preset(preset) if preset else None)
         self._workspace = workspace
@@ -112,6 +115,7 @@ class PermissionPolicy:
             workspace=workspace,
             rules_source=rules_source,
             sandbox_writable=sandbox_writable,
+            fetch_rules=dict(permissions.fetch),
         )
 
     def sandbox_description(self) -> str:
@@ -140,7 +144,22 @@ class PermissionPolicy:
         """SPEC 5 steps 1-2 for any tool, and step 3 for bash (its risk reasons are among the reasons)."""
         if kind is ToolKind.EXECUTE:
             return self._decide_bash(tool, arguments)
+        if tool == FETCH_TOOL:
+            return self._decide_fetch(arguments)
         return self._decide_tool(tool, kind)
+
+    def _decide_fetch(self, arguments: dict[str, Any]) -> PolicyDecision:
+        """A `permissions.tools` rule for fetch decides as for any tool; else the host decides (SPEC 5)."""
+        by_tool = self._decide_tool(FETCH_TOOL, ToolKind.READ)
+        if self._rules.tool_rule(FETCH_TOOL) is not None or by_tool.action is Action.BLOCKED:
+            return by_tool
+        return self._fetch_hosts.decide(self.mode, url_host(arguments.get("url")), tuple(self._session))
+
+    def fetch_host_allowed(self, host: str) -> bool:
+        """Whether fetch may go on to ``host`` (a redirect) without asking."""
+        if self.mode is Mode.YOLO or self._rules.tool_rule(FETCH_TOOL) is not None:
+            return self._decide_tool(FETCH_TOOL, ToolKind.READ).action is Action.ALLOW
+        return self._fetch_hosts.allows_without_asking(self.mode, host.rstrip(".").lower(), tuple(self._session))
 
     def allow_always(self, decision_or_scope: PolicyDecision | Allowance) -> str:
         """Records the user's `always` for the session; returns the sentence to show."""
@@ -162,7 +181,8 @@ class PermissionPolicy:
     def matrix(self) -> list[tuple[str, str]]:
         """What /permissions shows under the preset and mode: the matrix column in force, config rules, allowances."""
         table = rows(self.mode, self.preset == STRICT)
-        for row, value in self._rules.rows():
+        table.insert(1, FetchHosts.matrix_row(self.mode))
+        for row, value in self._rules.rows() + self._fetch_hosts.rows():
             skipped = self.mode is Mode.YOLO
             table.append((row, f"{value} (skipped in yolo)" if skipped else value))
         table.extend((f"session: {a.describe()}", Action.ALLOW.value) for a in self._session)
@@ -189,7 +209,9 @@ class PermissionPolicy:
             verb = "enabled" if kind is ToolKind.INTERACT else "allowed"
             return PolicyDecision(Action.ALLOW, (), f"mode {mode}: {tool} {verb}")
         allowance = Allowance(self.always_scopes.get(tool, tool))
-        granted = next((a for a in self._session if a.prefix is None and name_matches(a.tool, tool)), None)
+        granted = next(
+            (a for a in self._session if a.prefix is None and a.host is None and name_matches(a.tool, tool)), None
+        )
         if granted is not None:
             return PolicyDecision(Action.ALLOW, (), f"session: always allowed {granted.describe()}")
         if rule is not None:

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -60,6 +60,18 @@ class FileRecord:
     size: int
 
 
+class FetchGate(Protocol):
+    """What ``fetch`` may reach without asking (SPEC 5), answered by the permission policy of the moment."""
+
+    def host_allowed(self, host: str) -> bool:
+        """Whether a redirect may go on to ``host`` (the first host of a call was already decided, or asked)."""
+        ...
+
+    def private_allowed(self) -> bool:
+        """Whether loopback, private, link-local and metadata addresses may be reached (yolo, fetch.allow_private)."""
+        ...
+
+
 @dataclass
 class ToolContext:
     """What a tool may use. Handed to every call; tools keep no state of their own."""
@@ -78,6 +90,8 @@ class ToolContext:
     # The sandbox the policy granted this call (bash only; SPEC 20), set per call by the tool chain; None runs
     # unsandboxed with the user's environment (yolo).
     sandbox: SandboxGrant | None = None
+    # What fetch may reach (SPEC 5). None: any host, and public addresses only.
+    fetch_gate: FetchGate | None = None
 
     def about_to_change(self, paths: Iterable[Path]) -> None:
         """Lets the undo journal keep each file's previous state; if it cannot, the change does not happen."""

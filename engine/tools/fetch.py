@@ -6,6 +6,12 @@ types that are not text (images, archives, PDFs...) refused before their body is
 headings, lists, links, tables and code blocks kept recognisable (stdlib ``html.parser``); when the page marks its
 content with ``<main>`` or ``<article>``, only that part is kept, which drops menus and footers.
 
+Where it connects (SPEC 5): redirects are followed one by one; on each hop the host is resolved once, every address
+is checked (``fetch_address``: no loopback, private, link-local or metadata address unless the gate allows them) and
+the request goes to the checked address itself, so nothing can swap the answer between check and connect. A
+redirect to another host goes on only if the policy allows that host without asking (else the model is told to
+fetch it directly, which asks). The environment's proxy settings are not used: a proxy would connect elsewhere.
+
 httpx (the HTTP client the openai SDK is built on) is imported inside ``run``, so building an orchestrator never
 loads it.
 """
@@ -22,7 +28,8 @@ from pydantic import BaseModel, Field
 
 from engine.errors import ToolError
 from engine.record import record
-from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
+from engine.tools.base import FetchGate, Tool, ToolContext, ToolKind, ToolOutput
+from engine.tools.fetch_address import Resolver, checked_addresses, system_resolver
 from engine.tools.fileio import looks_binary
 
 if TYPE_CHECKING:
@@ -85,17 +92,23 @@ class FetchTool(Tool[FetchParams]):
         timeout_s: float = DEFAULT_TIMEOUT_S,
         max_bytes: int = DEFAULT_MAX_BYTES,
         max_redirects: int = DEFAULT_MAX_REDIRECTS,
+        resolver: Resolver = system_resolver,
+        transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
+        """``resolver`` and ``transport`` are the network's two ends, replaced only in tests (a fake DNS answer,
+        a fake route to a local server): the checks between them are the same."""
         self.timeout_s = timeout_s
         self.max_bytes = max_bytes
         self.max_redirects = max_redirects
+        self.resolver = resolver
+        self.transport = transport
 
     def key_argument(self, params: FetchParams) -> str:
         return params.url
 
     async def run(self, params: FetchParams, ctx: ToolContext) -> ToolOutput:
         url = _checked_url(params.url)
-        page = await self._get(url)
+        page = await self._get(url, ctx.fetch_gate)
         text = _decode(page)
         data: dict[str, object] = {"url": page.url, "status": page.status, "content_type": page.content_type}
         if page.content_type in _HTML_TYPES or (not page.content_type and _HTML_START.match(page.body)):
@@ -114,32 +127,70 @@ class FetchTool(Tool[FetchParams]):
             data["note"] = "; ".join(notes)
         return ToolOutput(data=data)
 
-    async def _get(self, url: str) -> _Page:
+    async def _get(self, url: str, gate: FetchGate | None) -> _Page:
         import httpx
 
         try:
             async with asyncio.timeout(self.timeout_s):
                 async with httpx.AsyncClient(
-                    follow_redirects=True,
-                    max_redirects=self.max_redirects,
+                    follow_redirects=False,
                     timeout=self.timeout_s,
                     headers={"User-Agent": USER_AGENT, "Accept": _ACCEPT},
+                    # No proxy from the environment: the connection goes to the address that was checked.
+                    trust_env=False,
+                    transport=self.transport,
                 ) as client:
-                    async with client.stream("GET", url) as response:
-                        return await self._read(response)
+                    return await self._follow(client, url, gate)
         except TimeoutError as exc:
             raise ToolError(f"fetching {url} timed out after {self.timeout_s:g}s") from exc
-        except httpx.TooManyRedirects as exc:
-            raise ToolError(f"{url} redirected more than {self.max_redirects} times; giving up") from exc
-        except httpx.UnsupportedProtocol as exc:
-            raise ToolError(f"{url} redirected to a URL that is not http or https: {exc}") from exc
         except httpx.TimeoutException as exc:
             raise ToolError(f"fetching {url} timed out after {self.timeout_s:g}s") from exc
+        except httpx.InvalidURL as exc:
+            raise ToolError(f"cannot fetch {url}: {exc}") from exc
         except httpx.HTTPError as exc:
             raise ToolError(f"cannot fetch {url}: {_cause(exc)}") from exc
 
-    async def _read(self, response: httpx.Response) -> _Page:
-        final_url = str(response.url)
+    async def _follow(self, client: httpx.AsyncClient, url: str, gate: FetchGate | None) -> _Page:
+        """Each hop by hand: its host allowed, its name resolved once and every address checked, the request sent
+        to the checked address (the name still in ``Host`` and in TLS's SNI and certificate check)."""
+        first_host = _host_of(url)
+        for hop in range(self.max_redirects + 1):
+            if hop:
+                if urlsplit(url).scheme.lower() not in ("http", "https"):
+                    raise ToolError(f"the page redirected to a URL that is not http or https: {url}")
+                host = _host_of(url)
+                if host != first_host and gate is not None and not gate.host_allowed(host):
+                    raise ToolError(
+                        f"the page redirected to {url}, on {host}, a host not allowed yet; fetch that URL itself "
+                        "if it is needed (the user will be asked)"
+                    )
+            request = await self._request_to_checked_address(client, url, gate)
+            response = await client.send(request, stream=True)
+            try:
+                if not response.has_redirect_location:
+                    return await self._read(response, url)
+                url = urljoin(url, response.headers["location"])
+            finally:
+                await response.aclose()
+        raise ToolError(f"{url} redirected more than {self.max_redirects} times; giving up")
+
+    async def _request_to_checked_address(
+        self, client: httpx.AsyncClient, url: str, gate: FetchGate | None
+    ) -> httpx.Request:
+        import httpx
+
+        target = httpx.URL(url)
+        host = target.host
+        port = target.port or (443 if target.scheme == "https" else 80)
+        private = gate is not None and gate.private_allowed()
+        addresses = await checked_addresses(host, port, self.resolver, allow_private=private)
+        headers = {"Host": target.netloc.decode("ascii")}
+        extensions = {"sni_hostname": host} if target.scheme == "https" else {}
+        return client.build_request(
+            "GET", target.copy_with(host=str(addresses[0])), headers=headers, extensions=extensions
+        )
+
+    async def _read(self, response: httpx.Response, final_url: str) -> _Page:
         if response.status_code >= 400:
             raise ToolError(f"HTTP {response.status_code} {response.reason_phrase} from {final_url}")
         content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
@@ -170,6 +221,10 @@ def _checked_url(url: str) -> str:
     if not parts.hostname:
         raise ToolError(f"cannot fetch {url!r}: the URL has no host")
     return url
+
+
+def _host_of(url: str) -> str:
+    return (urlsplit(url).hostname or "").lower()
 
 
 def _is_text_type(content_type: str) -> bool:

@@ -19,6 +19,7 @@ from engine.errors import ToolError
 from engine.record import record
 from engine.tools.base import ToolContext
 from engine.tools.guard import ensure_opened_where_checked
+from engine.tools.opened_where_checked import open_checked, open_folder_creating
 
 UTF8_BOM = b"\xef\xbb\xbf"
 BINARY_SNIFF_BYTES = 8192
@@ -102,9 +103,10 @@ def refuse_special_file(path: Path, display_path: str) -> None:
 
 def open_regular(path: Path, display_path: str) -> BinaryIO:
     """Opens a regular file for reading, never blocking on a FIFO swapped in after the check: it is opened with
-    ``O_NONBLOCK`` (which makes a FIFO open return at once) and checked again on the descriptor."""
+    ``O_NONBLOCK`` (which makes a FIFO open return at once) and checked again on the descriptor. ``path`` is a
+    real path the guard checked: it is opened without following a symlink swapped in since (``open_checked``)."""
     refuse_special_file(path, display_path)
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    fd = open_checked(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY, display=display_path)
     try:
         kind = special_file_kind(os.fstat(fd).st_mode)
         if kind is not None:
@@ -152,10 +154,10 @@ def atomic_write(path: Path, data: bytes, display_path: str) -> None:
 
 
 def _replace_atomically(path: Path, data: bytes, display_path: str) -> None:
-    """Works inside the opened folder (``dir_fd``), checked to be the folder the guard resolved, so a folder swapped
-    for a symlink after the check cannot redirect the write; the rename replaces a final symlink, never its target."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+    """Works inside the opened folder (``dir_fd``), opened (and its missing parents made) without following a
+    symlink, so a folder swapped for a symlink after the check cannot redirect the write; the rename replaces a final
+    symlink, never its target."""
+    folder = open_folder_creating(path.parent, display=display_path)
     try:
         ensure_opened_where_checked(folder, path.parent, display_path)
         try:

@@ -3,13 +3,17 @@
 ripgrep gives .gitignore handling and its glob dialect (``**``, ``{a,b}``) for free. rg is run from the searched
 folder, so the pattern is relative to ``path`` as the model wrote it. One rg rule shows through: an ignored
 *folder* is never entered, but a single ignored *file* that the pattern names explicitly is listed.
-The pure-Python fallback (``pathlib`` globbing, no .gitignore) exists only for machines without ``rg``.
+The pure-Python fallback (a bounded walk with rg's glob dialect, no .gitignore) exists only for machines without
+``rg``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import re
+import threading
+from functools import partial
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -17,6 +21,7 @@ from pydantic import BaseModel, Field
 from engine.errors import ToolError
 from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
 from engine.tools.ripgrep import SKIPPED_FOLDERS, find_ripgrep, run_ripgrep, search_args
+from engine.tools.walk import regular_files, run_walk
 
 
 class GlobParams(BaseModel):
@@ -59,7 +64,8 @@ class GlobTool(Tool[GlobParams]):
         if executable is not None:
             found, warning = await _ripgrep_files(executable, base, params.pattern)
         else:
-            found = await asyncio.to_thread(_python_glob, base, params.pattern, ctx.workspace.root)
+            found, note = await run_walk(partial(_python_glob, base, params.pattern))
+            warning = note or ""
         found = [relative for relative in found if not ctx.workspace.shows_coder_state(base / relative)]
         ranked = await asyncio.to_thread(_newest_first, base, found)
         cap = ctx.limits.max_results
@@ -94,21 +100,68 @@ async def _ripgrep_files(executable: str, base: Path, pattern: str) -> tuple[lis
     return found, ""
 
 
-def _python_glob(base: Path, pattern: str, root: Path) -> list[Path]:
-    """The fallback: pathlib's glob, files only, nothing under .git or .coder and nothing reached through a symlink."""
+def _python_glob(base: Path, pattern: str, stop: threading.Event) -> tuple[list[Path], str | None]:
+    """The fallback: a bounded walk (``walk.regular_files``: no symlink followed, nothing under .git or .coder) and
+    rg's glob dialect (``**``, ``*``, ``?``, ``[...]``, ``{a,b}``); a pattern without '/' matches file names."""
     try:
-        matches = list(base.rglob(pattern) if "/" not in pattern else base.glob(pattern))
-    except (ValueError, NotImplementedError) as exc:
+        regex = glob_regex(pattern)
+    except re.error as exc:
         raise ToolError(f"invalid glob pattern {pattern!r}: {exc}") from exc
-    found: list[Path] = []
-    for match in matches:
-        relative = match.relative_to(base)
-        if any(part in SKIPPED_FOLDERS for part in relative.parts) or match.is_symlink() or not match.is_file():
+    by_name = "/" not in pattern.strip("/")
+
+    def keep(relative: str) -> bool:
+        return regex.fullmatch(relative.rsplit("/", 1)[-1] if by_name else relative) is not None
+
+    walked = regular_files(base, skip=SKIPPED_FOLDERS, keep=keep, stop=stop)
+    return [Path(relative) for relative in walked.files], walked.note
+
+
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """A compiled regular expression for a glob in rg's dialect, matched against a posix relative path."""
+    pattern = pattern.lstrip("/")
+    out: list[str] = []
+    index, depth = 0, 0
+    while index < len(pattern):
+        char = pattern[index]
+        if pattern.startswith("**/", index):
+            out.append("(?:[^/]*/)*")
+            index += 3
             continue
-        if not Path(os.path.realpath(match)).is_relative_to(root):
+        if pattern.startswith("**", index):
+            out.append(".*")
+            index += 2
             continue
-        found.append(relative)
-    return found
+        if char == "*":
+            out.append("[^/]*")
+        elif char == "?":
+            out.append("[^/]")
+        elif char == "[":
+            close = pattern.find("]", index + 2 if pattern[index + 1 : index + 2] in ("!", "^") else index + 1)
+            if close == -1:
+                raise re.error(f"unclosed '[' in {pattern!r}")
+            else:
+                body = pattern[index + 1 : close]
+                if body[:1] in ("!", "^"):
+                    body = "^" + body[1:]
+                out.append(f"[{body.replace(chr(92), chr(92) * 2)}]")
+                index = close
+        elif char == "{":
+            out.append("(?:")
+            depth += 1
+        elif char == "}" and depth:
+            out.append(")")
+            depth -= 1
+        elif char == "," and depth:
+            out.append("|")
+        elif char == "\\" and index + 1 < len(pattern):
+            index += 1
+            out.append(re.escape(pattern[index]))
+        else:
+            out.append(re.escape(char))
+        index += 1
+    if depth:
+        raise re.error(f"unclosed '{{' in {pattern!r}")
+    return re.compile("".join(out), re.DOTALL)
 
 
 def _newest_first(base: Path, files: list[Path]) -> list[Path]:

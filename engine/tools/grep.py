@@ -8,12 +8,12 @@ machines without ``rg``.
 
 from __future__ import annotations
 
-import asyncio
 import base64
-import fnmatch
 import json
 import os
 import re
+import threading
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,10 @@ from pydantic import BaseModel, Field
 from engine.errors import ToolError
 from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
 from engine.tools.fileio import decode_text, looks_binary, refuse_special_file, special_file_kind
+from engine.tools.glob import glob_regex
+from engine.tools.opened_where_checked import open_checked
 from engine.tools.ripgrep import SKIPPED_FOLDERS, find_ripgrep, run_ripgrep, search_args
+from engine.tools.walk import regular_files, run_walk
 
 
 class GrepParams(BaseModel):
@@ -73,8 +76,7 @@ class GrepTool(Tool[GrepParams]):
         if executable is not None:
             warning = await _ripgrep(executable, params, cwd, name, search)
         else:
-            warning = ""
-            await asyncio.to_thread(_python_grep, params, cwd, name, search)
+            warning = await run_walk(partial(_python_grep, params, cwd, name, search)) or ""
         data: dict[str, Any] = {
             "pattern": params.pattern,
             "path": display,
@@ -132,7 +134,9 @@ async def _ripgrep(executable: str, params: GrepParams, cwd: Path, name: str, se
         args.append("--ignore-case")
     if params.context:
         args += ["--context", str(params.context)]
-    args += ["--regexp", params.pattern, "--", name]
+    # A single file is opened where it was checked and searched as rg's stdin, under its own name.
+    single = name != "."
+    args += ["--regexp", params.pattern, "--", "-" if single else name]
 
     def take(line: bytes) -> None:
         if search.full and not (search.context_left and line.startswith(b'{"type":"context"')):
@@ -144,11 +148,12 @@ async def _ripgrep(executable: str, params: GrepParams, cwd: Path, name: str, se
         message = json.loads(line) if line else {}
         kind, data = message.get("type"), message.get("data", {})
         if kind in ("match", "context"):
-            search.add(cwd / _text(data["path"]), data["line_number"], _text(data["lines"]), context=kind == "context")
+            file = cwd / name if single else cwd / _text(data["path"])
+            search.add(file, data["line_number"], _text(data["lines"]), context=kind == "context")
         else:
             _take_summary(message, search)
 
-    result = await run_ripgrep(executable, args, cwd, take)
+    result = await run_ripgrep(executable, args, cwd, take, stdin_file=cwd / name if single else None)
     if result.code not in (0, 1):
         if not search.entries:
             raise ToolError(f"grep {params.pattern!r} failed: {result.stderr or f'rg exited with {result.code}'}")
@@ -168,18 +173,27 @@ def _text(field: dict[str, str]) -> str:
     return os.fsdecode(base64.b64decode(field["bytes"]))
 
 
-def _python_grep(params: GrepParams, cwd: Path, name: str, search: _Search) -> None:
-    """The fallback: Python ``re`` over every text file, in path order like ``rg --sort path``."""
+# The fallback reads each file whole: larger ones are skipped (rg, which streams, has no such limit).
+FALLBACK_MAX_FILE_BYTES = 32 * 1024 * 1024
+
+
+def _python_grep(params: GrepParams, cwd: Path, name: str, search: _Search, stop: threading.Event) -> str | None:
+    """The fallback: Python ``re`` over every text file, in path order like ``rg --sort path``; what it left out
+    (a bounded walk's note, files too large) is returned."""
     try:
         regex = re.compile(params.pattern, re.IGNORECASE if params.ignore_case else 0)
     except re.error as exc:
         raise ToolError(f"grep {params.pattern!r} failed: invalid regular expression: {exc}") from exc
-    for file in _walk(cwd, name, params.glob):
-        try:
-            data = file.read_bytes()
-        except OSError:
+    files, note = _walk(cwd, name, params.glob, stop)
+    too_large = 0
+    for file in files:
+        if stop.is_set():
+            return "the search was cancelled"
+        data = _read_capped(file)
+        if data is None:
+            too_large += 1
             continue
-        if looks_binary(data):
+        if not data or looks_binary(data):
             continue
         lines = decode_text(data).text.split("\n")
         if lines[-1] == "":
@@ -197,22 +211,42 @@ def _python_grep(params: GrepParams, cwd: Path, name: str, search: _Search) -> N
                     break
                 shown.add(number)
                 search.add(file, number + 1, lines[number], context=number not in hits)
+    if too_large:
+        skipped = f"{too_large} file(s) larger than {FALLBACK_MAX_FILE_BYTES // (1024 * 1024)} MiB were not searched"
+        note = f"{note}; {skipped}" if note else skipped
+    return note
 
 
-def _walk(cwd: Path, name: str, glob: str | None) -> list[Path]:
-    """Regular files under ``cwd / name`` in path order, never through a symlink and never inside .git."""
+def _read_capped(file: Path) -> bytes | None:
+    """The file's bytes, opened where it was found (no symlink followed, no FIFO or device); b"" when it cannot be
+    read; None when it is too large to read whole."""
+    try:
+        fd = open_checked(file, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    except (OSError, ToolError):
+        return b""
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if special_file_kind(info.st_mode) is not None:
+            return b""
+        if info.st_size > FALLBACK_MAX_FILE_BYTES:
+            return None
+        return handle.read(FALLBACK_MAX_FILE_BYTES + 1)
+
+
+def _walk(cwd: Path, name: str, glob: str | None, stop: threading.Event) -> tuple[list[Path], str | None]:
+    """Regular files under ``cwd / name`` in path order, never through a symlink and never inside .git or .coder,
+    through the bounded walk."""
     start = cwd / name
     if start.is_file():
-        return [start]
-    found: list[Path] = []
-    for folder, dirs, files in os.walk(start):
-        dirs[:] = [d for d in dirs if d not in SKIPPED_FOLDERS and not os.path.islink(os.path.join(folder, d))]
-        for file_name in files:
-            path = Path(folder, file_name)
-            relative = path.relative_to(start).as_posix()
-            if path.is_symlink() or (glob and not fnmatch.fnmatch(relative if "/" in glob else file_name, glob)):
-                continue
-            if special_file_kind(path.stat().st_mode) is not None:
-                continue  # a FIFO would block the read, a device never end
-            found.append(path)
-    return sorted(found, key=lambda path: path.relative_to(start).as_posix())
+        return [start], None
+    try:
+        regex = glob_regex(glob) if glob else None
+    except re.error as exc:
+        raise ToolError(f"invalid glob {glob!r}: {exc}") from exc
+    by_name = glob is not None and "/" not in glob
+
+    def keep(relative: str) -> bool:
+        return regex is None or regex.fullmatch(relative.rsplit("/", 1)[-1] if by_name else relative) is not None
+
+    walked = regular_files(start, skip=SKIPPED_FOLDERS, keep=keep, stop=stop)
+    return [start / relative for relative in walked.files], walked.note

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 from engine.errors import ToolError
 from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
 from engine.tools.guard import PROTECTED_DIR
+from engine.tools.opened_where_checked import open_checked
 
 
 class ListParams(BaseModel):
@@ -52,9 +53,14 @@ class ListTool(Tool[ListParams]):
 
 
 def folder_entries(path: Path, display: str) -> list[str]:
+    """The entries of the folder the guard checked, opened without following a symlink swapped in since."""
     try:
-        with os.scandir(path) as found:
-            names = [entry.name + "/" if _is_dir(entry) else entry.name for entry in found]
+        folder = open_checked(path, os.O_RDONLY | os.O_DIRECTORY, display=display)
+        try:
+            with os.scandir(folder) as found:
+                names = [entry.name + "/" if _is_dir(entry) else entry.name for entry in found]
+        finally:
+            os.close(folder)
     except FileNotFoundError as exc:
         raise ToolError(f"folder not found: {display}") from exc
     except NotADirectoryError as exc:

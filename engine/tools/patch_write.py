@@ -7,6 +7,7 @@ if any write or delete fails, the ones already done are undone and the folders c
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from collections.abc import Sequence
@@ -15,6 +16,7 @@ from pathlib import Path
 from engine.errors import ToolError
 from engine.record import record
 from engine.tools.fileio import atomic_write, read_regular_bytes
+from engine.tools.opened_where_checked import open_checked
 from engine.tools.patch_plan import PlannedWrite
 
 
@@ -73,11 +75,20 @@ def _carry_out(write: PlannedWrite) -> None:
         atomic_write(write.path, write.payload, write.display)
         return
     try:
-        write.path.unlink()
+        _unlink_where_checked(write)
     except FileNotFoundError:
         return
     except OSError as exc:
         raise ToolError(f"cannot delete {write.display}: {exc.strerror or exc}") from exc
+
+
+def _unlink_where_checked(write: PlannedWrite) -> None:
+    """Deletes in the folder opened where it was checked: a folder swapped for a symlink cannot redirect it."""
+    folder = open_checked(write.path.parent, os.O_RDONLY | os.O_DIRECTORY, display=write.display)
+    try:
+        os.unlink(write.path.name, dir_fd=folder)
+    finally:
+        os.close(folder)
 
 
 def _restore(done: list[_Original], new_folders: list[Path]) -> list[str]:
@@ -87,7 +98,8 @@ def _restore(done: list[_Original], new_folders: list[Path]) -> list[str]:
         write = original.write
         try:
             if original.data is None:
-                write.path.unlink(missing_ok=True)
+                with contextlib.suppress(FileNotFoundError):
+                    _unlink_where_checked(write)
             else:
                 atomic_write(write.path, original.data, write.display)
                 if original.mode is not None:

@@ -24,6 +24,8 @@ from engine.tools.guard import ensure_opened_where_checked
 from engine.tools.offload import run_file_work
 
 _COUNT_CHUNK = 1 << 20
+# Lines past the window are counted up to this many bytes: a 6 GB log is not read to its end to count them.
+COUNT_MAX_BYTES = 64 << 20
 # A file up to this size is read whole and its window decoded in one go; a larger one is streamed line by line.
 _WHOLE_FILE_MAX_BYTES = 1 << 20
 _CUT_MARK = " [... line cut at {} characters]"
@@ -49,7 +51,9 @@ class ReadParams(BaseModel):
 class _Window:
     lines: list[str]
     start: int
-    total: int
+    # None: the file is too large to count its lines (more follow the window).
+    total: int | None
+    size: int = 0
 
 
 class ReadTool(Tool[ReadParams]):
@@ -80,8 +84,14 @@ class ReadTool(Tool[ReadParams]):
             "content": _numbered(window.lines, window.start),
             "start_line": window.start,
             "end_line": max(end, 0),
-            "total_lines": window.total,
         }
+        if window.total is None:
+            data["note"] = (
+                f"truncated: more lines follow (the file is {window.size} bytes, too large to count its lines), "
+                f"use offset={end + 1} to read on"
+            )
+            return ToolOutput(data=data)
+        data["total_lines"] = window.total
         if window.total == 0:
             data["note"] = "the file is empty"
         elif end < window.total:
@@ -123,9 +133,10 @@ def _read_window(path: Path, display: str, offset: int, limit: int, max_chars: i
             shown, total = whole
         else:
             shown, total = _streamed_window(handle, offset, limit, max_chars, cap_bytes)
-    if offset > max(total, 1):
+        size = os.fstat(handle.fileno()).st_size
+    if total is not None and offset > max(total, 1):
         raise ToolError(f"offset {offset} is past the end of {display}, which has {total} lines")
-    return _Window(lines=shown, start=offset, total=total)
+    return _Window(lines=shown, start=offset, total=total, size=size)
 
 
 def _whole_file_window(
@@ -160,8 +171,9 @@ def _whole_file_window(
 
 def _streamed_window(
     handle: BinaryIO, offset: int, limit: int, max_chars: int, cap_bytes: int
-) -> tuple[list[str], int]:
-    """The window and the line count, the file streamed line by line: the memory of one window, whatever its size."""
+) -> tuple[list[str], int | None]:
+    """The window and the line count (None past ``COUNT_MAX_BYTES``), the file streamed line by line: the memory of
+    one window, whatever its size."""
     shown: list[str] = []
     seen = 0
     for raw, cut in _raw_lines(handle, cap_bytes):
@@ -172,7 +184,8 @@ def _streamed_window(
             shown.append(_render_line(raw, cut, max_chars))
             if len(shown) == limit:
                 break
-    return shown, seen + _count_remaining_lines(handle)
+    remaining = _count_remaining_lines(handle)
+    return shown, None if remaining is None else seen + remaining
 
 
 def _raw_lines(handle: BinaryIO, cap_bytes: int) -> Iterator[tuple[bytes, bool]]:
@@ -184,19 +197,28 @@ def _raw_lines(handle: BinaryIO, cap_bytes: int) -> Iterator[tuple[bytes, bool]]
         if raw.endswith(b"\n") or len(raw) < cap_bytes:
             yield raw, False
             continue
-        while True:
+        skipped = 0
+        while skipped < COUNT_MAX_BYTES:
             rest = handle.readline(_COUNT_CHUNK)
+            skipped += len(rest)
             if not rest or rest.endswith(b"\n"):
                 break
+        else:
+            yield raw, True  # a line longer than the count's budget: the lines after it are not looked for
+            return
         yield raw, True
 
 
-def _count_remaining_lines(handle: BinaryIO) -> int:
+def _count_remaining_lines(handle: BinaryIO) -> int | None:
     count = 0
     last = b"\n"
+    budget = COUNT_MAX_BYTES
     while chunk := handle.read(_COUNT_CHUNK):
         count += chunk.count(b"\n")
         last = chunk[-1:]
+        budget -= len(chunk)
+        if budget <= 0 and handle.read(1):
+            return None
     return count if last == b"\n" else count + 1
 
 

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from engine.record import record
+from engine.tools.opened_where_checked import open_checked
 
 _CHUNK = 1 << 16
 _STDERR_CAP = 8192
@@ -56,21 +57,42 @@ class RipgrepExit:
 
 
 async def run_ripgrep(
-    executable: str, args: Sequence[str], cwd: Path, on_line: Callable[[bytes], None], separator: bytes = b"\n"
+    executable: str,
+    args: Sequence[str],
+    cwd: Path,
+    on_line: Callable[[bytes], None],
+    separator: bytes = b"\n",
+    *,
+    stdin_file: Path | None = None,
 ) -> RipgrepExit:
-    """Runs ``rg`` and hands each stdout record (a line, or with ``--null`` a NUL-ended name: file names may hold
-    newlines) without its separator to ``on_line``.
+    """Runs ``rg`` in the real folder ``cwd`` and hands each stdout record (a line, or with ``--null`` a NUL-ended
+    name: file names may hold newlines) without its separator to ``on_line``. ``stdin_file`` (a real file the guard
+    checked) is opened and given to rg as its standard input (searched with ``-``).
 
+    Both are opened where the guard checked them (``open_checked``): rg starts in the folder that was opened, through
+    ``/proc/self/fd``, so a folder swapped for a symlink after the check cannot send it elsewhere.
     If the caller is cancelled, or ``on_line`` raises, rg is killed before the exception goes on.
     """
-    process = await asyncio.create_subprocess_exec(
-        executable,
-        *args,
-        cwd=cwd,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
+    folder = open_checked(cwd, os.O_RDONLY | os.O_DIRECTORY)
+    source = None
+    try:
+        if stdin_file is not None:
+            source = open_checked(stdin_file, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+            os.set_blocking(source, True)
+        start_in = f"/proc/self/fd/{folder}" if os.path.isdir(f"/proc/self/fd/{folder}") else cwd
+        process = await asyncio.create_subprocess_exec(
+            executable,
+            *args,
+            cwd=start_in,
+            pass_fds=(folder,),
+            stdin=asyncio.subprocess.DEVNULL if source is None else source,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+    finally:
+        os.close(folder)
+        if source is not None:
+            os.close(source)
     assert process.stdout is not None and process.stderr is not None
     stderr_task = asyncio.create_task(_read_head(process.stderr, _STDERR_CAP))
     try:

@@ -18,6 +18,7 @@ from engine.skills.catalog import SkillCatalog
 from engine.skills.skill import SKILL_FILE, Skill
 from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
 from engine.tools.fileio import decode_text, looks_binary
+from engine.tools.walk import regular_files
 
 # A skill folder with more files than this is listed in part; the model can still ask for any file by name.
 MAX_LISTED_FILES = 100
@@ -92,13 +93,16 @@ def _shown_folder(skill: Skill, ctx: ToolContext) -> str:
 
 
 def _skill_files(folder: Path) -> list[str]:
-    """Every file of the skill but SKILL.md, relative to its folder, hidden ones left out, sorted."""
-    files = []
-    for directory, subdirs, names in os.walk(folder):
-        subdirs[:] = sorted(d for d in subdirs if not d.startswith("."))
-        base = Path(directory).relative_to(folder)
-        files += [(base / name).as_posix() for name in names if not name.startswith(".")]
-    return sorted(f for f in files if f != SKILL_FILE)
+    """Every file of the skill but SKILL.md, relative to its folder, hidden ones left out, sorted; through the
+    bounded walk (SPEC 13), so a deep or looping folder costs a bounded time."""
+
+    def shown(relative: str) -> bool:
+        return relative != SKILL_FILE and not any(part.startswith(".") for part in relative.split("/"))
+
+    try:
+        return regular_files(Path(os.path.realpath(folder)), keep=shown).files
+    except OSError:
+        return []
 
 
 def _read_skill_file(skill: Skill, relative: str, cap_bytes: int) -> tuple[str, str | None]:

@@ -23,10 +23,13 @@ from engine.workflow.complex_task import is_complex, should_init_todos, todo_ini
 async def prepare_turn_state(state: TurnState, deps: TurnDeps) -> None:
     await refresh_system_prompt(deps)
     workspace = deps.tool_context.workspace
-    found = collect_mentions(state.user_text, workspace)
+    # Off the event loop: a mention may name a slow disk, a huge folder or a file that is being swapped.
+    found = await asyncio.to_thread(collect_mentions, state.user_text, workspace)
     content, problems = found.text, found.problems
     pasted = [path for path in pasted_image_paths(state.user_text) if path.resolve() not in found.images]
-    images = attach_images(found.images + pasted, BlobStore.for_workspace(workspace.root), problems)
+    images = await asyncio.to_thread(
+        attach_images, found.images + pasted, BlobStore.for_workspace(workspace.root), problems
+    )
     if state.hook_context:
         content = f"{content}\n\n<hook-context>\n{state.hook_context}\n</hook-context>"
     for problem in problems:

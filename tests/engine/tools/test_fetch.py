@@ -18,6 +18,7 @@ from engine.modes import Mode
 from engine.policy import Action, PermissionPolicy
 from engine.tools.base import ToolContext, ToolKind
 from engine.tools.fetch import FetchTool, html_to_text
+from engine.tools.guard import Workspace
 from tests.engine.tools.support import run_tool, with_limits
 
 PAGE = """<!doctype html>
@@ -112,6 +113,21 @@ def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 fetch = FetchTool()
+
+
+class OpenGate:
+    """The gate of a user who set fetch.allow_private: this module's site lives on 127.0.0.1."""
+
+    def host_allowed(self, host: str) -> bool:
+        return True
+
+    def private_allowed(self) -> bool:
+        return True
+
+
+@pytest.fixture
+def ctx(root: Path) -> ToolContext:
+    return ToolContext(workspace=Workspace(root), fetch_gate=OpenGate())
 
 
 def test_fetch_is_a_read_tool() -> None:
@@ -237,7 +253,11 @@ def test_importing_fetch_loads_no_httpx() -> None:
     assert done.returncode == 0, done.stderr
 
 
-def test_fetch_runs_unasked_in_every_mode() -> None:
-    for mode in Mode:
-        assert PermissionPolicy(mode).decide("fetch", FetchTool.kind, {"url": "https://example.com"}).action \
-            is Action.ALLOW
+def test_fetch_asks_per_host_in_plan_and_default_and_runs_unasked_in_auto_edit_and_yolo() -> None:
+    url = {"url": "https://example.com/x"}
+    for mode in (Mode.PLAN, Mode.DEFAULT):
+        decision = PermissionPolicy(mode).decide("fetch", FetchTool.kind, url)
+        assert decision.action is Action.ASK
+        assert decision.always_scope == "fetch from example.com"
+    for mode in (Mode.AUTO_EDIT, Mode.YOLO):
+        assert PermissionPolicy(mode).decide("fetch", FetchTool.kind, url).action is Action.ALLOW

@@ -190,13 +190,13 @@ async def test_grep_cancellation_kills_rg(
     ctx: ToolContext, root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # An `rg` that never finishes stands in for a search that runs until it is cancelled.
-    target = "searched-until-cancelled.txt"
-    (root / target).write_text("x\n")
+    target = "searched-until-cancelled"  # the pattern: it is on rg's command line
+    (root / "file.txt").write_text("x\n")
     slow_rg = tmp_path / "rg"
     slow_rg.write_text(f'#!/bin/sh\nexec {sys.executable} -c "import time; time.sleep(600)" "$@"\n')
     slow_rg.chmod(0o755)
     monkeypatch.setattr("engine.tools.grep.find_ripgrep", lambda: str(slow_rg))
-    task = asyncio.create_task(run_tool(grep, ctx, pattern="x", path=target))
+    task = asyncio.create_task(run_tool(grep, ctx, pattern=target, path="file.txt"))
     for _ in range(500):
         if _processes_mentioning(target):
             break

@@ -1,0 +1,90 @@
+"""Which hosts ``fetch`` may reach without asking (SPEC 5, decision of 2026-11-28).
+
+A fetched URL can carry what the model read (``http://host/?q=<secret>``), so in plan and default mode a host not
+yet allowed asks, with `a` (this host for the session) and `p` (saved as ``permissions.fetch`` in the project's
+config). ``permissions.fetch`` maps host patterns to allow, ask or deny: ``"docs.python.org": "allow"``,
+``"*.internal.example": "deny"``; ``*`` matches any run of characters, an exact host beats any pattern and the longest
+literal text wins among patterns. Auto-edit and yolo allow every host; a deny rule still denies there (but in yolo,
+which skips the policy). Whether an *address* may be reached (loopback, private...) is the tool's check, not this.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from urllib.parse import urlsplit
+
+from engine.modes import Mode
+from engine.policy.decision import Action, Allowance, PolicyDecision
+from engine.policy.rules import CONFIG_ACTIONS
+from engine.policy.tool_patterns import matching_rule
+
+FETCH_TOOL = "fetch"
+# The modes where a host not yet allowed asks.
+ASKING_MODES = (Mode.PLAN, Mode.DEFAULT)
+
+
+def url_host(url: object) -> str | None:
+    """The host of a URL the model gave, lower-cased and without a trailing dot; None when it has none."""
+    if not isinstance(url, str):
+        return None
+    try:
+        host = urlsplit(url.strip()).hostname
+    except ValueError:
+        return None
+    return host.rstrip(".").lower() if host else None
+
+
+class FetchHosts:
+    """The ``permissions.fetch`` rules and the hosts allowed for this session."""
+
+    def __init__(self, rules: Mapping[str, str] | None = None, source: str = "config") -> None:
+        self._rules: dict[str, Action] = {}
+        for pattern, value in (rules or {}).items():
+            action = CONFIG_ACTIONS.get(str(value).strip().lower())
+            if action is None:
+                raise ValueError(f"permissions.fetch {pattern!r}: {value!r} is not one of allow, ask, deny ({source})")
+            if not pattern.strip():
+                raise ValueError(f"permissions.fetch: an empty host pattern is not allowed ({source})")
+            self._rules[pattern.strip().rstrip(".").lower()] = action
+        self._source = source
+
+    @staticmethod
+    def matrix_row(mode: Mode) -> tuple[str, str]:
+        """The fetch row of /permissions for ``mode``."""
+        if mode in ASKING_MODES:
+            return ("fetch", "ask per host (a: this session, p: this project); never private addresses")
+        if mode is Mode.YOLO:
+            return ("fetch", "allow, private addresses too")
+        return ("fetch", "allow public hosts; never private addresses")
+
+    def rows(self) -> list[tuple[str, str]]:
+        return [(f"permissions.fetch {pattern!r}", action.value) for pattern, action in self._rules.items()]
+
+    def decide(self, mode: Mode, host: str | None, session: tuple[Allowance, ...]) -> PolicyDecision:
+        if mode is Mode.YOLO:
+            return PolicyDecision(Action.ALLOW, (), "mode yolo: fetch runs without policy or approval")
+        if host is None:
+            # The tool itself says what is wrong with the URL.
+            return PolicyDecision(Action.ALLOW, (), "fetch: the URL names no host")
+        found = matching_rule(self._rules, host)
+        if found is not None:
+            pattern, action = found
+            text = f"permissions.fetch {pattern!r} = {action.value} ({self._source})"
+            if action is Action.DENY:
+                return PolicyDecision(Action.DENY, (f"fetch from {host}: denied by {text}",), text)
+            if action is Action.ALLOW:
+                return PolicyDecision(Action.ALLOW, (), text)
+        if any(allowance.host == host for allowance in session):
+            return PolicyDecision(Action.ALLOW, (), f"session: always allowed fetch from {host}")
+        if found is None and mode not in ASKING_MODES:
+            return PolicyDecision(Action.ALLOW, (), f"mode {mode.value}: fetch allowed from public hosts")
+        allowance = Allowance(FETCH_TOOL, host=host)
+        reason = (
+            f"fetch sends a request to {host}, a host not allowed yet: the URL can carry what was read in this "
+            "session"
+        )
+        because = text if found is not None else f"mode {mode.value}: fetch asks per host"
+        return PolicyDecision(Action.ASK, (reason,), because, allowance.describe(), (allowance,))
+
+    def allows_without_asking(self, mode: Mode, host: str, session: tuple[Allowance, ...]) -> bool:
+        return self.decide(mode, host, session).action is Action.ALLOW
