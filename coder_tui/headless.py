@@ -161,7 +161,8 @@ class TextRenderer:
                 self._print(self.out, data.get("stdout", ""))
                 self._print(self.err, data.get("stderr", ""))
                 if data.get("timed_out"):
-                    self._print(self.err, f"error: !{data.get('command', '')} timed out; its process group was killed\n")
+                    command = data.get("command", "")
+                    self._print(self.err, f"error: !{command} timed out; its process group was killed\n")
             case CommandResult(text=text, ok=ok):
                 self._end_text()
                 self._print(self.out if ok else self.err, text.rstrip("\n") + "\n")

@@ -78,6 +78,9 @@ class ToolContext:
     # The sandbox the policy granted this call (bash only; SPEC 20), set per call by the tool chain; None runs
     # unsandboxed with the user's environment (yolo).
     sandbox: SandboxGrant | None = None
+    # The hunks of its previewed diff the user kept for this call (write, edit, patch; SPEC 5), set per call by
+    # the tool chain; None applies the whole change.
+    kept_hunks: frozenset[int] | None = None
 
     def about_to_change(self, paths: Iterable[Path]) -> None:
         """Lets the undo journal keep each file's previous state; if it cannot, the change does not happen."""
