@@ -4,6 +4,10 @@ The engine's replies are the UI's one source of outside text: the model's answer
 results and diffs, file names, MCP and hook output, server errors, a resumed session's history. ``drawable`` walks
 a decoded protocol message and passes every string in it (dict keys and values, records, tuples, a resumed
 history's JSON) through ``terminal_text``, so no widget has to remember to.
+
+What the user is asked to approve is shown with nothing hidden instead (``visible_text``): an approval's key
+argument (the command) with its newlines, tabs, carriage returns and escape sequences marked, its preview (the diff)
+likewise, its lines kept as lines.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import dataclasses
 import json
 from typing import Any, TypeVar
 
-from coder_tui.terminal_text import terminal_text
+from coder_tui.terminal_text import terminal_text, visible_text
 
 T = TypeVar("T")
 
@@ -38,6 +42,14 @@ def _clean(value: Any) -> Any:
 
 
 def _clean_record(value: Any) -> Any:
+    from engine.interaction import ApprovalRequest  # loaded by then: the protocol's decoder knows it
+
+    if isinstance(value, ApprovalRequest):
+        value = dataclasses.replace(
+            value,
+            key_argument=visible_text(value.key_argument),
+            preview=None if value.preview is None else visible_text(value.preview, mark_newlines=False),
+        )
     changes: dict[str, Any] = {}
     for field in dataclasses.fields(value):
         if not field.init:

@@ -84,14 +84,14 @@ _TAB_SHOWN = "→   "
 _FORMAT_CATEGORIES = frozenset({"Cf", "Zs", "Zl", "Zp", "Co", "Cn"})
 
 
-def visible_text(text: str) -> str:
+def visible_text(text: str, *, mark_newlines: bool = True) -> str:
     """``text`` with nothing hidden, for the approval dialog: like ``terminal_text``, and a newline is shown as
-    ``↵`` before its line break, a tab as ``→``, every format or unusual space character by its code point, and
-    escape sequences are shown rather than removed."""
+    ``↵`` before its line break (unless ``mark_newlines`` is false: a diff's lines), a tab as ``→``, every format or
+    unusual space character by its code point, and escape sequences are shown rather than removed."""
     shown: list[str] = []
     for char in text:
         if char == "\n":
-            shown.append("↵\n")
+            shown.append("↵\n" if mark_newlines else "\n")
         elif char == "\t":
             shown.append(_TAB_SHOWN)
         elif _UNSAFE.match(char):

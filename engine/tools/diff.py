@@ -74,26 +74,42 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
-def diff_hunks(diff: str) -> list[str]:
-    """The hunks of a unified diff (one or several files) in order, each its ``@@`` line and the lines under it.
+def diff_parts(diff: str) -> list[tuple[int | None, str]]:
+    """A unified diff (one or several files) cut into its parts in order: each hunk (its ``@@`` line and the lines
+    under it) with its number, and the lines between hunks (file headers) with None.
 
     Hunk ``i`` of a write, edit or patch preview is the one the user keeps or drops as number ``i`` (SPEC 5). As in
     ``diff_stats``, a hunk's lines are counted from its header, so a content line starting ``---`` stays in it."""
-    hunks: list[list[str]] = []
+    parts: list[tuple[int | None, list[str]]] = []
+    hunks = 0
     old_left = new_left = 0
-    for line in diff.split("\n"):
+    lines = diff.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    for line in lines:
+        in_hunk = bool(parts) and parts[-1][0] is not None
         if old_left > 0 or new_left > 0:
             tag = line[:1]
             old_left -= tag in ("-", " ", "")
             new_left -= tag in ("+", " ", "")
-            hunks[-1].append(line)
-        elif line.startswith(NO_NEWLINE_MARKER) and hunks:
-            hunks[-1].append(line)
+            parts[-1][1].append(line)
+        elif line.startswith(NO_NEWLINE_MARKER) and in_hunk:
+            parts[-1][1].append(line)
         elif header := _HUNK_HEADER.match(line):
             old_left = int(header.group(1)) if header.group(1) is not None else 1
             new_left = int(header.group(2)) if header.group(2) is not None else 1
-            hunks.append([line])
-    return ["\n".join(hunk) for hunk in hunks]
+            parts.append((hunks, [line]))
+            hunks += 1
+        elif parts and not in_hunk:
+            parts[-1][1].append(line)
+        else:
+            parts.append((None, [line]))
+    return [(number, "\n".join(part)) for number, part in parts]
+
+
+def diff_hunks(diff: str) -> list[str]:
+    """The hunks of a unified diff in order (see ``diff_parts``)."""
+    return [text for number, text in diff_parts(diff) if number is not None]
 
 
 class HunkChoice:
@@ -125,6 +141,8 @@ class HunkChoice:
         ]
         if not any(kept):
             return old
+        if all(kept):
+            return new
         out: list[str] = []
         position = 0
         for group in (group for index, group in enumerate(groups) if kept[index]):

@@ -122,3 +122,11 @@ async def test_a_patch_stays_all_or_nothing_for_the_kept_hunks(
     with pytest.raises(ToolError, match="disk full"):
         await run_tool(PatchTool(), kept(ctx, 1, 2), patch=PATCH)
     assert (root / "a.txt").read_text() == OLD and not (root / "new.txt").exists()
+
+
+async def test_a_kept_deletion_deletes_and_a_dropped_creation_creates_nothing(ctx: ToolContext, root: Path) -> None:
+    (root / "a.txt").write_text(OLD)
+    (root / "gone.txt").write_text("bye\n")
+    output = await run_tool(PatchTool(), kept(ctx, 0, 1, 3), patch=PATCH)
+    assert not (root / "gone.txt").exists() and not (root / "new.txt").exists()
+    assert [(d["file"], d["hunk"]) for d in output.data["dropped_hunks"]] == [("new.txt", "2")]
