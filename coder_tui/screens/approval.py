@@ -241,10 +241,13 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | ApprovalAnswer]):
         self.query_one("#explain", Button).label = EXPLAIN_DROPS if partial else EXPLAIN_REFUSAL
 
     def action_move(self, delta: int) -> None:
-        """↑/↓: the previous or next hunk of a diff, brought into view; a line of a command otherwise."""
+        """↑/↓: the previous or next hunk of a diff, brought into view; a line otherwise (a command, or past the
+        first or last hunk)."""
         preview = self.query_one("#preview", VerticalScroll)
-        hunk = self.hunks.move(delta) if self.hunks is not None else None
-        if hunk is not None:
+        hunks = self.hunks
+        before = hunks.cursor if hunks is not None else None
+        hunk = hunks.move(delta) if hunks is not None else None
+        if hunk is not None and hunks is not None and hunks.cursor != before:
             preview.scroll_to_widget(hunk, animate=False, top=True)
         elif delta < 0:
             preview.scroll_up(animate=False)
