@@ -131,7 +131,7 @@ class HunkChoice:
         # The grouping ``difflib.unified_diff`` makes its hunks from: group i is hunk i of this file's diff.
         groups = list(difflib.SequenceMatcher(None, old_lines, new_lines).get_grouped_opcodes(3))
         first, self._next = self._next, self._next + len(groups)
-        if self._kept is None:
+        if self._kept is None or not groups:  # no hunk to drop (an empty file created or deleted): all of it
             return new
         texts = diff_hunks(unified_diff(old, new, display))
         kept = [first + index in self._kept for index in range(len(groups))]

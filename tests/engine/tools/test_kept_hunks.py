@@ -130,3 +130,10 @@ async def test_a_kept_deletion_deletes_and_a_dropped_creation_creates_nothing(ct
     output = await run_tool(PatchTool(), kept(ctx, 0, 1, 3), patch=PATCH)
     assert not (root / "gone.txt").exists() and not (root / "new.txt").exists()
     assert [(d["file"], d["hunk"]) for d in output.data["dropped_hunks"]] == [("new.txt", "2")]
+
+
+def test_a_change_without_hunks_is_applied_whole() -> None:
+    choice = HunkChoice(frozenset())
+    assert choice.apply("", None, "empty.txt") is None  # deleting an empty file: its diff has no hunk
+    assert choice.apply(None, "", "empty.txt") == ""
+    assert choice.dropped == []
