@@ -131,3 +131,18 @@ def test_the_full_screen_draws_answers_files_and_file_names_as_text(
     assert obeyed_in_screen_output(written) == []
     assert "␍".encode() in written and "<U+202E>".encode() in written
     assert len(scripted_server.requests) == 3
+
+
+def test_the_full_screen_draws_a_hostile_paste_and_file_name_completion_as_text(
+    tmp_path: Path, scripted_server: ScriptedServer
+) -> None:
+    workspace = hostile_workspace(tmp_path)
+    with PtyApp(workspace, scripted_server.base_url, tmp_path / "home", size=(120, 40)) as app:
+        app.wait_shown("scripted-model")
+        app.type(f"\x1b[200~PASTED {HOSTILE} END\x1b[201~")  # a bracketed paste, as a terminal sends one
+        app.wait_shown("PASTED")
+        app.type(" @evil\t")
+        app.wait_shown("@evilname.txt")
+        written = bytes(app.written)
+    assert obeyed_in_screen_output(written) == []
+    assert "<U+202E>override".encode() in written and "␈".encode() in written  # shown, not obeyed
