@@ -77,7 +77,7 @@ def collapse_blank_runs(argument: str) -> str:
         if line is not None and _BLANK_LINE.match(line):
             run.append(line)
             continue
-        out += run if len(run) <= BLANK_RUN else [f"↵ × {len(run)} (empty lines)"]
+        out += run if len(run) <= BLANK_RUN else [f"↵ × {len(run)} (blank lines)"]
         run = []
         if line is not None:
             out.append(line)

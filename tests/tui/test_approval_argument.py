@@ -70,7 +70,7 @@ async def test_sixty_newlines_are_counted_on_one_line_before_what_runs(
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         await run_until_approval(pilot, app, "run it")
-        assert shown(app, "#argument") == f"↵ × 60 (empty lines)\n{DANGER}"
+        assert shown(app, "#argument") == f"↵ × 60 (blank lines)\n{DANGER}"
 
 
 async def test_carriage_returns_tabs_escapes_and_bidi_in_a_command_are_shown(

@@ -46,7 +46,8 @@ def test_only_the_kept_hunks_are_applied(keep: tuple[int, ...]) -> None:
 async def test_write_applies_the_kept_hunks_and_names_the_dropped_ones(ctx: ToolContext, root: Path) -> None:
     (root / "f.txt").write_text(OLD)
     output = await run_tool(WriteTool(), kept(ctx, 0, 2), path="f.txt", content=NEW)
-    assert (root / "f.txt").read_text() == OLD.replace("line 2\n", "line two\n").replace("line 35\n", "line 35\nadded\n")
+    expected = OLD.replace("line 2\n", "line two\n").replace("line 35\n", "line 35\nadded\n")
+    assert (root / "f.txt").read_text() == expected
     assert output.data["dropped_hunks"] == [
         {"file": "f.txt", "hunk": "1", "text": diff_hunks(unified_diff(OLD, NEW, "f.txt"))[1]}
     ]
