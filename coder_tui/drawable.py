@@ -16,7 +16,7 @@ import dataclasses
 import json
 from typing import Any, TypeVar
 
-from coder_tui.terminal_text import terminal_text, visible_text
+from coder_tui.terminal_text import is_drawable, terminal_text, visible_text
 
 T = TypeVar("T")
 
@@ -57,7 +57,9 @@ def _clean_record(value: Any) -> Any:
         before = getattr(value, field.name)
         if field.name == "entries_json" and isinstance(before, str):
             # A resumed history travels as JSON text: its strings hold escapes (\u001b) that decode to controls.
-            after: Any = json.dumps(_clean(json.loads(before)), ensure_ascii=False)
+            # Most histories hold none: they cross as they are, not parsed and written again.
+            clean = "\\u00" not in before and is_drawable(before)
+            after: Any = before if clean else json.dumps(_clean(json.loads(before)), ensure_ascii=False)
         else:
             after = _clean(before)
         if after is not before and after != before:

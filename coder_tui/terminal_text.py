@@ -59,6 +59,11 @@ def _shown(char: str) -> str:
     return f"<U+{code:04X}>"
 
 
+def is_drawable(text: str) -> bool:
+    """``text`` holds nothing ``terminal_text`` would change."""
+    return not _UNSAFE.search(text)
+
+
 def terminal_text(text: str) -> str:
     """``text`` safe to draw: escape sequences removed, every other control or invisible character shown."""
     if not _UNSAFE.search(text):
