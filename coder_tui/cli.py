@@ -149,7 +149,9 @@ def _profile_model(
     try:
         check_profile(provider, load_config(workspace, trust=trust).config)
     except ConfigError as exc:
-        parser.error(f"--provider {provider}: {exc}")
+        from coder_tui.terminal_text import terminal_text
+
+        parser.error(f"--provider {provider}: {terminal_text(str(exc))}")  # it may quote a repository's config
     return f"{provider}:{model or ''}"
 
 

@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Protocol
 from textual.app import App
 from textual.worker import Worker
 
+from coder_tui.drawable import drawable
+from coder_tui.terminal_text import terminal_text
 from engine.modes import Mode, next_mode
 
 if TYPE_CHECKING:
@@ -205,8 +207,10 @@ class EngineLink:
         try:
             message = CODEC.loads(line)
         except ProtocolError as exc:
-            self._show_failure(f"the engine sent something unreadable: {exc}")
+            self._show_failure(f"the engine sent something unreadable: {terminal_text(str(exc))}")
             return
+        # The one boundary where outside text enters the UI (SPEC 25): nothing past here holds a control character.
+        message = drawable(message)
         view = self._view
         match message:
             case EngineEvent(event=HistoryRestored()) if self._running in self._restarts_by_id:
@@ -283,7 +287,7 @@ class EngineLink:
         self._dialogs.clear()
         running, self._running = self._running, None
         state = self.state
-        self._show_failure(f"the engine stopped{' during a task' if running else ''}: {why}")
+        self._show_failure(f"the engine stopped{' during a task' if running else ''}: {terminal_text(why)}")
         if self._view is not None and running is not None and state is not None:
             self._view.input_finished(InputFinished(running, "error", why, "", state))
         if state is None or self._restarts >= MAX_RESTARTS:

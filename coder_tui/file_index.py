@@ -10,6 +10,7 @@ import os
 import subprocess
 from pathlib import Path
 
+from coder_tui.terminal_text import terminal_text
 from engine.tools.ripgrep import SKIPPED_FOLDERS, find_ripgrep
 
 MAX_FILES = 20_000
@@ -21,6 +22,8 @@ def list_workspace_paths(root: Path, limit: int = MAX_FILES) -> list[str]:
     files = _rg_files(root, limit)
     if files is None:
         files = _walk_files(root, limit)
+    # A file name is outside text (SPEC 25): one holding an escape sequence is listed drawable, not raw.
+    files = [terminal_text(name) for name in files]
     folders = {parent + "/" for path in files for parent in _parents(path)}
     return sorted(set(files) | folders)
 

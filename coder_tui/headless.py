@@ -8,7 +8,6 @@ last line is the result object.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import sys
 from collections.abc import Callable
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import TextIO
 
 from coder_tui.cli import session_input
+from coder_tui.terminal_text import json_text, terminal_text
 from engine.config import load_config
 from engine.config.startup import config_notices
 from engine.events import (
@@ -143,56 +143,63 @@ class TextRenderer:
             case TextDelta(text=text):
                 self._end_reasoning()
                 if not self._in_text and self._replies:
-                    self.out.write("\n")  # a blank line between the replies of one turn
-                self.out.write(text)
+                    self._print(self.out, "\n")  # a blank line between the replies of one turn
+                self._print(self.out, text)
                 self._in_text = True
             case ReasoningDelta(text=text):
-                self.err.write(text)
+                self._print(self.err, text)
                 self._in_reasoning = True
             case ToolCallFinished(tool=tool, key_argument=key, status=status, duration_ms=ms, result=result):
                 self._end_text()
                 line = f"[{tool}] {key} -> {status.value}" + (f" ({ms:.0f} ms)" if ms is not None else "")
                 if not result.get("ok", False):
                     line += f": {result.get('error', '')}"
-                self.err.write(line + "\n")
+                self._print(self.err, line + "\n")
             case CommandResult(kind="bang", data=data):
                 # The command's own output, as the shell would print it: not the text the model reads.
                 self._end_text()
-                self.out.write(data.get("stdout", ""))
-                self.err.write(data.get("stderr", ""))
+                self._print(self.out, data.get("stdout", ""))
+                self._print(self.err, data.get("stderr", ""))
                 if data.get("timed_out"):
-                    self.err.write(f"error: !{data.get('command', '')} timed out; its process group was killed\n")
+                    command = data.get("command", "")
+                    self._print(self.err, f"error: !{command} timed out; its process group was killed\n")
             case CommandResult(text=text, ok=ok):
                 self._end_text()
-                (self.out if ok else self.err).write(text.rstrip("\n") + "\n")
+                self._print(self.out if ok else self.err, text.rstrip("\n") + "\n")
             case MessageAdded(message=message) if message.role == "assistant":
                 self._end_text()
             case VerificationStarted(command=command, attempt=attempt):
                 self._end_text()
-                self.err.write(f"[verify] {command} (attempt {attempt})\n")
+                self._print(self.err, f"[verify] {command} (attempt {attempt})\n")
             case VerificationFinished(command=command, outcome=outcome, reason=reason):
-                self.err.write(f"[verify] {command} -> {outcome}: {reason}\n")
+                self._print(self.err, f"[verify] {command} -> {outcome}: {reason}\n")
             case Notice(text=text, level=level):
                 self._end_text()
-                self.err.write(f"{level}: {text}\n")
+                self._print(self.err, f"{level}: {text}\n")
             case ErrorEvent(message=message):
                 self._end_text()
-                self.err.write(f"error: {message}\n")
+                self._print(self.err, f"error: {message}\n")
             case TurnFinished():
                 self._end_text()
                 self._end_reasoning()
             case _:
                 pass
 
+    @staticmethod
+    def _print(output: Output, text: str) -> None:
+        """Everything text mode prints is outside text made drawable (SPEC 25): escape sequences removed, other
+        controls shown (``␛``); a sequence split across two deltas is harmless, each ESC being shown."""
+        output.write(terminal_text(text))
+
     def _end_text(self) -> None:
         if self._in_text:
-            self.out.write("\n")
+            self._print(self.out, "\n")
             self._in_text = False
             self._replies += 1
 
     def _end_reasoning(self) -> None:
         if self._in_reasoning:
-            self.err.write("\n")
+            self._print(self.err, "\n")
             self._in_reasoning = False
 
 
@@ -201,7 +208,7 @@ class JsonRenderer:
         self.out = out
 
     def __call__(self, event: Event) -> None:
-        self.out.write(json.dumps(event_to_dict(event), ensure_ascii=False) + "\n")
+        self.out.write(json_text(event_to_dict(event)) + "\n")
 
 
 async def run_headless(
@@ -220,7 +227,7 @@ async def run_headless(
 ) -> int:
     loaded = load_config(workspace, trust=trust)
     for notice, _level in config_notices(loaded, workspace):
-        err.write(f"{notice}\n")
+        err.write(f"{terminal_text(notice)}\n")
     try:
         orchestrator = Orchestrator(
             workspace=workspace,
@@ -232,11 +239,11 @@ async def run_headless(
             counts_shown=output_format == "json",
         )
     except StorageError as exc:
-        err.write(f"error: {exc}\n")
+        err.write(f"error: {terminal_text(str(exc))}\n")
         return EXIT_FAILED
     orchestrator.trusted_for_run = trust
     if rebuilt := rebuilt_notice(orchestrator.store):
-        err.write(f"warning: {rebuilt}\n")
+        err.write(f"warning: {terminal_text(rebuilt)}\n")
     # SIGINT, SIGTERM and SIGHUP cancel what runs (the bash group is killed, the call marked interrupted); the
     # exit code then says which signal it was.
     signals = install_ending_signals(orchestrator, asyncio.get_running_loop())
@@ -261,7 +268,7 @@ async def run_headless(
         signals.remove()
         printer.flush()
     if output_format == "json":
-        stdout.write(json.dumps(_result_line(outcome, orchestrator), ensure_ascii=False) + "\n")
+        stdout.write(json_text(_result_line(outcome, orchestrator)) + "\n")
     printer.flush()
     if stdout.broken:
         _silence(out)

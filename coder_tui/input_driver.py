@@ -10,6 +10,9 @@ When the terminal goes away without a hangup signal (a closed pty reads as end o
 session's leader gets no SIGHUP), the thread raises the hangup itself: Textual's thread would see the end of file
 ever after and spin a core for as long as the orphaned app lived.
 
+A bracketed paste is cut out of the input before the parser sees it (``coder_tui.bracketed_paste``): Textual's
+parser would read the controls inside a paste as keys.
+
 It also stamps the app's ``last_key_at`` as each key arrives, before the key crosses the app's message queue: a
 streaming answer lets a key just typed be drawn before its own next layout (``StreamingMarkdown``).
 """
@@ -30,8 +33,12 @@ from textual._time import get_time
 from textual._xterm_parser import XTermParser
 from textual.drivers.linux_driver import LinuxDriver
 
+from coder_tui.bracketed_paste import PasteCutter
+
 # What Textual's input thread waits in ``select`` when no escape sequence is pending (it checks for exit meanwhile).
 IDLE_SELECT_S = 0.1
+# How long input that may begin a bracketed paste (a lone ESC) waits for the rest before it goes to the parser.
+HELD_INPUT_S = 0.005
 
 
 class PromptEscapeDriver(LinuxDriver):
@@ -52,6 +59,7 @@ class PromptEscapeDriver(LinuxDriver):
         fileno = self.fileno
         parser = XTermParser(self._debug)
         decode = getincrementaldecoder("utf-8")().decode
+        cutter = PasteCutter()
 
         def process(ready: list[tuple[selectors.SelectorKey, int]], final: bool = False) -> bool:
             """Feeds what is ready to the parser; False once the input has ended."""
@@ -60,13 +68,23 @@ class PromptEscapeDriver(LinuxDriver):
                     raw = os.read(fileno, 1024 * 4)
                     if not raw:
                         return False
-                    for event in parser.feed(decode(raw, final=final and index == len(ready) - 1)):
-                        self.process_message(event)
+                    text = decode(raw, final=final and index == len(ready) - 1)
+                    for is_paste, piece in cutter.feed(text):
+                        if is_paste:
+                            self.process_message(events.Paste(piece))
+                            continue
+                        for event in parser.feed(piece):
+                            self.process_message(event)
+            if not ready and cutter.holding:  # no more input came: what was held was keys (an Esc), not a paste
+                for event in parser.feed(cutter.flush()):
+                    self.process_message(event)
             for event in parser.tick():
                 self.process_message(event)
             return True
 
         def wait() -> float:
+            if cutter.holding:
+                return HELD_INPUT_S
             due: float | None = getattr(parser, "_timeout_time", None)  # the end of a pending escape's wait
             return IDLE_SELECT_S if due is None else min(IDLE_SELECT_S, max(due - get_time(), 0.0) + 0.001)
 

@@ -17,6 +17,7 @@ from textual.message import Message
 
 from coder_tui.bindings import bindings_for
 from coder_tui.history import InputHistory
+from coder_tui.terminal_text import terminal_text
 from coder_tui.text_area import TextArea
 
 
@@ -71,6 +72,12 @@ class PromptInput(TextArea):
         self.task_running = False
         self._escape_armed = False
         self._rewind_armed = False
+
+    def _on_paste(self, event: events.Paste) -> None:
+        # A paste is outside text (SPEC 25): its controls would be drawn raw by the text area. A terminal sends a
+        # pasted line break as \r. Textual calls each class's handler along the MRO, this one first: the text
+        # area's own then inserts the cleaned text.
+        event.text = terminal_text(event.text.replace("\r\n", "\n").replace("\r", "\n"))
 
     async def _on_key(self, event: events.Key) -> None:
         # Enter is handled here, in the prompt's own queue, not as a priority binding: a priority binding runs

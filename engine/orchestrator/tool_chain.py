@@ -44,6 +44,19 @@ class ToolCallOutcome:
     changed_paths: tuple[str, ...] = ()
 
 
+@record
+class _Verdict:
+    """The chain's answer before running a call: why it is refused (None: it runs), and for an edit approved hunk
+    by hunk, the hunks kept and what the user said."""
+
+    refusal: str | None
+    kept_hunks: tuple[int, ...] | None = None
+    reason: str | None = None
+
+
+ALLOWED = _Verdict(None)
+
+
 def error_result(error: str) -> dict[str, Any]:
     return {"ok": False, "error": error}
 
@@ -99,16 +112,22 @@ async def run_tool_call(call: ToolCall, deps: TurnDeps) -> ToolCallOutcome:
         if deps.hooks is not None and deps.hooks.configured("PreToolUse"):
             deps.recorder.commit()  # a hook may take its time
         hook = await before_tool(deps, call, arguments)
-        refusal = refusal_by_hook(hook) or await _authorize(
+        refusal = refusal_by_hook(hook)
+        verdict = _Verdict(refusal) if refusal is not None else await _authorize(
             call, tool, params, arguments, key_argument, decision, deps, hook
         )
-        if refusal is not None:
-            return finish(ToolStatus.DENIED, error_result(refusal))
+        if verdict.refusal is not None:
+            return finish(ToolStatus.DENIED, error_result(verdict.refusal))
+        if verdict.kept_hunks is not None:
+            context = replace(context, kept_hunks=frozenset(verdict.kept_hunks))
         deps.recorder.commit()
         deps.emit(ToolCallExecuting(call.id, call.name))
         started = time.perf_counter()
         output = await tool.run(params, context)
-        result = await after_tool(deps, call, arguments, {"ok": True, **output.data})
+        data = dict(output.data)
+        if verdict.kept_hunks is not None and verdict.reason:
+            data["user_says"] = verdict.reason  # why the user dropped the hunks named in dropped_hunks
+        result = await after_tool(deps, call, arguments, {"ok": True, **data})
     except asyncio.CancelledError:
         finish(ToolStatus.CANCELLED, error_result("cancelled by the user"))
         raise
@@ -128,8 +147,9 @@ async def _authorize(
     decision: PolicyDecision,
     deps: TurnDeps,
     hook: PreToolDecision,
-) -> str | None:
-    """Steps 1-4 of SPEC 5 on the policy's ``decision``. Returns why the call is refused, or None when it may run.
+) -> _Verdict:
+    """Steps 1-4 of SPEC 5 on the policy's ``decision``. Returns why the call is refused, or that it may run
+    (with the hunks the user kept of an edit's diff, and what they said).
     Every decision is logged. A PreToolUse hook's "allow" skips the approval (never a policy deny), its "ask"
     forces one."""
 
@@ -141,30 +161,31 @@ async def _authorize(
 
     log(decision.action.value, "policy", decision.reasons)
     if decision.action is Action.BLOCKED:
-        return f"{call.name} is disabled in {deps.policy.mode.value} mode ({decision.rule})"
+        return _Verdict(f"{call.name} is disabled in {deps.policy.mode.value} mode ({decision.rule})")
     if decision.action is Action.DENY:
         reasons = "; ".join(decision.reasons) or decision.rule
-        return f"denied by policy: {reasons}"
+        return _Verdict(f"denied by policy: {reasons}")
     reasons = list(decision.reasons) if decision.action is Action.ASK else []
     if hook.decision == "allow":
         log("allow", "config", [hook.reason or "allowed by a PreToolUse hook"])
-        return None
+        return ALLOWED
     if hook.decision == "ask":
         reasons.append(f"a PreToolUse hook asks: {hook.reason}" if hook.reason else "a PreToolUse hook asks")
     elif deps.policy.mode is Mode.YOLO:
-        return None  # SPEC 4: yolo asks nothing (steps 2 and 3 skipped); the workspace guard still holds in the tool
+        # SPEC 4: yolo asks nothing (steps 2 and 3 skipped); the workspace guard still holds in the tool.
+        return ALLOWED
     deps.recorder.commit()  # from here on the chain may wait: for the tool's own checks, then for the user
     reasons += [r for r in await tool.approval_reasons(params, deps.tool_context) if r not in reasons]
     if decision.action is Action.ALLOW and not reasons:
-        return None
+        return ALLOWED
     if not reasons:
         reasons = [decision.rule]
     if deps.approvals.auto_approve_ask:
         log("allow", "config", reasons)
-        return None
+        return ALLOWED
     if not deps.approvals.interactive:
         log("refuse", "config", reasons)
-        return (
+        return _Verdict(
             "this call needs the user's approval, which a non-interactive run cannot give "
             f"({'; '.join(reasons)}). {deps.approvals.refusal_hint}"
         )
@@ -183,23 +204,25 @@ async def _authorize(
         )
     )
     answer, why = (reply.decision, reply.reason) if isinstance(reply, ApprovalAnswer) else (reply, None)
+    kept_hunks = reply.kept_hunks if isinstance(reply, ApprovalAnswer) else None
     cancelled = answer is ApprovalDecision.CANCEL
-    told = f"{answer.value}: {why}" if why else answer.value
+    told = answer.value if kept_hunks is None else f"{answer.value}, keeping hunks {list(kept_hunks)}"
+    told = f"{told}: {why}" if why else told
     deps.recorder.interaction_responded(interaction_id, None if cancelled else told, cancelled=cancelled)
     log(answer.value, "user", reasons)
     if cancelled:
         raise ApprovalCancelled()
-    if answer is ApprovalDecision.NO:
-        return f"the user refused this call and says: {why}" if why else "the user refused this call"
+    if answer is ApprovalDecision.NO or kept_hunks == ():
+        return _Verdict(f"the user refused this call and says: {why}" if why else "the user refused this call")
     if answer in (ApprovalDecision.ALWAYS, ApprovalDecision.ALWAYS_PROJECT):
         if not decision.allowances:
             # Nothing can be remembered for this call (a risk reason, or a reason of the tool's own): yes, once.
             deps.emit(Notice(f"{call.name}: allowed this once; this call cannot be allowed always"))
-            return None
+            return _Verdict(None, kept_hunks, why)
         deps.emit(Notice(deps.policy.allow_always(decision)))
         if answer is ApprovalDecision.ALWAYS_PROJECT:
             _remember_for_project(decision.allowances, deps)
-    return None
+    return _Verdict(None, kept_hunks, why)
 
 
 def _remember_for_project(allowances: tuple[Allowance, ...], deps: TurnDeps) -> None:

@@ -92,6 +92,9 @@ class ToolContext:
     sandbox: SandboxGrant | None = None
     # What fetch may reach (SPEC 5). None: any host, and public addresses only.
     fetch_gate: FetchGate | None = None
+    # The hunks of its previewed diff the user kept for this call (write, edit, patch; SPEC 5), set per call by
+    # the tool chain; None applies the whole change.
+    kept_hunks: frozenset[int] | None = None
 
     def about_to_change(self, paths: Iterable[Path]) -> None:
         """Lets the undo journal keep each file's previous state; if it cannot, the change does not happen."""

@@ -72,3 +72,82 @@ def split_lines(text: str) -> list[str]:
     if parts[-1]:
         lines.append(parts[-1])
     return lines
+
+
+def diff_parts(diff: str) -> list[tuple[int | None, str]]:
+    """A unified diff (one or several files) cut into its parts in order: each hunk (its ``@@`` line and the lines
+    under it) with its number, and the lines between hunks (file headers) with None.
+
+    Hunk ``i`` of a write, edit or patch preview is the one the user keeps or drops as number ``i`` (SPEC 5). As in
+    ``diff_stats``, a hunk's lines are counted from its header, so a content line starting ``---`` stays in it."""
+    parts: list[tuple[int | None, list[str]]] = []
+    hunks = 0
+    old_left = new_left = 0
+    lines = diff.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    for line in lines:
+        in_hunk = bool(parts) and parts[-1][0] is not None
+        if old_left > 0 or new_left > 0:
+            tag = line[:1]
+            old_left -= tag in ("-", " ", "")
+            new_left -= tag in ("+", " ", "")
+            parts[-1][1].append(line)
+        elif line.startswith(NO_NEWLINE_MARKER) and in_hunk:
+            parts[-1][1].append(line)
+        elif header := _HUNK_HEADER.match(line):
+            old_left = int(header.group(1)) if header.group(1) is not None else 1
+            new_left = int(header.group(2)) if header.group(2) is not None else 1
+            parts.append((hunks, [line]))
+            hunks += 1
+        elif parts and not in_hunk:
+            parts[-1][1].append(line)
+        else:
+            parts.append((None, [line]))
+    return [(number, "\n".join(part)) for number, part in parts]
+
+
+def diff_hunks(diff: str) -> list[str]:
+    """The hunks of a unified diff in order (see ``diff_parts``)."""
+    return [text for number, text in diff_parts(diff) if number is not None]
+
+
+class HunkChoice:
+    """Which hunks of a preview the user kept (SPEC 5: per-hunk approval), consumed file by file in the order the
+    preview's diff lists them (``None``: all of them). Each file's change is replayed with only its kept hunks;
+    what was dropped is collected, with its text, for the tool's result."""
+
+    def __init__(self, kept: frozenset[int] | None = None) -> None:
+        self._kept = kept
+        self._next = 0  # the number of this file's first hunk in the whole preview
+        self.dropped: list[dict[str, str]] = []
+
+    def apply(self, old: str | None, new: str | None, display: str) -> str | None:
+        """``new`` with this file's dropped hunks left as in ``old``; ``old`` itself when every hunk of the file is
+        dropped (so a dropped creation creates nothing and a dropped deletion deletes nothing)."""
+        if old == new:
+            return new
+        old_lines, new_lines = split_lines(old or ""), split_lines(new or "")
+        # The grouping ``difflib.unified_diff`` makes its hunks from: group i is hunk i of this file's diff.
+        groups = list(difflib.SequenceMatcher(None, old_lines, new_lines).get_grouped_opcodes(3))
+        first, self._next = self._next, self._next + len(groups)
+        if self._kept is None or not groups:  # no hunk to drop (an empty file created or deleted): all of it
+            return new
+        texts = diff_hunks(unified_diff(old, new, display))
+        kept = [first + index in self._kept for index in range(len(groups))]
+        self.dropped += [
+            {"file": display, "hunk": str(first + index), "text": text}
+            for index, text in enumerate(texts) if not kept[index]
+        ]
+        if not any(kept):
+            return old
+        if all(kept):
+            return new
+        out: list[str] = []
+        position = 0
+        for group in (group for index, group in enumerate(groups) if kept[index]):
+            for tag, i1, i2, j1, j2 in group:
+                if tag != "equal":
+                    out += old_lines[position:i1] + new_lines[j1:j2]
+                    position = i2
+        return "".join(out + old_lines[position:])

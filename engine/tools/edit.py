@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 from engine.errors import PathOutsideWorkspace, ToolError
 from engine.record import record
 from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
-from engine.tools.diff import unified_diff
+from engine.tools.diff import HunkChoice, unified_diff
 from engine.tools.fileio import TextDocument, atomic_write, ensure_unchanged_since_known, read_text_document
 from engine.tools.matching import EXACT, Located, Match, closest_blocks, locate
 from engine.tools.matching.text_lines import TextLines, needle_lines
@@ -85,13 +85,16 @@ class EditTool(Tool[EditParams]):
         return plan.diff
 
     async def run(self, params: EditParams, ctx: ToolContext) -> ToolOutput:
-        plan = await asyncio.to_thread(_plan_edit, params, ctx)
+        choice = HunkChoice(ctx.kept_hunks)
+        plan = await asyncio.to_thread(_plan_edit, params, ctx, choice)
         ctx.about_to_change([plan.path])
         await asyncio.to_thread(atomic_write, plan.path, plan.payload, plan.display)
         ctx.remember(plan.path)
         data: dict[str, Any] = {"path": plan.display, "replacements": plan.replacements, "created": plan.created}
         if plan.matching is not None:
             data["matching"] = plan.matching
+        if choice.dropped:
+            data["dropped_hunks"] = choice.dropped
         return ToolOutput(data=data, diff=plan.diff, changed_paths=(plan.display,))
 
 
@@ -101,7 +104,9 @@ def find_matches(content: str, needle: str) -> list[Span]:
     return [match.span for match in located.matches] if located else []
 
 
-def _plan_edit(params: EditParams, ctx: ToolContext) -> _EditPlan:
+def _plan_edit(params: EditParams, ctx: ToolContext, choice: HunkChoice | None = None) -> _EditPlan:
+    """The edit to make; with ``choice``, only the hunks of it the user kept."""
+    choice = choice or HunkChoice()
     old_string = params.old_string.replace("\r\n", "\n")
     new_string = params.new_string.replace("\r\n", "\n")
     if old_string == new_string:
@@ -113,6 +118,8 @@ def _plan_edit(params: EditParams, ctx: ToolContext) -> _EditPlan:
             raise ToolError(
                 f"file not found: {display}; to create it use write, or edit with an empty old_string"
             )
+        if (new_string := choice.apply(None, new_string, display)) is None:
+            raise ToolError(f"every hunk of the edit was dropped: {display} was not created")
         created = TextDocument(text="")
         payload = created.encode(new_string, display)
         return _EditPlan(path, display, payload, 1, True, unified_diff(None, new_string, display))
@@ -130,6 +137,7 @@ def _plan_edit(params: EditParams, ctx: ToolContext) -> _EditPlan:
         located = _usable_matches(locate(document.text, old_string), document.text, old_string, params, display)
         new_text, count = _replace(document.text, located.matches, new_string), len(located.matches)
         matching = None if located.strategy is EXACT else located.strategy.name
+    new_text = choice.apply(document.text, new_text, display) or ""
     payload = document.encode(new_text, display)
     diff = unified_diff(document.text, new_text, display)
     return _EditPlan(path, display, payload, count, False, diff, matching)

@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 
 from engine.errors import PathOutsideWorkspace, ToolError
 from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
+from engine.tools.diff import HunkChoice
 from engine.tools.patch_parse import ChangeKind, PatchSyntaxError, parse_patch, touched_paths
 from engine.tools.patch_plan import PatchPlan, plan_patch
 from engine.tools.patch_write import write_all_or_nothing
@@ -108,18 +109,21 @@ class PatchTool(Tool[PatchParams]):
         return [write.path for write in plan.writes]
 
     async def run(self, params: PatchParams, ctx: ToolContext) -> ToolOutput:
-        plan = await asyncio.to_thread(_plan, params, ctx)
+        choice = HunkChoice(ctx.kept_hunks)
+        plan = await asyncio.to_thread(_plan, params, ctx, choice)
         ctx.about_to_change(write.path for write in plan.writes)
         await asyncio.to_thread(write_all_or_nothing, plan.writes)
         for write in plan.writes:
             ctx.remember(write.path)
         data: dict[str, Any] = {"files": plan.files}
+        if choice.dropped:
+            data["dropped_hunks"] = choice.dropped
         return ToolOutput(data=data, diff=plan.diff, changed_paths=tuple(write.display for write in plan.writes))
 
 
-def _plan(params: PatchParams, ctx: ToolContext) -> PatchPlan:
+def _plan(params: PatchParams, ctx: ToolContext, choice: HunkChoice | None = None) -> PatchPlan:
     try:
-        plan = plan_patch(parse_patch(params.patch), ctx)
+        plan = plan_patch(parse_patch(params.patch), ctx, choice)
     except PathOutsideWorkspace:
         raise
     except ToolError as exc:

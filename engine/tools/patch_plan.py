@@ -15,7 +15,7 @@ from typing import Literal
 from engine.errors import ToolError
 from engine.record import record
 from engine.tools.base import ToolContext
-from engine.tools.diff import unified_diff
+from engine.tools.diff import HunkChoice, unified_diff
 from engine.tools.fileio import (
     TextDocument,
     decode_text,
@@ -60,11 +60,13 @@ class _FileState:
         return self.disk is not None and self.original is None
 
 
-def plan_patch(changes: list[FileChange], ctx: ToolContext) -> PatchPlan:
+def plan_patch(changes: list[FileChange], ctx: ToolContext, choice: HunkChoice | None = None) -> PatchPlan:
+    """Every file's end state; with ``choice``, only the hunks the user kept (a file whose every hunk is dropped
+    stays as it is: not created, not deleted). What is kept is still written all or nothing."""
     planner = _Planner(ctx)
     for change in changes:
         planner.play(change)
-    return planner.plan()
+    return planner.plan(choice or HunkChoice())
 
 
 class _Planner:
@@ -101,7 +103,7 @@ class _Planner:
         target.moved_from = state.moved_from or (path if state.disk is not None else None)
         state.text, state.moved_from = None, None
 
-    def plan(self) -> PatchPlan:
+    def plan(self, choice: HunkChoice) -> PatchPlan:
         writes: list[PlannedWrite] = []
         deletes: list[PlannedWrite] = []
         diffs: list[str] = []
@@ -111,6 +113,9 @@ class _Planner:
             if state.text is None:
                 if state.disk is None:
                     continue
+                if path not in moved_away and state.original is not None:
+                    if choice.apply(state.original.text, None, state.display) is not None:
+                        continue  # the deletion was dropped
                 deletes.append(PlannedWrite(path, state.display, None))
                 if path not in moved_away:  # a move's diff already shows where the content went
                     diffs.append(_deletion_diff(state))
@@ -119,13 +124,18 @@ class _Planner:
             payload = state.style.encode(state.text, state.display)
             source = self.states[state.moved_from] if state.moved_from is not None else None
             if source is not None and state.disk is None:
-                writes.append(PlannedWrite(path, state.display, payload))
-                diffs.append(_move_diff(source, state.text, state.display))
+                moved_text = source.original.text if source.original is not None else ""
+                text = choice.apply(moved_text, state.text, state.display) or ""
+                writes.append(PlannedWrite(path, state.display, state.style.encode(text, state.display)))
+                diffs.append(_move_diff(source, text, state.display))
                 files.append({"path": state.display, "change": "moved", "from": source.display})
             elif payload != state.disk:
-                writes.append(PlannedWrite(path, state.display, payload))
                 old_text = state.original.text if state.original is not None else None
-                diffs.append(unified_diff(old_text, state.text, state.display))
+                text = choice.apply(old_text, state.text, state.display)
+                if text is None or text == old_text:
+                    continue  # every hunk of this file was dropped
+                writes.append(PlannedWrite(path, state.display, state.style.encode(text, state.display)))
+                diffs.append(unified_diff(old_text, text, state.display))
                 label: ChangeLabel = "added" if state.disk is None else "updated"
                 files.append({"path": state.display, "change": label})
         # Writes before deletes: a move whose second half fails never loses the file's content.

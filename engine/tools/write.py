@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 from engine.errors import ToolError
 from engine.record import record
 from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
-from engine.tools.diff import unified_diff
+from engine.tools.diff import HunkChoice, unified_diff
 from engine.tools.fileio import (
     atomic_write,
     decode_text,
@@ -65,18 +65,24 @@ class WriteTool(Tool[WriteParams]):
         return plan.diff
 
     async def run(self, params: WriteParams, ctx: ToolContext) -> ToolOutput:
-        plan = await asyncio.to_thread(_plan_write, params, ctx)
+        choice = HunkChoice(ctx.kept_hunks)
+        plan = await asyncio.to_thread(_plan_write, params, ctx, choice)
         ctx.about_to_change([plan.path])
         await asyncio.to_thread(atomic_write, plan.path, plan.payload, plan.display)
         ctx.remember(plan.path)
+        data: dict[str, object] = {"path": plan.display, "bytes": len(plan.payload), "created": plan.created}
+        if choice.dropped:
+            data["dropped_hunks"] = choice.dropped
         return ToolOutput(
-            data={"path": plan.display, "bytes": len(plan.payload), "created": plan.created},
+            data=data,
             diff=plan.diff,
             changed_paths=(plan.display,),
         )
 
 
-def _plan_write(params: WriteParams, ctx: ToolContext) -> _WritePlan:
+def _plan_write(params: WriteParams, ctx: ToolContext, choice: HunkChoice | None = None) -> _WritePlan:
+    """The write to make; with ``choice``, only the hunks of it the user kept."""
+    choice = choice or HunkChoice()
     path = ctx.workspace.resolve(params.path, write=True)
     display = ctx.workspace.display(path)
     if path.is_dir():
@@ -94,5 +100,12 @@ def _plan_write(params: WriteParams, ctx: ToolContext) -> _WritePlan:
     else:
         # Both sides with \n newlines: a CRLF file rewritten with CRLF content shows only its real changes.
         new_text = params.content.replace("\r\n", "\n")
-        diff = unified_diff(None if old is None else decode_text(old).text, new_text, display)
+        old_text = None if old is None else decode_text(old).text
+        kept_text = choice.apply(old_text, new_text, display)
+        if kept_text is None:
+            raise ToolError(f"every hunk of the write was dropped: {display} was not created")
+        if kept_text != new_text:  # some hunks dropped: the content is rebuilt, with the model's line endings
+            payload = (kept_text.replace("\n", "\r\n") if "\r\n" in params.content else kept_text).encode("utf-8")
+            new_text = kept_text
+        diff = unified_diff(old_text, new_text, display)
     return _WritePlan(path=path, display=display, payload=payload, created=old is None, diff=diff)

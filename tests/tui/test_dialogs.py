@@ -82,7 +82,7 @@ def assert_choices_on_screen(app: CoderApp) -> None:
     for button_id, button in buttons.items():
         assert on_screen(app, button), f"{button_id} is not (wholly) on screen"
     if dialog.request.reasons:
-        assert on_screen(app, dialog.query_one("#reasons"))
+        assert on_screen(app, dialog.query_one("#reasons-box"))  # long reasons scroll inside it
     assert on_screen(app, dialog.query_one("#always"))
     expected = {"y", "n", "escape"} | ({"a", "p"} if dialog.request.always_scope is not None else set())
     assert footer_keys(app) >= expected
