@@ -1,0 +1,79 @@
+"""The content store: every kept file's bytes once, named by their sha256 (``.coder/undo/objects/ab/cdef...``).
+
+A file that many turns saw unchanged, or that two folders hold, is stored once. Objects are written atomically and
+readable by the owner only (0600): they are copies of workspace files, secrets included. A read checks the bytes
+against their name, so a damaged or planted object is never written back into the workspace. Objects no undo row
+and no live index names are pruned with the undo stack (``prune``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from collections.abc import Collection
+from pathlib import Path
+
+from engine.storage.errors import StorageError
+
+OBJECT_PREFIX = "sha256:"
+_CHUNK = 1 << 20
+
+
+def object_name(digest: str) -> str:
+    """The name an undo row stores for the object holding ``digest``."""
+    return f"{OBJECT_PREFIX}{digest}"
+
+
+class ObjectStore:
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def path_of(self, digest: str) -> Path:
+        if len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
+            raise StorageError(f"{digest!r} is not a sha256 digest: the undo data is damaged")
+        return self.folder / digest[:2] / digest[2:]
+
+    def has(self, digest: str) -> bool:
+        return self.path_of(digest).exists()
+
+    def put_file(self, path: Path) -> str:
+        """Copies the file at ``path`` into the store (once per content) and returns its sha256. The copy is hashed
+        as it is made, so what is stored is exactly what was read."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        digest = hashlib.sha256()
+        fd, temp = tempfile.mkstemp(prefix=".in.", dir=self.folder)
+        try:
+            with os.fdopen(fd, "wb") as out, open(path, "rb", buffering=0) as source:
+                while chunk := source.read(_CHUNK):
+                    digest.update(chunk)
+                    out.write(chunk)
+            name = digest.hexdigest()
+            final = self.path_of(name)
+            if final.exists():
+                os.unlink(temp)
+            else:
+                final.parent.mkdir(exist_ok=True)
+                os.replace(temp, final)
+            return name
+        except BaseException:
+            if os.path.exists(temp):
+                os.unlink(temp)
+            raise
+
+    def read(self, digest: str) -> bytes:
+        try:
+            data = self.path_of(digest).read_bytes()
+        except OSError as exc:
+            raise StorageError(f"the undo copy {digest[:12]}… is missing or unreadable: {exc.strerror or exc}") from exc
+        if hashlib.sha256(data).hexdigest() != digest:
+            raise StorageError(f"the undo copy {digest[:12]}… does not hold what its name says: not used")
+        return data
+
+    def prune(self, candidates: Collection[str], live: Collection[str]) -> None:
+        """Deletes the objects among ``candidates`` that no one still names (``live``)."""
+        for digest in set(candidates) - set(live):
+            try:
+                self.path_of(digest).unlink(missing_ok=True)
+            except (OSError, StorageError):
+                continue
