@@ -20,12 +20,15 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.capture.entry import Entry, kind_of
 from engine.capture.objects import ObjectStore
 from engine.capture.skip import GIT_DIR, STATE_DIR, SkipRules
-from engine.capture.watcher import Watcher
 from engine.record import record
+
+if TYPE_CHECKING:
+    from engine.capture.watcher import Watcher
 
 
 @record
@@ -77,6 +80,8 @@ class WorkspaceCapture:
         """Starts the watcher, then the first capture on a daemon thread (returns at once)."""
         if self._thread is not None:
             return
+        from engine.capture.watcher import Watcher
+
         try:
             self._watcher = Watcher(self.root)
         except Exception as exc:  # no inotify, or over its limit: every call compares the tree by stat instead
@@ -86,6 +91,11 @@ class WorkspaceCapture:
 
     def wait_ready(self, timeout: float | None) -> bool:
         return self.ready.wait(timeout)
+
+    def live_digests(self) -> set[str]:
+        """The content-store objects the index names: the workspace as it is now (never pruned)."""
+        with self._lock:
+            return {entry.digest for entry in self.index.values() if entry.digest}
 
     def close(self) -> None:
         if self._watcher is not None:
@@ -119,13 +129,14 @@ class WorkspaceCapture:
             changes: list[Change] = []
             unknown: list[str] = []
             skipped: dict[str, Skipped] = {}
+            befores = {relative: self.index.get(relative) for relative in paths}  # before a folder's removal drops
             for relative in sorted(paths):
                 outside = self._skipped_top(relative)
                 if outside is not None:
                     skipped.setdefault(outside.path, outside)
                     if outside.path != relative or relative not in self.index:
                         continue
-                before = self.index.get(relative)
+                before = befores[relative]
                 after = self._read(relative, before)
                 if after is None and before is None:
                     continue
@@ -155,8 +166,9 @@ class WorkspaceCapture:
         """The reported paths, every indexed path under them (a folder removed or renamed reports only itself),
         and everything inside a folder that exists now (one created reports itself before its watch exists)."""
         paths: set[str] = set()
-        for relative in reported:
-            if relative in paths:
+        for alias in reported:
+            relative = self._canonical(alias)
+            if relative is None or relative in paths:
                 continue
             paths.add(relative)
             paths.update(self._indexed_under(relative))
@@ -166,6 +178,19 @@ class WorkspaceCapture:
             if full.is_dir() and not full.is_symlink() and self._skipped_top(relative) is None:
                 paths.update(rel for rel, _info in self._walk(relative))
         return paths
+
+    def _canonical(self, relative: str) -> str | None:
+        """The path without links in its folders: the watcher follows a link to a folder and may report what
+        happens there under the link's name. None when the real folder is gone or outside the workspace."""
+        parent, _, name = relative.rpartition("/")
+        if not parent:
+            return relative
+        real = os.path.realpath(self.root / parent)
+        if real == str(self.root / parent):
+            return relative
+        if not os.path.isdir(real) or not Path(real).is_relative_to(self.root) or real == str(self.root):
+            return None if real != str(self.root) else name
+        return f"{Path(real).relative_to(self.root).as_posix()}/{name}"
 
     def _indexed_under(self, relative: str) -> Iterator[str]:
         stack = [relative]

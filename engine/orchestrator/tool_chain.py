@@ -53,6 +53,14 @@ def tool_message(call: ToolCall, result: dict[str, Any]) -> Message:
 
 
 async def run_tool_call(call: ToolCall, deps: TurnDeps) -> ToolCallOutcome:
+    """Runs one call with the workspace capture around it, hooks included: what it changed joins the turn's undo."""
+    if deps.capture is None:
+        return await _run_tool_call(call, deps)
+    async with deps.capture.around():
+        return await _run_tool_call(call, deps)
+
+
+async def _run_tool_call(call: ToolCall, deps: TurnDeps) -> ToolCallOutcome:
     """Runs one call to completion. Cancellation propagates after the event says "cancelled". The duration is the
     execution's alone (not the time the user took to approve); a call that never ran has none.
 

@@ -21,16 +21,19 @@ import os
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.record import record
 from engine.storage.conversation_log import make_title
 from engine.storage.db import Database, utc_now
 from engine.storage.errors import StorageError
-from engine.capture.capture import Captured
 from engine.capture.objects import OBJECT_PREFIX, ObjectStore, object_name
 from engine.storage.file_state import FileState, missing_top, read_state
 from engine.storage.undo_apply import PathBefore, apply_rows, inside, state_now
 from engine.storage.undo_blobs import UndoBlobs
+
+if TYPE_CHECKING:
+    from engine.capture.capture import Captured
 
 NOTHING_TO_UNDO = "nothing to undo: no change made by a turn is left on this session's undo stack"
 
@@ -127,6 +130,10 @@ class UndoJournal:
             return [row[0] for row in rows]
 
     # -- during a turn ------------------------------------------------------------------------------------------
+    @property
+    def in_turn(self) -> bool:
+        return self._turn is not None
+
     def begin_turn(self, turn_id: str, label: str = "") -> None:
         if self._turn is not None:
             self.end_turn()

@@ -2,8 +2,8 @@
 what the turn made is removed (deepest first), folders, files and links are put back (shallowest first) and
 folders get their permission bits last (a read-only folder is filled before it is locked).
 
-A path the undo data names is used only when it is a plain relative path whose existing parent folders resolve
-inside the workspace (a link planted in its place cannot redirect the write), and never under ``.git/`` or
+A path the undo data names is used only when it is a plain relative path none of whose existing folders is a link
+(a link planted in a folder's place cannot redirect the write, inside or outside the workspace), and never under ``.git/`` or
 ``.coder/``: undo data that names anything else is refused as a whole, before any change.
 """
 
@@ -57,12 +57,11 @@ def inside(root: Path, relative: str) -> Path:
     ):
         raise StorageError(f"the undo data names {relative!r}, which is not a path inside the workspace: refused")
     target = root / relative
-    parent = target.parent
-    while not parent.exists() and parent != root:
-        parent = parent.parent
-    real = Path(os.path.realpath(parent))
-    if real != root and not real.is_relative_to(root):
-        raise StorageError(f"the undo data names {relative!r}, whose folder leads outside the workspace: refused")
+    folder = root
+    for part in parts[:-1]:
+        folder = folder / part
+        if folder.is_symlink():
+            raise StorageError(f"the undo data names {relative!r}, whose folder {part!r} is a link: refused")
     return target
 
 
