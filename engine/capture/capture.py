@@ -67,6 +67,7 @@ class WorkspaceCapture:
         self._children: dict[str, set[str]] = {"": set()}
         self._scanned: dict[str, int] = {}  # folders the first capture has read, with the epoch it read them in
         self._epoch = 0
+        self._released: set[str] = set()  # objects the index stopped naming: pruned once no undo row names them
         self._lock = threading.RLock()
         self._call_lock = threading.Lock()
         self.ready = threading.Event()
@@ -96,6 +97,12 @@ class WorkspaceCapture:
         """The content-store objects the index names: the workspace as it is now (never pruned)."""
         with self._lock:
             return {entry.digest for entry in self.index.values() if entry.digest}
+
+    def take_released(self) -> set[str]:
+        """The objects the index named and no longer does (the content they hold left the workspace)."""
+        with self._lock:
+            released, self._released = self._released, set()
+            return released
 
     def close(self) -> None:
         if self._watcher is not None:
@@ -249,11 +256,16 @@ class WorkspaceCapture:
 
     def _put(self, relative: str, entry: Entry | None) -> None:
         parent, _, name = relative.rpartition("/")
+        old = self.index.get(relative)
+        if old is not None and old.digest and (entry is None or entry.digest != old.digest):
+            self._released.add(old.digest)
         if entry is None:
             self.index.pop(relative, None)
             self._children.get(parent, set()).discard(name)
             for child in list(self._indexed_under(relative)):
-                self.index.pop(child, None)
+                gone = self.index.pop(child, None)
+                if gone is not None and gone.digest:
+                    self._released.add(gone.digest)
             self._children.pop(relative, None)
             return
         self.index[relative] = entry

@@ -51,6 +51,7 @@ class ToolCapture:
             captured = await asyncio.to_thread(capture.collect, mark)
             journal = self._journal()
             journal.live_objects = capture.live_digests
+            journal.released_objects = capture.take_released
             if journal.in_turn:
                 journal.record_captured(captured)
 

@@ -108,8 +108,10 @@ class UndoJournal:
         self.max_turns = max_turns
         self._blobs = UndoBlobs(self.root / ".coder" / "undo" / session_id)
         self.objects = ObjectStore(self.root / ".coder" / "undo" / "objects")
-        # The content-store objects a live capture index still names (kept when turns are pruned).
+        # The content-store objects a live capture index still names (kept when turns are pruned), and those it
+        # stopped naming (pruned with the turns once no row names them either).
         self.live_objects: Callable[[], Collection[str]] = frozenset
+        self.released_objects: Callable[[], Collection[str]] = frozenset
         self._now = clock
         self._redact = redact
         self._turn: _OpenTurn | None = None
@@ -372,6 +374,7 @@ class UndoJournal:
             conn.executemany("DELETE FROM undo_turns WHERE id = ?", [(row,) for row in turn_rows])
         for row in turn_rows:
             self._blobs.drop_turn(row)
+        candidates.extend(self.released_objects())
         if candidates:
             self.objects.prune(candidates, self._named_objects() | set(self.live_objects()))
 
