@@ -81,14 +81,19 @@ class WorkspaceCapture:
         """Starts the watcher, then the first capture on a daemon thread (returns at once)."""
         if self._thread is not None:
             return
+        self._thread = threading.Thread(target=self.run, name="coder-capture-walk", daemon=True)
+        self._thread.start()
+
+    def run(self) -> None:
+        """Starts watching, then makes the first capture, in the calling thread. The watcher first (its watches take a while on a large tree), then the walk: a change made meanwhile is
+        either reported by the watcher or read by the walk."""
         from engine.capture.watcher import Watcher
 
         try:
             self._watcher = Watcher(self.root)
         except Exception as exc:  # no inotify, or over its limit: every call compares the tree by stat instead
             self.watch_problem = f"{type(exc).__name__}: {exc}"
-        self._thread = threading.Thread(target=self._first_capture, name="coder-capture-walk", daemon=True)
-        self._thread.start()
+        self._first_capture()
 
     def wait_ready(self, timeout: float | None) -> bool:
         return self.ready.wait(timeout)

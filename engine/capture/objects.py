@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+import threading
 from collections.abc import Collection
 from pathlib import Path
 
@@ -41,6 +42,10 @@ class ObjectStore:
         """Copies the file at ``path`` into the store (once per content) and returns its sha256. The copy is hashed
         as it is made, so what is stored is exactly what was read."""
         self.folder.mkdir(parents=True, exist_ok=True)
+        with open(path, "rb", buffering=0) as source:
+            head = source.read(_CHUNK)
+            if len(head) < _CHUNK:  # a small file (most of them): one read, and no copy when the store has it
+                return self._put_bytes(head)
         digest = hashlib.sha256()
         fd, temp = tempfile.mkstemp(prefix=".in.", dir=self.folder)
         try:
@@ -60,6 +65,22 @@ class ObjectStore:
             if os.path.exists(temp):
                 os.unlink(temp)
             raise
+
+    def _put_bytes(self, data: bytes) -> str:
+        name = hashlib.sha256(data).hexdigest()
+        final = self.path_of(name)
+        if not final.exists():
+            final.parent.mkdir(exist_ok=True)
+            temp = final.with_name(f".in.{os.getpid()}.{threading.get_ident()}")
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            try:
+                with os.fdopen(fd, "wb") as out:
+                    out.write(data)
+                os.replace(temp, final)
+            except BaseException:
+                temp.unlink(missing_ok=True)
+                raise
+        return name
 
     def read(self, digest: str) -> bytes:
         try:

@@ -28,7 +28,8 @@ def capture(workspace: Path) -> Iterator[WorkspaceCapture]:
     (workspace / "src" / "a.txt").write_text("a\n")
     (workspace / "src" / "b.txt").write_text("b\n")
     tool = ToolCapture(workspace, UndoConfig(), lambda: None)  # type: ignore[arg-type,return-value]
-    started = tool.start()
+    started = tool.wait_built()
+    assert started is not None
     yield started
     tool.close()
 
@@ -47,7 +48,8 @@ def test_a_change_made_during_the_first_capture_is_named_not_lost(
     (workspace / "src").mkdir()
     (workspace / "src" / "a.txt").write_text("a\n")
     tool = ToolCapture(workspace, UndoConfig(), lambda: journal)
-    gate_capture = tool.start()
+    gate_capture = tool.wait_built()
+    assert gate_capture is not None
     gate_capture.wait_ready(10)
     try:
         # Back to the state before the walk read anything, held there (the walk takes this lock per folder):
