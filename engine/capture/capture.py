@@ -117,7 +117,9 @@ class WorkspaceCapture:
     def mark(self) -> Mark:
         """Before a call: absorbs what changed since the last one (not the call's doing), then opens a new epoch."""
         with self._call_lock:
-            self._absorb(self._pending(), epoch=None)
+            # No wait for the watcher here: the last call's ``collect`` waited for its own events, and what someone
+            # else changed in the milliseconds since is at worst counted as this call's (and undone with it).
+            self._absorb(self._pending(wait=False), epoch=None)
             with self._lock:
                 self._epoch += 1
                 return Mark(self._epoch, self.ready.is_set())
@@ -125,13 +127,14 @@ class WorkspaceCapture:
     def collect(self, mark: Mark) -> Captured:
         """After a call: what it changed, each path's state before and after."""
         with self._call_lock:
-            return self._absorb(self._pending(), epoch=mark)
+            return self._absorb(self._pending(wait=True), epoch=mark)
 
     # -- inside -----------------------------------------------------------------------------------------------------
-    def _pending(self) -> set[str] | None:
-        """The paths events reported since the last look, or None when only a full comparison can tell."""
+    def _pending(self, *, wait: bool) -> set[str] | None:
+        """The paths events reported since the last look (``wait``: up to now), or None when only a full comparison
+        can tell."""
         watcher = self._watcher
-        if watcher is None or not watcher.sync():
+        if watcher is None or watcher.broken is not None or (wait and not watcher.sync()):
             return None
         return watcher.take()
 
@@ -156,13 +159,18 @@ class WorkspaceCapture:
                     self._put(relative, after)
                     continue
                 if after is not None and after.kind == "file" and after.digest is None and epoch is not None:
-                    skipped.setdefault(relative, Skipped(relative, f"over undo.max_file_mb ({after.size} bytes)"))
+                    skipped.setdefault(relative, Skipped(relative, self._not_kept(after)))
                 if epoch is not None and not self._known_before(relative, before, epoch):
                     unknown.append(relative)
                 else:
                     changes.append(Change(relative, before, after))
                 self._put(relative, after)
             return Captured(tuple(changes), tuple(unknown), tuple(skipped.values()))
+
+    def _not_kept(self, entry: Entry) -> str:
+        if entry.size > self.max_file_bytes:
+            return f"over undo.max_file_mb ({entry.size} bytes): its content is not kept"
+        return "unreadable: its content is not kept"
 
     def _known_before(self, relative: str, before: Entry | None, mark: Mark) -> bool:
         """Whether ``before`` is the path's state when the call began (always, once the first capture is done)."""
@@ -252,8 +260,10 @@ class WorkspaceCapture:
         else:
             try:
                 digest = self.objects.put_file(full)
+            except FileNotFoundError:
+                return None  # gone meanwhile
             except OSError:
-                return None  # unreadable (permissions) or gone meanwhile: nothing to keep
+                digest = None  # unreadable (permissions): kept as a file whose content undo cannot put back
         return Entry(
             "file", mode, digest, size=info.st_size, mtime_ns=info.st_mtime_ns, ctime_ns=info.st_ctime_ns,
             inode=info.st_ino, epoch=epoch,

@@ -19,6 +19,7 @@ from engine.storage.errors import StorageError
 
 OBJECT_PREFIX = "sha256:"
 _CHUNK = 1 << 20
+_HEX = frozenset("0123456789abcdef")
 
 
 def object_name(digest: str) -> str:
@@ -29,9 +30,10 @@ def object_name(digest: str) -> str:
 class ObjectStore:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
+        self._folders: set[str] = set()  # the two-letter folders known to exist (a mkdir per file costs)
 
     def path_of(self, digest: str) -> Path:
-        if len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
+        if len(digest) != 64 or not _HEX.issuperset(digest):
             raise StorageError(f"{digest!r} is not a sha256 digest: the undo data is damaged")
         return self.folder / digest[:2] / digest[2:]
 
@@ -41,12 +43,12 @@ class ObjectStore:
     def put_file(self, path: Path) -> str:
         """Copies the file at ``path`` into the store (once per content) and returns its sha256. The copy is hashed
         as it is made, so what is stored is exactly what was read."""
-        self.folder.mkdir(parents=True, exist_ok=True)
         with open(path, "rb", buffering=0) as source:
             head = source.read(_CHUNK)
             if len(head) < _CHUNK:  # a small file (most of them): one read, and no copy when the store has it
                 return self._put_bytes(head)
         digest = hashlib.sha256()
+        self.folder.mkdir(parents=True, exist_ok=True)
         fd, temp = tempfile.mkstemp(prefix=".in.", dir=self.folder)
         try:
             with os.fdopen(fd, "wb") as out, open(path, "rb", buffering=0) as source:
@@ -58,7 +60,7 @@ class ObjectStore:
             if final.exists():
                 os.unlink(temp)
             else:
-                final.parent.mkdir(exist_ok=True)
+                self._make_folder(name)
                 os.replace(temp, final)
             return name
         except BaseException:
@@ -70,9 +72,14 @@ class ObjectStore:
         name = hashlib.sha256(data).hexdigest()
         final = self.path_of(name)
         if not final.exists():
-            final.parent.mkdir(exist_ok=True)
+            self._make_folder(name)
             temp = final.with_name(f".in.{os.getpid()}.{threading.get_ident()}")
-            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            try:
+                fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            except FileNotFoundError:  # the store's folder was removed meanwhile: made again
+                self._folders.clear()
+                self._make_folder(name)
+                fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             try:
                 with os.fdopen(fd, "wb") as out:
                     out.write(data)
@@ -81,6 +88,11 @@ class ObjectStore:
                 temp.unlink(missing_ok=True)
                 raise
         return name
+
+    def _make_folder(self, digest: str) -> None:
+        if digest[:2] not in self._folders:
+            (self.folder / digest[:2]).mkdir(parents=True, exist_ok=True)
+            self._folders.add(digest[:2])
 
     def read(self, digest: str) -> bytes:
         try:

@@ -20,6 +20,8 @@ from engine.capture.skip import STATE_DIR
 
 SYNC_FOLDER = f"{STATE_DIR}/capture"
 _STEP_MS = 1
+# A batch is handed over after at most this long, even while events keep coming (a sync waits on it).
+_DEBOUNCE_MS = 5
 _SYNC_TIMEOUT_S = 2.0
 
 
@@ -65,7 +67,7 @@ class Watcher:
     def _run(self) -> None:
         try:
             while not self._stop.is_set():
-                changes = self._notify.watch(50, _STEP_MS, 500, self._stop)
+                changes = self._notify.watch(_DEBOUNCE_MS, _STEP_MS, 500, self._stop)
                 if isinstance(changes, str):
                     continue
                 self._gather(changes)

@@ -31,53 +31,12 @@ from engine.capture.objects import OBJECT_PREFIX, ObjectStore, object_name
 from engine.storage.file_state import FileState, missing_top, read_state
 from engine.storage.undo_apply import PathBefore, apply_rows, inside, state_now
 from engine.storage.undo_blobs import UndoBlobs
+from engine.storage.undo_result import SessionChange, UndoResult, turn_name
 
 if TYPE_CHECKING:
     from engine.capture.capture import Captured
 
 NOTHING_TO_UNDO = "nothing to undo: no change made by a turn is left on this session's undo stack"
-
-
-@record
-class UndoResult:
-    """What ``undo_last_turn`` did. ``applied`` is False when the turn was not (fully) undone: nothing on the
-    stack, files changed outside the agent (``conflicts``: undo again with ``force``), or ``errors`` (the turn
-    stays on the stack)."""
-
-    applied: bool
-    turn_id: str | None = None
-    label: str = ""
-    restored: tuple[str, ...] = ()
-    deleted: tuple[str, ...] = ()
-    recreated: tuple[str, ...] = ()
-    conflicts: tuple[str, ...] = ()
-    errors: tuple[str, ...] = ()
-    not_captured: tuple[str, ...] = ()  # what the turn changed that undo did not keep, with why
-    remaining: int = 0
-    reason: str = ""
-
-    def summary(self) -> str:
-        if self.reason:
-            return self.reason
-        missed = f" Not put back: {'; '.join(self.not_captured)}." if self.not_captured else ""
-        parts = [
-            f"{verb} {', '.join(paths)}"
-            for verb, paths in (("restored", self.restored), ("deleted", self.deleted), ("recreated", self.recreated))
-            if paths
-        ]
-        done = "; ".join(parts) or "the files were already as before the turn"
-        forced = f" (overwriting outside changes to {', '.join(self.conflicts)})" if self.conflicts else ""
-        name = _turn_name(self.label, self.turn_id)
-        return f"undid {name}: {done}{forced}.{missed} {self.remaining} more turn(s) to undo."
-
-
-@record
-class SessionChange:
-    """A file as it was before this session's tools first touched it, and as it is now."""
-
-    path: str
-    before: FileState
-    after: FileState
 
 
 @dataclass
@@ -193,7 +152,9 @@ class UndoJournal:
                 continue
             before = change.before
             if before is not None and before.kind == "file" and before.digest is None:
-                turn.not_captured.setdefault(change.path, "over undo.max_file_mb: its earlier content was not kept")
+                turn.not_captured.setdefault(
+                    change.path, "over undo.max_file_mb or unreadable: its earlier content was not kept"
+                )
                 continue
             kind = "absent" if before is None else before.kind
             blob = object_name(before.digest) if before is not None and before.digest else None
@@ -248,7 +209,7 @@ class UndoJournal:
             return UndoResult(applied=False, reason=NOTHING_TO_UNDO)
         turn_row, turn_id, label, missed = row
         not_captured = tuple(json.loads(missed or "[]"))
-        name = _turn_name(label, turn_id)
+        name = turn_name(label, turn_id)
         snapshots = self._snapshots(turn_row)
         current: dict[str, str] = {}
         problems: list[str] = []
@@ -440,7 +401,3 @@ class UndoJournal:
         if not target.is_relative_to(self.root):
             raise StorageError(f"{target} is outside the workspace {self.root}; undo records workspace files only")
         return target.relative_to(self.root).as_posix()
-
-
-def _turn_name(label: str, turn_id: str | None) -> str:
-    return f'the turn "{label}"' if label else f"turn {turn_id}"

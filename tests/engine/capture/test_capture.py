@@ -112,3 +112,21 @@ def test_equal_contents_are_stored_once_and_dropped_turns_free_their_objects(
     stored = {path.parent.name + path.name for path in objects.rglob("*") if path.is_file()}
     assert len(stored) == 5  # a, b (baseline), t4 (before t5), t5 (before t6), t6 (now): t1, t2, t3 pruned
     assert journal.depth == 2
+
+
+def test_a_file_over_max_file_mb_is_named_and_left_as_it_is(journal: UndoJournal, workspace: Path) -> None:
+    (workspace / "big.bin").write_bytes(b"x" * 4096)
+    (workspace / "small.txt").write_text("small\n")
+    tool = ToolCapture(workspace, UndoConfig(max_file_mb=0.002), lambda: journal)
+    capture = tool.wait_built()
+    assert capture is not None and capture.wait_ready(10)
+    try:
+        run_turn(journal, capture, "t1", "echo changed > big.bin && echo changed > small.txt", workspace)
+    finally:
+        tool.close()
+    result = journal.undo_last_turn()
+    assert result.applied
+    assert (workspace / "small.txt").read_text() == "small\n"
+    assert (workspace / "big.bin").read_text() == "changed\n"
+    assert any(item.startswith("big.bin (over undo.max_file_mb") for item in result.not_captured)
+    assert "big.bin" in result.summary()
