@@ -85,15 +85,18 @@ class WorkspaceCapture:
         self._thread.start()
 
     def run(self) -> None:
-        """Starts watching, then makes the first capture, in the calling thread. The watcher first (its watches take a while on a large tree), then the walk: a change made meanwhile is
-        either reported by the watcher or read by the walk."""
+        """Starts watching, then makes the first capture, in the calling thread. The watcher comes first (its
+        watches take a while on a large tree): a change made during the walk is reported by it or read by the walk."""
+        self.start_watching()
+        self.first_capture()
+
+    def start_watching(self) -> None:
         from engine.capture.watcher import Watcher
 
         try:
             self._watcher = Watcher(self.root)
         except Exception as exc:  # no inotify, or over its limit: every call compares the tree by stat instead
             self.watch_problem = f"{type(exc).__name__}: {exc}"
-        self._first_capture()
 
     def wait_ready(self, timeout: float | None) -> bool:
         return self.ready.wait(timeout)
@@ -154,6 +157,8 @@ class WorkspaceCapture:
                 before = befores[relative]
                 after = self._read(relative, before)
                 if after is None and before is None:
+                    if epoch is not None and not self._known_before(relative, before, epoch):
+                        unknown.append(relative)  # gone before the walk reached it: it may have been there
                     continue
                 if after is not None and before is not None and after.fingerprint() == before.fingerprint():
                     self._put(relative, after)
@@ -309,7 +314,8 @@ class WorkspaceCapture:
                 if is_dir:
                     stack.append(relative)
 
-    def _first_capture(self) -> None:
+    def first_capture(self) -> None:
+        """Reads every captured path into the index and its content into the store (a folder at a time)."""
         started = time.perf_counter()
         try:
             stack = [""]

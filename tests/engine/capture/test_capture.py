@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from engine.capture.capture import WorkspaceCapture
+from engine.capture.objects import ObjectStore
+from engine.capture.skip import SkipRules
 from engine.capture.tool_capture import ToolCapture
 from engine.config.schema import UndoConfig
 from engine.storage.store import Store
@@ -45,34 +47,52 @@ def run_turn(journal: UndoJournal, capture: WorkspaceCapture, turn: str, command
 def test_a_change_made_during_the_first_capture_is_named_not_lost(
     journal: UndoJournal, workspace: Path
 ) -> None:
+    """The call runs after the watcher started and before the walk read anything: what it changed cannot be put
+    back, so each path is named in the undo result; what it created is still removed."""
     (workspace / "src").mkdir()
     (workspace / "src" / "a.txt").write_text("a\n")
-    tool = ToolCapture(workspace, UndoConfig(), lambda: journal)
-    gate_capture = tool.wait_built()
-    assert gate_capture is not None
-    gate_capture.wait_ready(10)
+    (workspace / "src" / "gone.txt").write_text("gone\n")
+    capture = WorkspaceCapture(
+        workspace, ObjectStore(workspace / ".coder" / "undo" / "objects"),
+        SkipRules(workspace, [], use_gitignore=True), max_file_bytes=1 << 20,
+    )
+    capture.start_watching()
     try:
-        # Back to the state before the walk read anything, held there (the walk takes this lock per folder):
-        # the call below runs while the first capture has read nothing.
-        with gate_capture._lock:
-            gate_capture.ready.clear()
-            gate_capture._scanned.clear()
-            gate_capture.index.clear()
-            gate_capture._children = {"": set()}
-            journal.begin_turn("t1", "during the first capture")
-            mark = gate_capture.mark()
-            (workspace / "src" / "a.txt").write_text("changed\n")
-            (workspace / "new.txt").write_text("new\n")
-            journal.record_captured(gate_capture.collect(mark))
-            journal.end_turn()
+        journal.begin_turn("t1", "during the first capture")
+        mark = capture.mark()
+        (workspace / "src" / "a.txt").write_text("changed\n")
+        (workspace / "src" / "gone.txt").unlink()
+        journal.record_captured(capture.collect(mark))
+        journal.end_turn()
+        capture.first_capture()
     finally:
-        tool.close()
+        capture.close()
     result = journal.undo_last_turn()
     assert result.applied
-    named = "; ".join(result.not_captured)
-    assert "src/a.txt (changed while the first capture was still reading the workspace)" in named
-    assert "new.txt (changed while the first capture was still reading the workspace)" in named
-    assert "src/a.txt" in result.summary() and "new.txt" in result.summary()
+    reason = "changed while the first capture was still reading the workspace"
+    assert f"src/a.txt ({reason})" in result.not_captured
+    assert f"src/gone.txt ({reason})" in result.not_captured
+    assert "src/a.txt" in result.summary() and "src/gone.txt" in result.summary()
+
+
+def test_a_change_after_the_first_capture_read_its_folder_is_restorable(
+    journal: UndoJournal, workspace: Path
+) -> None:
+    (workspace / "src").mkdir()
+    (workspace / "src" / "a.txt").write_text("a\n")
+    capture = WorkspaceCapture(
+        workspace, ObjectStore(workspace / ".coder" / "undo" / "objects"),
+        SkipRules(workspace, [], use_gitignore=True), max_file_bytes=1 << 20,
+    )
+    capture.start_watching()
+    try:
+        capture.first_capture()
+        run_turn(journal, capture, "t1", "rm -rf src && echo new > new.txt", workspace)
+    finally:
+        capture.close()
+    result = journal.undo_last_turn()
+    assert result.applied and not result.not_captured
+    assert (workspace / "src" / "a.txt").read_text() == "a\n" and not (workspace / "new.txt").exists()
 
 
 def test_a_shell_command_is_undone_from_the_content_store(
