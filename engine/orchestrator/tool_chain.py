@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import replace
 from typing import Any
 
@@ -52,15 +53,13 @@ def tool_message(call: ToolCall, result: dict[str, Any]) -> Message:
     return Message.tool(call.id, call.name, json.dumps(result, ensure_ascii=False))
 
 
+def captured(deps: TurnDeps, wanted: bool = True) -> AbstractAsyncContextManager[None]:
+    """What the enclosed step changes in the workspace joins the turn's undo (SPEC 7). Only the steps that may
+    change files are enclosed (the hooks, the tool), never the wait for an approval, while the user may be editing."""
+    return deps.capture.around() if deps.capture is not None and wanted else nullcontext()
+
+
 async def run_tool_call(call: ToolCall, deps: TurnDeps) -> ToolCallOutcome:
-    """Runs one call with the workspace capture around it, hooks included: what it changed joins the turn's undo."""
-    if deps.capture is None:
-        return await _run_tool_call(call, deps)
-    async with deps.capture.around():
-        return await _run_tool_call(call, deps)
-
-
-async def _run_tool_call(call: ToolCall, deps: TurnDeps) -> ToolCallOutcome:
     """Runs one call to completion. Cancellation propagates after the event says "cancelled". The duration is the
     execution's alone (not the time the user took to approve); a call that never ran has none.
 
@@ -104,9 +103,11 @@ async def _run_tool_call(call: ToolCall, deps: TurnDeps) -> ToolCallOutcome:
     if tool.kind is ToolKind.EXECUTE and (notice := deps.policy.take_sandbox_notice()) is not None:
         deps.emit(Notice(notice, level="warning"))
     try:
-        if deps.hooks is not None and deps.hooks.configured("PreToolUse"):
+        pre_hooks = deps.hooks is not None and deps.hooks.configured("PreToolUse")
+        if pre_hooks:
             deps.recorder.commit()  # a hook may take its time
-        hook = await before_tool(deps, call, arguments)
+        async with captured(deps, pre_hooks):
+            hook = await before_tool(deps, call, arguments)
         refusal = refusal_by_hook(hook) or await _authorize(
             call, tool, params, arguments, key_argument, decision, deps, hook
         )
@@ -114,9 +115,10 @@ async def _run_tool_call(call: ToolCall, deps: TurnDeps) -> ToolCallOutcome:
             return finish(ToolStatus.DENIED, error_result(refusal))
         deps.recorder.commit()
         deps.emit(ToolCallExecuting(call.id, call.name))
-        started = time.perf_counter()
-        output = await tool.run(params, context)
-        result = await after_tool(deps, call, arguments, {"ok": True, **output.data})
+        async with captured(deps):
+            started = time.perf_counter()
+            output = await tool.run(params, context)
+            result = await after_tool(deps, call, arguments, {"ok": True, **output.data})
     except asyncio.CancelledError:
         finish(ToolStatus.CANCELLED, error_result("cancelled by the user"))
         raise
