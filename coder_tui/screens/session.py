@@ -250,7 +250,8 @@ class SessionScreen(Screen[None]):
 
     def input_started(self, text: str, *, echo: bool = True) -> None:
         self._collector.busy()
-        if echo:
+        # A bare /rewind opens its picker, which is the whole of its answer: closing it leaves nothing behind.
+        if echo and text.strip() != "/rewind":
             self.transcript.add_user(text)
         self.status.state = "working"
         self.prompt.input.task_running = True

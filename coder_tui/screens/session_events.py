@@ -92,8 +92,7 @@ def show_event(screen: SessionScreen, event: Event) -> None:
             screen.status.context_used = 0
             transcript.add_command_result(event)
         case CommandResult(command="/rewind", ok=True, data={"points": list(points)}) if points:
-            transcript.add_command_result(event)
-            _pick_rewind(screen, points)
+            _pick_rewind(screen, points)  # the picker shows the list: closing it leaves nothing behind
         case CommandResult(command="/rewind", ok=True, data={"prompt_text": str(request), "messages": list(kept)}):
             entries = tuple(RestoredEntry("message", record) for record in kept)
             transcript.show_history(RestoredHistory(HistoryRestored.of("", entries)))
@@ -161,8 +160,9 @@ def _pick_rewind(screen: SessionScreen, points: list[dict[str, object]]) -> None
     """``/rewind`` with no number: a picker of the requests; choosing one rewinds to it."""
     from coder_tui.screens.rewind_picker import RewindPickerScreen
 
-    def chosen(number: int | None) -> None:
-        if number is not None:
-            screen.link.submit(f"/rewind {number}")
+    def chosen(choice: tuple[int, str] | None) -> None:
+        if choice is not None:
+            number, scope = choice
+            screen.link.submit(f"/rewind {number} {scope}")
 
     screen.app.push_screen(RewindPickerScreen(points), callback=chosen)

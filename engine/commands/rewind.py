@@ -1,8 +1,12 @@
-"""``/rewind`` (SPEC 23, Claude Code's gesture): pick an earlier request of this session; every file the turns from
-that request on changed goes back to how it was before it (the per-turn undo journal: byte-exact, created files
-removed, deleted files back), the conversation is cut just before it, and the request returns to the prompt.
+"""``/rewind`` (SPEC 23, Claude Code's gesture): pick an earlier request of this session; every change the turns
+from that request on made to the workspace goes back to how it was before it (the per-turn undo journal: byte-exact,
+shell commands' changes included, created files removed, deleted files back), the conversation is cut just before
+it, and the request returns to the prompt.
 
-``/rewind`` alone lists the requests (the TUI shows a picker); ``/rewind N`` rewinds to the N-th of that list.
+``/rewind`` alone lists the requests with how many files each changed (the TUI shows a picker); ``/rewind N``
+restores code and conversation to before the N-th of that list, ``/rewind N code`` only the files,
+``/rewind N conversation`` only the conversation. Requests a compaction summarised are still listed (the history
+is archived, not deleted): their files can be restored, their conversation is no longer the model's.
 """
 
 from __future__ import annotations
@@ -26,26 +30,37 @@ class RewindPoint:
     number: int
     task_id: str
     text: str
-    index: int
+    index: int | None  # None: summarised by a compaction (archived), the conversation cannot go back there
+    files: int | None = None  # paths its turn changed; None when its turn is no longer on the undo stack
+
+    def row(self) -> dict[str, object]:
+        return {"number": self.number, "text": self.text, "files": self.files, "archived": self.index is None}
+
+
+SCOPES = {"": "all", "all": "all", "code": "code", "conversation": "conversation"}
 
 
 def rewind_points(orch: Orchestrator) -> list[RewindPoint]:
-    """The session's requests still in the conversation, oldest first. Each task's request is matched, in order, to
-    the first later user message that starts with it (attachments and reminders are appended after the text)."""
+    """The session's requests, oldest first. Each task's request is matched, in order, to the first later user
+    message that starts with it (attachments and reminders are appended after the text); one no longer in the
+    conversation that comes before the first one still there was summarised by a compaction."""
     requests = [
         (record.event.task_id, record.event.detail or "")
         for record in orch.store.events(orch.session_id)
         if isinstance(record.event, TaskEvent) and record.event.type == "TaskCreated"
     ]
     messages = orch.session.messages
+    files = orch.undo.files_changed()
+    compacted = orch.store.compactions(orch.session_id) > 0
     points: list[RewindPoint] = []
     position = 0
     for task_id, text in requests:
         index = _find_request(messages, text, position)
-        if index is None:
-            continue  # compacted away, or cut by an earlier rewind
-        points.append(RewindPoint(len(points) + 1, task_id, text, index))
-        position = index + 1
+        if index is None and (position > 0 or not compacted):
+            continue  # cut by an earlier rewind
+        points.append(RewindPoint(len(points) + 1, task_id, text, index, files.get(task_id)))
+        if index is not None:
+            position = index + 1
     return points
 
 
@@ -62,28 +77,53 @@ async def rewind_command(orch: Orchestrator, arg: str) -> CommandResult:
     if not arg:
         if not points:
             return CommandResult.slash("/rewind", "nothing to rewind: no request in this conversation yet", points=[])
-        lines = [f"  {p.number:>3}  {_one_line(p.text)}" for p in points]
-        text = "requests of this conversation (rewind to one with /rewind <number>):\n" + "\n".join(lines)
-        rows = [{"number": p.number, "text": p.text} for p in points]
-        return CommandResult.slash("/rewind", text, points=rows)
+        lines = [f"  {p.number:>3}  {_files(p):<26} {_one_line(p.text)}" for p in points]
+        text = (
+            "requests of this conversation (/rewind <number> [code|conversation]; default: both):\n" + "\n".join(lines)
+        )
+        return CommandResult.slash("/rewind", text, points=[p.row() for p in points])
+    number_text, _, scope_text = arg.partition(" ")
+    scope = SCOPES.get(scope_text.strip().lower())
     try:
-        number = int(arg)
+        number = int(number_text)
     except ValueError:
-        return CommandResult.slash("/rewind", f"/rewind takes a request number from the list, not {arg!r}", ok=False)
+        number = None
+    if number is None or scope is None:
+        return CommandResult.slash(
+            "/rewind", f"/rewind takes a request number and optionally code or conversation, not {arg!r}", ok=False
+        )
     chosen = next((p for p in points if p.number == number), None)
     if chosen is None:
         return CommandResult.slash(
             "/rewind", f"there is no request {number}: /rewind lists the {len(points)} of this conversation", ok=False
         )
-    later = {p.task_id for p in points if p.number >= number}
-    restored, problem = await _restore_files(orch, later)
-    if problem:
-        return CommandResult.slash("/rewind", problem, ok=False, **restored)
-    kept = orch.session.messages[: chosen.index]
-    orch.session.rewind_to(chosen.index)
+    if chosen.index is None and scope != "code":
+        return CommandResult.slash(
+            "/rewind",
+            f"request {number} was summarised by a compaction: its conversation cannot come back, only its files "
+            f"(/rewind {number} code)",
+            ok=False,
+        )
+    restored: dict[str, list[str]] = {}
+    missed: list[str] = []
+    if scope != "conversation":
+        later = {p.task_id for p in points if p.number >= number}
+        restored, missed, problem = await _restore_files(orch, later)
+        if problem:
+            return CommandResult.slash("/rewind", problem, ok=False, **restored)
     done = "; ".join(f"{verb} {', '.join(paths)}" for verb, paths in restored.items() if paths)
     files = done or "no file had changed since that request"
-    text = f"rewound to request {number} (\"{_one_line(chosen.text)}\"): {files}. {len(kept)} messages kept."
+    if missed:
+        files += f". Not put back: {'; '.join(missed)}"
+    name = f'request {number} ("{_one_line(chosen.text)}")'
+    if scope == "code":
+        orch.note_to_model(f"[The user put the files back as they were before an earlier request: {files}]")
+        return CommandResult.slash("/rewind", f"restored the files to before {name}: {files}.", **restored)
+    assert chosen.index is not None
+    kept = orch.session.messages[: chosen.index]
+    orch.session.rewind_to(chosen.index)
+    what = "the conversation (files untouched)" if scope == "conversation" else files
+    text = f"rewound to {name}: {what}. {len(kept)} messages kept."
     return CommandResult.slash(
         "/rewind",
         text,
@@ -93,11 +133,21 @@ async def rewind_command(orch: Orchestrator, arg: str) -> CommandResult:
     )
 
 
-async def _restore_files(orch: Orchestrator, tasks: set[str]) -> tuple[dict[str, list[str]], str | None]:
+def _files(point: RewindPoint) -> str:
+    archived = " (compacted)" if point.index is None else ""
+    if point.files is None:
+        return "no file change" + archived
+    return f"{point.files} file{'s' if point.files != 1 else ''}{archived}"
+
+
+async def _restore_files(
+    orch: Orchestrator, tasks: set[str]
+) -> tuple[dict[str, list[str]], list[str], str | None]:
     """Undoes, newest first, every turn on the undo stack that belongs to ``tasks``. Returns what was put back and,
     when something stopped it, why (turns already undone stay undone; the conversation is then left as it was)."""
     # A file several turns touched ends as the oldest of them left it: its verb is the last one seen.
     final: dict[str, str] = {}
+    missed: list[str] = []
     journal = orch.undo
     problem = None
     while (ids := journal.turn_ids()) and ids[0] in tasks:
@@ -110,11 +160,12 @@ async def _restore_files(orch: Orchestrator, tasks: set[str]) -> tuple[dict[str,
         if not result.applied:
             problem = f"not rewound: {result.summary()}"
             break
+        missed.extend(result.not_captured)
         final.update(dict.fromkeys(result.restored, "restored"))
         final.update(dict.fromkeys(result.deleted, "deleted"))
         final.update(dict.fromkeys(result.recreated, "recreated"))
     done = {verb: sorted(p for p, v in final.items() if v == verb) for verb in ("restored", "deleted", "recreated")}
-    return done, problem
+    return done, missed, problem
 
 
 def _one_line(text: str, limit: int = 70) -> str:

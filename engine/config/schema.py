@@ -67,6 +67,15 @@ class CompactionConfig(_Section):
 
 class UndoConfig(_Section):
     max_turns: int = Field(default=20, ge=1)
+    # Files larger than this are not copied for undo (named in the undo result instead).
+    max_file_mb: float = Field(default=50, gt=0)
+    # gitignore-style patterns of what undo does not keep (named in the result when a turn changes them).
+    skip: list[str] = Field(default_factory=lambda: ["node_modules/", ".venv/"])
+    # Also skip what the workspace's .gitignore files ignore (with or without git).
+    skip_gitignored: bool = True
+    # How long a tool call waits for the first capture of the workspace before it runs anyway (what it then
+    # changes in files the capture had not read yet is named, not restorable).
+    first_capture_wait_s: float = Field(default=10, ge=0)
 
 
 class BashConfig(_Section):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from engine.config import Config
 from engine.context.compaction import CompactionState
@@ -21,6 +22,9 @@ from engine.record import record
 from engine.tools.base import ToolContext
 from engine.tools.registry import ToolRegistry
 from engine.workflow.loop_detection import LoopDetector
+
+if TYPE_CHECKING:
+    from engine.capture.tool_capture import ToolCapture
 
 
 @record
@@ -61,3 +65,5 @@ class TurnDeps:
     # counted only once its upper bound reaches the compaction threshold: the token encoding (a tenth of a second
     # or more, holding the interpreter) then never loads in a run that stays small.
     counts_shown: bool = True
+    # Captures what each tool call changes in the workspace for undo (SPEC 7); None for a sub-agent's turn.
+    capture: ToolCapture | None = None

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from engine.capture.tool_capture import ToolCapture
 from engine.config import Config
 from engine.config.trust import folder_trusted
 from engine.context.tokens import TokenCounter
@@ -153,6 +154,8 @@ class Orchestrator:
         # compaction state, and why it began, for its SessionStart hooks at its first request (None once they ran).
         self.session: Session
         self.undo: UndoJournal
+        # What every tool call changes in the workspace, for the undo journal of the session in use.
+        self.tool_capture = ToolCapture(self.workspace.root, config.undo, lambda: self.undo)
         self.compaction_state: CompactionState
         self.session_start: str | None
         switching.start_session(self, Session(self.workspace.root, **switching.session_args(self)))
@@ -305,6 +308,7 @@ class Orchestrator:
         first request should wait behind (a turn loads the encoding itself once its request is out, see
         ``token_loading``, and starts the MCP servers if nothing did)."""
         start_loading(self.token_counter)
+        self.tool_capture.start()
         self.skills.start()
         self.mcp.start()
 
@@ -317,6 +321,7 @@ class Orchestrator:
         await self.skills.stop()
         if self._provider is not None:
             await self._provider.aclose()
+        self.tool_capture.close()
         self.store.close()
         self.session_locks.release_all()
 
@@ -407,6 +412,7 @@ class Orchestrator:
             loops=self.loop_detector,
             hooks=self.hooks,
             counts_shown=self.counts_shown,
+            capture=self.tool_capture,
         )
 
     def provider(self) -> ChatProvider:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import replace
 from typing import Any
 
@@ -65,6 +66,12 @@ def tool_message(call: ToolCall, result: dict[str, Any]) -> Message:
     return Message.tool(call.id, call.name, json.dumps(result, ensure_ascii=False))
 
 
+def captured(deps: TurnDeps, wanted: bool = True) -> AbstractAsyncContextManager[None]:
+    """What the enclosed step changes in the workspace joins the turn's undo (SPEC 7). Only the steps that may
+    change files are enclosed (the hooks, the tool), never the wait for an approval, while the user may be editing."""
+    return deps.capture.around() if deps.capture is not None and wanted else nullcontext()
+
+
 async def run_tool_call(call: ToolCall, deps: TurnDeps) -> ToolCallOutcome:
     """Runs one call to completion. Cancellation propagates after the event says "cancelled". The duration is the
     execution's alone (not the time the user took to approve); a call that never ran has none.
@@ -109,9 +116,11 @@ async def run_tool_call(call: ToolCall, deps: TurnDeps) -> ToolCallOutcome:
     if tool.kind is ToolKind.EXECUTE and (notice := deps.policy.take_sandbox_notice()) is not None:
         deps.emit(Notice(notice, level="warning"))
     try:
-        if deps.hooks is not None and deps.hooks.configured("PreToolUse"):
+        pre_hooks = deps.hooks is not None and deps.hooks.configured("PreToolUse")
+        if pre_hooks:
             deps.recorder.commit()  # a hook may take its time
-        hook = await before_tool(deps, call, arguments)
+        async with captured(deps, pre_hooks):
+            hook = await before_tool(deps, call, arguments)
         refusal = refusal_by_hook(hook)
         verdict = _Verdict(refusal) if refusal is not None else await _authorize(
             call, tool, params, arguments, key_argument, decision, deps, hook
@@ -122,12 +131,13 @@ async def run_tool_call(call: ToolCall, deps: TurnDeps) -> ToolCallOutcome:
             context = replace(context, kept_hunks=frozenset(verdict.kept_hunks))
         deps.recorder.commit()
         deps.emit(ToolCallExecuting(call.id, call.name))
-        started = time.perf_counter()
-        output = await tool.run(params, context)
-        data = dict(output.data)
-        if verdict.kept_hunks is not None and verdict.reason:
-            data["user_says"] = verdict.reason  # why the user dropped the hunks named in dropped_hunks
-        result = await after_tool(deps, call, arguments, {"ok": True, **data})
+        async with captured(deps):
+            started = time.perf_counter()
+            output = await tool.run(params, context)
+            data = dict(output.data)
+            if verdict.kept_hunks is not None and verdict.reason:
+                data["user_says"] = verdict.reason  # why the user dropped the hunks named in dropped_hunks
+            result = await after_tool(deps, call, arguments, {"ok": True, **data})
     except asyncio.CancelledError:
         finish(ToolStatus.CANCELLED, error_result("cancelled by the user"))
         raise

@@ -183,8 +183,18 @@ CREATE TABLE subagent_messages (
 );
 """
 
+# Undo covers every change a turn makes (shell commands included): a row says what kind of path it was before
+# (absent, file, dir, link; NULL in older rows means file or absent, as ``existed`` says) and a link's target; its
+# ``blob`` may name an object of the content store (``sha256:<hex>``); a turn lists what it could not capture.
+_V4_CAPTURE = """
+ALTER TABLE undo_files ADD COLUMN kind TEXT CHECK (kind IN ('absent', 'file', 'dir', 'link'));
+ALTER TABLE undo_files ADD COLUMN target TEXT;
+ALTER TABLE undo_turns ADD COLUMN not_captured TEXT NOT NULL DEFAULT '[]';
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "sessions, messages, events, audit_log, todos, permission_log", _V1_LOGS),
     Migration(2, "undo journal: per-turn file snapshots and session baselines", _V2_UNDO),
     Migration(3, "full history: context epochs, tool diffs, sub-agent conversations", _V3_HISTORY),
+    Migration(4, "undo of every change: path kinds, link targets, content-store objects", _V4_CAPTURE),
 )

@@ -270,6 +270,12 @@ class Store:
                 conversation_log.touch_session(conn, self.path, session_id, self._now(), title=event.detail or "")
             event_log.append_event(conn, session_id, event, self._now())
 
+    def compactions(self, session_id: str) -> int:
+        """How many times the session's conversation was compacted (each began a context epoch)."""
+        with self.db.read() as conn:
+            (count,) = conn.execute("SELECT COUNT(*) FROM context_epochs WHERE session_id = ?", (session_id,)).fetchone()
+        return int(count)
+
     def events(self, session_id: str) -> list[EventRecord]:
         with self.db.read() as conn:
             return event_log.load_events(conn, session_id)

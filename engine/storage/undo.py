@@ -16,65 +16,27 @@ ends) and reported before anything is overwritten; ``force=True`` undoes anyway.
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.record import record
 from engine.storage.conversation_log import make_title
 from engine.storage.db import Database, utc_now
 from engine.storage.errors import StorageError
-from engine.storage.file_state import (
-    FileState,
-    folders_between,
-    missing_top,
-    read_state,
-    remove_empty_folders,
-    write_state,
-)
+from engine.capture.objects import OBJECT_PREFIX, ObjectStore, object_name
+from engine.storage.file_state import FileState, missing_top, read_state
+from engine.storage.undo_apply import PathBefore, apply_rows, inside, state_now
 from engine.storage.undo_blobs import UndoBlobs
+from engine.storage.undo_result import SessionChange, UndoResult, turn_name
 
-NOTHING_TO_UNDO = "nothing to undo: no file changed by write, edit or patch is left on this session's undo stack"
+if TYPE_CHECKING:
+    from engine.capture.capture import Captured
 
-
-@record
-class UndoResult:
-    """What ``undo_last_turn`` did. ``applied`` is False when the turn was not (fully) undone: nothing on the
-    stack, files changed outside the agent (``conflicts``: undo again with ``force``), or ``errors`` (the turn
-    stays on the stack)."""
-
-    applied: bool
-    turn_id: str | None = None
-    label: str = ""
-    restored: tuple[str, ...] = ()
-    deleted: tuple[str, ...] = ()
-    recreated: tuple[str, ...] = ()
-    conflicts: tuple[str, ...] = ()
-    errors: tuple[str, ...] = ()
-    remaining: int = 0
-    reason: str = ""
-
-    def summary(self) -> str:
-        if self.reason:
-            return self.reason
-        parts = [
-            f"{verb} {', '.join(paths)}"
-            for verb, paths in (("restored", self.restored), ("deleted", self.deleted), ("recreated", self.recreated))
-            if paths
-        ]
-        done = "; ".join(parts) or "the files were already as before the turn"
-        forced = f" (overwriting outside changes to {', '.join(self.conflicts)})" if self.conflicts else ""
-        return f"undid {_turn_name(self.label, self.turn_id)}: {done}{forced}. {self.remaining} more turn(s) to undo."
-
-
-@record
-class SessionChange:
-    """A file as it was before this session's tools first touched it, and as it is now."""
-
-    path: str
-    before: FileState
-    after: FileState
+NOTHING_TO_UNDO = "nothing to undo: no change made by a turn is left on this session's undo stack"
 
 
 @dataclass
@@ -83,16 +45,7 @@ class _OpenTurn:
     label: str
     row: int | None = None  # created in the database on the first record
     paths: set[str] = field(default_factory=set)
-
-
-@record
-class _Snapshot:
-    path: str
-    existed: bool
-    mode: int | None
-    blob: str | None
-    created_dirs: str | None
-    after_state: str | None
+    not_captured: dict[str, str] = field(default_factory=dict)
 
 
 class UndoJournal:
@@ -113,6 +66,11 @@ class UndoJournal:
         self.root = Path(os.path.realpath(workspace_root))
         self.max_turns = max_turns
         self._blobs = UndoBlobs(self.root / ".coder" / "undo" / session_id)
+        self.objects = ObjectStore(self.root / ".coder" / "undo" / "objects")
+        # The content-store objects a live capture index still names (kept when turns are pruned), and those it
+        # stopped naming (pruned with the turns once no row names them either).
+        self.live_objects: Callable[[], Collection[str]] = frozenset
+        self.released_objects: Callable[[], Collection[str]] = frozenset
         self._now = clock
         self._redact = redact
         self._turn: _OpenTurn | None = None
@@ -133,6 +91,10 @@ class UndoJournal:
             return [row[0] for row in rows]
 
     # -- during a turn ------------------------------------------------------------------------------------------
+    @property
+    def in_turn(self) -> bool:
+        return self._turn is not None
+
     def begin_turn(self, turn_id: str, label: str = "") -> None:
         if self._turn is not None:
             self.end_turn()
@@ -164,8 +126,10 @@ class UndoJournal:
         baseline_blob = self._blobs.keep_as_baseline(blob) if first_touch and blob is not None else None
         with self._db.transaction() as conn:
             conn.execute(
-                "INSERT INTO undo_files (turn, path, existed, mode, blob, created_dirs) VALUES (?, ?, ?, ?, ?, ?)",
-                (turn.row, relative, int(state.exists), state.mode, blob, created_dirs),
+                "INSERT INTO undo_files (turn, path, existed, mode, blob, created_dirs, kind) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (turn.row, relative, int(state.exists), state.mode, blob, created_dirs,
+                 "file" if state.exists else "absent"),
             )
             if first_touch:
                 conn.execute(
@@ -174,6 +138,53 @@ class UndoJournal:
                     (self.session_id, relative, int(state.exists), state.mode, baseline_blob),
                 )
         turn.paths.add(relative)
+
+    def record_captured(self, captured: Captured) -> None:
+        """Keeps what a tool call changed, as the workspace capture saw it (any tool, a shell command's included):
+        each path's state before the turn (first change in the turn wins), and names what could not be kept."""
+        turn = self._turn
+        if turn is None:
+            raise RuntimeError("UndoJournal.record_captured was called outside a turn: call begin_turn first")
+        rows = []
+        baselines = []
+        for change in captured.changes:
+            if change.path in turn.paths:
+                continue
+            before = change.before
+            if before is not None and before.kind == "file" and before.digest is None:
+                turn.not_captured.setdefault(
+                    change.path, "over undo.max_file_mb or unreadable: its earlier content was not kept"
+                )
+                continue
+            kind = "absent" if before is None else before.kind
+            blob = object_name(before.digest) if before is not None and before.digest else None
+            mode = None if before is None else before.mode
+            target = None if before is None else before.target
+            rows.append((change.path, int(before is not None), mode, blob, kind, target))
+            if kind in ("absent", "file"):
+                baselines.append((self.session_id, change.path, int(before is not None), mode, blob))
+            turn.paths.add(change.path)
+        for path in captured.unknown:
+            turn.not_captured.setdefault(path, "changed while the first capture was still reading the workspace")
+        for skipped in captured.skipped:
+            turn.not_captured.setdefault(skipped.path, skipped.reason)
+        if not rows and not turn.not_captured:
+            return
+        if turn.row is None:
+            turn.row = self._insert_turn(turn)
+        with self._db.transaction() as conn:
+            conn.executemany(
+                "INSERT INTO undo_files (turn, path, existed, mode, blob, kind, target) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(turn.row, *row) for row in rows],
+            )
+            conn.executemany(
+                "INSERT OR IGNORE INTO undo_baselines (session_id, path, existed, mode, blob) VALUES (?, ?, ?, ?, ?)",
+                baselines,
+            )
+            conn.execute(
+                "UPDATE undo_turns SET not_captured = ? WHERE id = ?",
+                (json.dumps(sorted(f"{path} ({why})" for path, why in turn.not_captured.items())), turn.row),
+            )
 
     def end_turn(self) -> None:
         """Seals the turn: takes the fingerprint of every file it touched, then drops turns beyond ``max_turns``."""
@@ -191,20 +202,21 @@ class UndoJournal:
             self.end_turn()
         with self._db.read() as conn:
             row = conn.execute(
-                "SELECT id, turn_id, label FROM undo_turns WHERE session_id = ? ORDER BY id DESC LIMIT 1",
+                "SELECT id, turn_id, label, not_captured FROM undo_turns WHERE session_id = ? ORDER BY id DESC LIMIT 1",
                 (self.session_id,),
             ).fetchone()
         if row is None:
             return UndoResult(applied=False, reason=NOTHING_TO_UNDO)
-        turn_row, turn_id, label = row
-        name = _turn_name(label, turn_id)
+        turn_row, turn_id, label, missed = row
+        not_captured = tuple(json.loads(missed or "[]"))
+        name = turn_name(label, turn_id)
         snapshots = self._snapshots(turn_row)
-        current: dict[str, FileState] = {}
+        current: dict[str, str] = {}
         problems: list[str] = []
         for snap in snapshots:
             try:
-                current[snap.path] = read_state(self.root / snap.path)
-            except OSError as exc:
+                current[snap.path] = state_now(inside(self.root, snap.path))
+            except (OSError, StorageError) as exc:
                 problems.append(f"{snap.path}: {exc}")
         if problems:
             return UndoResult(
@@ -216,9 +228,7 @@ class UndoJournal:
                 reason=f"{name} was not undone, nothing was changed: {'; '.join(problems)}",
             )
         conflicts = tuple(
-            snap.path
-            for snap in snapshots
-            if snap.after_state is not None and current[snap.path].fingerprint() != snap.after_state
+            snap.path for snap in snapshots if snap.after_state is not None and current[snap.path] != snap.after_state
         )
         if conflicts and not force:
             return UndoResult(
@@ -232,25 +242,38 @@ class UndoJournal:
                     "those changes. Confirm to undo anyway."
                 ),
             )
-        deleted, restored, recreated, errors = self._apply(snapshots, current)
+        done = apply_rows(self.root, snapshots, self._read_blob)
+        errors = done.errors
         if not errors:
-            with self._db.transaction() as conn:
-                conn.execute("DELETE FROM undo_turns WHERE id = ?", (turn_row,))
-            self._blobs.drop_turn(turn_row)
+            self._drop_turns([turn_row])
         return UndoResult(
             applied=not errors,
             turn_id=turn_id,
             label=label,
-            restored=tuple(restored),
-            deleted=tuple(deleted),
-            recreated=tuple(recreated),
+            restored=done.restored,
+            deleted=done.deleted,
+            recreated=done.recreated,
             conflicts=conflicts,
-            errors=tuple(errors),
+            errors=errors,
+            not_captured=not_captured + done.kept,
             remaining=self.depth,
             reason=(
                 f"{name} was only partly undone and stays on the undo stack: {'; '.join(errors)}" if errors else ""
             ),
         )
+
+    def files_changed(self) -> dict[str, int]:
+        """How many paths each turn on the stack changed, by task id (``/rewind`` shows it per request)."""
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT t.turn_id, COUNT(f.path) FROM undo_turns t LEFT JOIN undo_files f ON f.turn = t.id "
+                "WHERE t.session_id = ? GROUP BY t.id",
+                (self.session_id,),
+            ).fetchall()
+        counts: dict[str, int] = {}
+        for turn_id, count in rows:
+            counts[turn_id] = counts.get(turn_id, 0) + count
+        return counts
 
     def session_changes(self) -> list[SessionChange]:
         """Every file this session's tools changed, original against current, by path; for ``/diff`` outside git."""
@@ -262,7 +285,7 @@ class UndoJournal:
         changes: list[SessionChange] = []
         for path, existed, mode, blob in rows:
             try:
-                before = FileState(self._blobs.read(blob), mode) if existed else FileState(None)
+                before = FileState(self._read_blob(blob), mode) if existed else FileState(None)
                 after = read_state(self.root / path)
             except (OSError, StorageError):
                 continue  # a folder now, or a lost copy: nothing comparable to show
@@ -271,43 +294,6 @@ class UndoJournal:
         return changes
 
     # -- inside ---------------------------------------------------------------------------------------------------
-    def _apply(
-        self, snapshots: list[_Snapshot], current: dict[str, FileState]
-    ) -> tuple[list[str], list[str], list[str], list[str]]:
-        """Deletes the created files first, then the folders made for them, then writes back the old contents.
-        Returns (deleted, restored, recreated, errors)."""
-        deleted: list[str] = []
-        restored: list[str] = []
-        recreated: list[str] = []
-        errors: list[str] = []
-        created = [snap for snap in snapshots if not snap.existed]
-        for snap in created:
-            if current[snap.path].exists:
-                try:
-                    (self.root / snap.path).unlink()
-                    deleted.append(snap.path)
-                except OSError as exc:
-                    errors.append(f"{snap.path}: cannot delete: {exc}")
-        remove_empty_folders(
-            folder
-            for snap in created
-            if snap.created_dirs
-            for folder in folders_between((self.root / snap.path).parent, self.root / snap.created_dirs)
-        )
-        for snap in snapshots:
-            if not snap.existed or snap.blob is None or snap.mode is None:
-                continue
-            try:
-                before = FileState(self._blobs.read(snap.blob), snap.mode)
-                if before.fingerprint() == current[snap.path].fingerprint():
-                    continue
-                write_state(self.root / snap.path, before.data or b"", snap.mode)
-            except (OSError, StorageError) as exc:
-                errors.append(f"{snap.path}: cannot restore: {exc}")
-                continue
-            (restored if current[snap.path].exists else recreated).append(snap.path)
-        return deleted, restored, recreated, errors
-
     def _insert_turn(self, turn: _OpenTurn) -> int:
         with self._db.transaction() as conn:
             cursor = conn.execute(
@@ -321,9 +307,9 @@ class UndoJournal:
         fingerprints: list[tuple[str | None, int, str]] = []
         for snap in self._snapshots(turn_row):
             try:
-                fingerprint: str | None = read_state(self.root / snap.path).fingerprint()
+                fingerprint: str | None = state_now(self.root / snap.path)
             except OSError:
-                fingerprint = None  # not a regular file any more: undo will report it
+                fingerprint = None  # unreadable now: undo will report it
             fingerprints.append((fingerprint, turn_row, snap.path))
         with self._db.transaction() as conn:
             conn.executemany("UPDATE undo_files SET after_state = ? WHERE turn = ? AND path = ?", fingerprints)
@@ -331,12 +317,40 @@ class UndoJournal:
 
     def _prune(self) -> None:
         dropped = self._turn_rows()[self.max_turns :]
-        if not dropped:
-            return
+        if dropped:
+            self._drop_turns(dropped)
+
+    def _drop_turns(self, turn_rows: list[int]) -> None:
+        """Deletes turns from the stack with their copies: their folder, and the content-store objects that no row
+        (of any session) and no live capture index names any more."""
+        marks = ",".join("?" * len(turn_rows))
+        with self._db.read() as conn:
+            candidates = [
+                row[0][len(OBJECT_PREFIX):]
+                for row in conn.execute(
+                    f"SELECT blob FROM undo_files WHERE turn IN ({marks}) AND blob LIKE 'sha256:%'", turn_rows
+                )
+            ]
         with self._db.transaction() as conn:
-            conn.executemany("DELETE FROM undo_turns WHERE id = ?", [(row,) for row in dropped])
-        for row in dropped:
+            conn.executemany("DELETE FROM undo_turns WHERE id = ?", [(row,) for row in turn_rows])
+        for row in turn_rows:
             self._blobs.drop_turn(row)
+        candidates.extend(self.released_objects())
+        if candidates:
+            self.objects.prune(candidates, self._named_objects() | set(self.live_objects()))
+
+    def _named_objects(self) -> set[str]:
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT blob FROM undo_files WHERE blob LIKE 'sha256:%' "
+                "UNION SELECT blob FROM undo_baselines WHERE blob LIKE 'sha256:%'"
+            ).fetchall()
+        return {row[0][len(OBJECT_PREFIX):] for row in rows}
+
+    def _read_blob(self, name: str) -> bytes:
+        if name.startswith(OBJECT_PREFIX):
+            return self.objects.read(name[len(OBJECT_PREFIX):])
+        return self._blobs.read(name)
 
     def _seal_interrupted_turns(self) -> None:
         """A turn the process never ended (it was killed) is sealed with its files as they are now: the agent was
@@ -371,22 +385,19 @@ class UndoJournal:
             ).fetchone()
         return row is not None
 
-    def _snapshots(self, turn_row: int) -> list[_Snapshot]:
+    def _snapshots(self, turn_row: int) -> list[PathBefore]:
         with self._db.read() as conn:
             rows = conn.execute(
-                "SELECT path, existed, mode, blob, created_dirs, after_state FROM undo_files WHERE turn = ? "
-                "ORDER BY rowid",
+                "SELECT path, existed, kind, mode, blob, target, created_dirs, after_state FROM undo_files "
+                "WHERE turn = ? ORDER BY rowid",
                 (turn_row,),
             ).fetchall()
         return [
-            _Snapshot(path, bool(existed), mode, blob, dirs, after) for path, existed, mode, blob, dirs, after in rows
+            PathBefore(path, kind or ("file" if existed else "absent"), mode, blob, target, dirs, after)
+            for path, existed, kind, mode, blob, target, dirs, after in rows
         ]
 
     def _relative(self, target: Path) -> str:
         if not target.is_relative_to(self.root):
             raise StorageError(f"{target} is outside the workspace {self.root}; undo records workspace files only")
         return target.relative_to(self.root).as_posix()
-
-
-def _turn_name(label: str, turn_id: str | None) -> str:
-    return f'the turn "{label}"' if label else f"turn {turn_id}"

@@ -51,6 +51,8 @@ async def test_rewind_picker_restores_files_and_puts_the_request_back(
         await wait_until(pilot, lambda: isinstance(app.screen, RewindPickerScreen), "the rewind picker")
         await pilot.pause()
         await pilot.press("down", "enter")  # newest first: the second row is the first request
+        await pilot.pause()
+        await pilot.press("enter")  # the first choice: code and conversation
         await settle(pilot)
         assert not isinstance(app.screen, RewindPickerScreen)
         assert not (workspace / "notes.md").exists()
@@ -67,6 +69,7 @@ async def test_escape_twice_on_an_empty_prompt_opens_the_rewind_picker_and_escap
     async with app.run_test() as pilot:
         await ready(pilot)
         await _two_edits(pilot, app, workspace)
+        entries_before = list(app.session.transcript.entries)
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, RewindPickerScreen)
@@ -77,6 +80,40 @@ async def test_escape_twice_on_an_empty_prompt_opens_the_rewind_picker_and_escap
         await pilot.pause()
         assert not isinstance(app.screen, RewindPickerScreen)
         assert (workspace / "notes.md").exists()  # nothing changed
+        # Issue 29 item 7: closing the picker leaves no /rewind entry nor the list of requests behind.
+        assert list(app.session.transcript.entries) == entries_before
+        assert not any(
+            isinstance(entry, CommandOutput) and entry.result.command == "/rewind"
+            for entry in app.session.transcript.entries
+        )
+
+
+@pytest.mark.parametrize(("choice", "files_back", "conversation_back"), [
+    ("code", True, False),
+    ("conversation", False, True),
+])
+async def test_rewind_picker_restores_code_only_or_conversation_only(
+    workspace: Path, scripted_server: ScriptedServer, choice: str, files_back: bool, conversation_back: bool
+) -> None:
+    original = (workspace / "src" / "app.py").read_bytes()
+    _script_two_edits(scripted_server)
+    app = make_app(workspace, scripted_server, start_mode="auto-edit")
+    async with app.run_test() as pilot:
+        await ready(pilot)
+        await _two_edits(pilot, app, workspace)
+        await submit(pilot, "/rewind")
+        await wait_until(pilot, lambda: isinstance(app.screen, RewindPickerScreen), "the rewind picker")
+        await pilot.pause()
+        await pilot.press("enter")  # the newest request: "rewrite the app"
+        await pilot.pause()
+        await pilot.press(*(["down"] if choice == "code" else ["down", "down"]), "enter")
+        await settle(pilot)
+        assert not isinstance(app.screen, RewindPickerScreen)
+        assert ((workspace / "src" / "app.py").read_bytes() == original) is files_back
+        assert (workspace / "notes.md").exists()  # the earlier request's file stays
+        result = last_output(app).result
+        assert result.command == "/rewind" and result.ok
+        assert (prompt_of(app).text == "rewrite the app") is conversation_back
 
 
 async def test_copy_puts_the_last_answer_on_the_clipboard(workspace: Path, scripted_server: ScriptedServer) -> None:

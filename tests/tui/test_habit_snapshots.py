@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from textual.pilot import Pilot
 
 from coder_tui.screens.rewind_picker import RewindPickerScreen
@@ -17,7 +19,11 @@ class FixedAddress:
         self.base_url = base_url
 
 
-def test_rewind_picker(snap_compare, workspace: Path, scripted_server: ScriptedServer) -> None:
+@pytest.mark.parametrize(("size", "keys"), [((80, 24), ()), ((80, 24), ("enter",)), ((120, 40), ("enter",))],
+                         ids=["requests-80x24", "choices-80x24", "choices-120x40"])
+def test_rewind_picker(
+    snap_compare, workspace: Path, scripted_server: ScriptedServer, size: tuple[int, int], keys: tuple[str, ...]
+) -> None:
     scripted_server.add(
         reply(tool_call("write", path="notes.md", content="notes\n")),
         reply(text("Created.")),
@@ -34,8 +40,10 @@ def test_rewind_picker(snap_compare, workspace: Path, scripted_server: ScriptedS
         await submit(pilot, "/rewind")
         await wait_until(pilot, lambda: isinstance(app.screen, RewindPickerScreen), "the rewind picker")
         await pilot.pause()
+        await pilot.press(*keys)
+        await pilot.pause()
 
-    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
 def test_status(snap_compare, workspace: Path, monkeypatch) -> None:

@@ -266,3 +266,27 @@ async def test_hooks_see_a_sub_agents_tool_calls(tmp_path: Path, scripted_server
     sub_tool_results = [json.loads(m["content"]) for m in scripted_server.requests[2].body["messages"]
                         if m["role"] == "tool"]
     assert sub_tool_results == [{"ok": False, "error": "blocked by a PreToolUse hook: secrets stay closed"}]
+
+
+async def test_undo_puts_back_what_a_hook_changed_with_the_turn(tmp_path: Path, scripted_server: ScriptedServer) -> None:
+    """SPEC 7 (issue 28): a PreToolUse hook that writes a file and a PostToolUse hook that rewrites the tool's
+    file are part of the turn: one /undo puts both back."""
+    trust(tmp_path)
+    (tmp_path / "code.txt").write_text("original\n")
+    (tmp_path / "hook.log").write_text("kept by the user\n")
+    pre = f"{PY} -c \"import pathlib; pathlib.Path('hook.log').write_text('overwritten by a hook')\""
+    post = (
+        f"{PY} -c \"import json,sys,pathlib; e=json.load(sys.stdin); p=pathlib.Path(e['tool_input']['path']);"
+        " p.write_text(p.read_text().upper()); pathlib.Path('made-by-hook').mkdir()\""
+    )
+    scripted_server.add(reply(tool_call("write", path="code.txt", content="lower\n")), reply(text("Done.")))
+    orch, _, _ = make_orchestrator(
+        tmp_path, scripted_server.base_url, mode=Mode.YOLO,
+        hooks={"PreToolUse": hook(pre, "write"), "PostToolUse": hook(post, "write")},
+    )
+    await orch.run_input("write code")
+    assert (tmp_path / "code.txt").read_text() == "LOWER\n" and (tmp_path / "made-by-hook").is_dir()
+    assert (await orch.run_input("/undo")).ok
+    assert (tmp_path / "code.txt").read_text() == "original\n"
+    assert (tmp_path / "hook.log").read_text() == "kept by the user\n"
+    assert not (tmp_path / "made-by-hook").exists()

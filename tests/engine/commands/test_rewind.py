@@ -91,3 +91,55 @@ async def test_rewind_rejects_a_number_not_in_the_list(tmp_path: Path, scripted_
     assert not log.of(CommandResult)[-1].ok and "no request 4" in log.of(CommandResult)[-1].text
     await orch.run_input("/rewind x")
     assert "request number" in log.of(CommandResult)[-1].text
+
+
+async def test_rewind_shows_how_many_files_each_request_changed(
+    tmp_path: Path, scripted_server: ScriptedServer
+) -> None:
+    orch, log, _ = await _three_turns(tmp_path, scripted_server)
+    await orch.run_input("/rewind")
+    result = log.of(CommandResult)[-1]
+    assert [p["files"] for p in result.data["points"]] == [1, 2, 1]
+    assert "2 files" in result.text
+
+
+async def test_rewind_code_only_keeps_the_conversation(tmp_path: Path, scripted_server: ScriptedServer) -> None:
+    orch, log, _ = await _three_turns(tmp_path, scripted_server)
+    users_before = [m.content for m in orch.session.messages if m.role == "user"]
+    await orch.run_input("/rewind 2 code")
+    result = log.of(CommandResult)[-1]
+    assert result.ok, result.text
+    assert (tmp_path / "data.bin").read_bytes() == ORIGINAL and (tmp_path / "old.txt").exists()
+    users = [m.content for m in orch.session.messages if m.role == "user"]
+    assert users[: len(users_before)] == users_before  # nothing cut; the model is told what came back
+    assert "put the files back" in (users[-1] or "")
+    assert "prompt_text" not in result.data
+
+
+async def test_rewind_conversation_only_keeps_the_files(tmp_path: Path, scripted_server: ScriptedServer) -> None:
+    orch, log, _ = await _three_turns(tmp_path, scripted_server)
+    await orch.run_input("/rewind 2 conversation")
+    result = log.of(CommandResult)[-1]
+    assert result.ok, result.text
+    assert (tmp_path / "data.bin").read_text() == "replaced\n" and not (tmp_path / "old.txt").exists()
+    assert [m.content for m in orch.session.messages if m.role == "user"] == ["make the file"]
+    assert result.data["prompt_text"] == "replace data and delete old"
+
+
+async def test_requests_before_a_compaction_are_listed_and_their_files_restorable(
+    tmp_path: Path, scripted_server: ScriptedServer
+) -> None:
+    orch, log, _ = await _three_turns(tmp_path, scripted_server)
+    scripted_server.add(reply(text("Summary: a file was made, data replaced, old.txt deleted, made.txt changed.")))
+    assert (await orch.run_input("/compact")).ok
+    await orch.run_input("/rewind")
+    points = log.of(CommandResult)[-1].data["points"]
+    assert [p["text"] for p in points][:1] == ["make the file"] and points[0]["archived"]
+    await orch.run_input("/rewind 1")
+    refused = log.of(CommandResult)[-1]
+    assert not refused.ok and "/rewind 1 code" in refused.text
+    await orch.run_input("/rewind 1 code")
+    result = log.of(CommandResult)[-1]
+    assert result.ok, result.text
+    assert not (tmp_path / "made.txt").exists()
+    assert (tmp_path / "data.bin").read_bytes() == ORIGINAL

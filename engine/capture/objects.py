@@ -1,0 +1,112 @@
+"""The content store: every kept file's bytes once, named by their sha256 (``.coder/undo/objects/ab/cdef...``).
+
+A file that many turns saw unchanged, or that two folders hold, is stored once. Objects are written atomically and
+readable by the owner only (0600): they are copies of workspace files, secrets included. A read checks the bytes
+against their name, so a damaged or planted object is never written back into the workspace. Objects no undo row
+and no live index names are pruned with the undo stack (``prune``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+import threading
+from collections.abc import Collection
+from pathlib import Path
+
+from engine.storage.errors import StorageError
+
+OBJECT_PREFIX = "sha256:"
+_CHUNK = 1 << 20
+_HEX = frozenset("0123456789abcdef")
+
+
+def object_name(digest: str) -> str:
+    """The name an undo row stores for the object holding ``digest``."""
+    return f"{OBJECT_PREFIX}{digest}"
+
+
+class ObjectStore:
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._folders: set[str] = set()  # the two-letter folders known to exist (a mkdir per file costs)
+
+    def path_of(self, digest: str) -> Path:
+        if len(digest) != 64 or not _HEX.issuperset(digest):
+            raise StorageError(f"{digest!r} is not a sha256 digest: the undo data is damaged")
+        return self.folder / digest[:2] / digest[2:]
+
+    def has(self, digest: str) -> bool:
+        return self.path_of(digest).exists()
+
+    def put_file(self, path: Path) -> str:
+        """Copies the file at ``path`` into the store (once per content) and returns its sha256. The copy is hashed
+        as it is made, so what is stored is exactly what was read."""
+        with open(path, "rb", buffering=0) as source:
+            head = source.read(_CHUNK)
+            if len(head) < _CHUNK:  # a small file (most of them): one read, and no copy when the store has it
+                return self._put_bytes(head)
+        digest = hashlib.sha256()
+        self.folder.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(prefix=".in.", dir=self.folder)
+        try:
+            with os.fdopen(fd, "wb") as out, open(path, "rb", buffering=0) as source:
+                while chunk := source.read(_CHUNK):
+                    digest.update(chunk)
+                    out.write(chunk)
+            name = digest.hexdigest()
+            final = self.path_of(name)
+            if final.exists():
+                os.unlink(temp)
+            else:
+                self._make_folder(name)
+                os.replace(temp, final)
+            return name
+        except BaseException:
+            if os.path.exists(temp):
+                os.unlink(temp)
+            raise
+
+    def _put_bytes(self, data: bytes) -> str:
+        name = hashlib.sha256(data).hexdigest()
+        final = self.path_of(name)
+        if not final.exists():
+            self._make_folder(name)
+            temp = final.with_name(f".in.{os.getpid()}.{threading.get_ident()}")
+            try:
+                fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            except FileNotFoundError:  # the store's folder was removed meanwhile: made again
+                self._folders.clear()
+                self._make_folder(name)
+                fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            try:
+                with os.fdopen(fd, "wb") as out:
+                    out.write(data)
+                os.replace(temp, final)
+            except BaseException:
+                temp.unlink(missing_ok=True)
+                raise
+        return name
+
+    def _make_folder(self, digest: str) -> None:
+        if digest[:2] not in self._folders:
+            (self.folder / digest[:2]).mkdir(parents=True, exist_ok=True)
+            self._folders.add(digest[:2])
+
+    def read(self, digest: str) -> bytes:
+        try:
+            data = self.path_of(digest).read_bytes()
+        except OSError as exc:
+            raise StorageError(f"the undo copy {digest[:12]}… is missing or unreadable: {exc.strerror or exc}") from exc
+        if hashlib.sha256(data).hexdigest() != digest:
+            raise StorageError(f"the undo copy {digest[:12]}… does not hold what its name says: not used")
+        return data
+
+    def prune(self, candidates: Collection[str], live: Collection[str]) -> None:
+        """Deletes the objects among ``candidates`` that no one still names (``live``)."""
+        for digest in set(candidates) - set(live):
+            try:
+                self.path_of(digest).unlink(missing_ok=True)
+            except (OSError, StorageError):
+                continue
