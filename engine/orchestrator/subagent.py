@@ -72,6 +72,8 @@ class NestedTurnRunner:
                 Mode.PLAN.value,
                 workspace=orch.workspace_root,
                 sandbox_writable=tuple(config.sandbox.writable),
+                sandbox_readable=tuple(config.sandbox.readable),
+                env_names=tuple(config.bash.env),
             ),
             interaction=orch.interaction,
             approvals=ApprovalSettings(interactive=False, auto_approve_ask=False, refusal_hint=REFUSAL_HINT),

@@ -15,7 +15,7 @@ from engine.tools.base import ToolKind
 
 CORPUS = Path(__file__).parent / "data" / "bash_policy.tsv"
 MODES = (Mode.PLAN, Mode.DEFAULT, Mode.AUTO_EDIT)
-LANDLOCK = SandboxSupport("landlock", 7)
+LANDLOCK = SandboxSupport("landlock", 7, seccomp=True)
 
 
 def _cases() -> list[pytest.ParameterSet]:

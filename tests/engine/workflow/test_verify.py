@@ -23,6 +23,10 @@ from engine.workflow.verify import (
     should_verify,
     user_asked_for_verification,
 )
+from engine.sandbox import Confinement, SandboxGrant, detect
+
+# Auto-verify's confinement (SPEC 8) where this machine has it.
+GRANT = SandboxGrant(Confinement.VERIFY, network=False) if detect().confines_unasked else None
 
 
 @dataclass(frozen=True)
@@ -287,14 +291,14 @@ def test_fix_message_asks_to_fix_and_verify_again_with_the_output_tail() -> None
 
 async def test_only_whitelisted_commands_can_be_run(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="refusing to auto-verify with 'rm -rf /'"):
-        await run_verification("rm -rf /", tmp_path, timeout=5, output_cap=1000)
+        await run_verification("rm -rf /", tmp_path, timeout=5, output_cap=1000, grant=GRANT)
 
 
 async def test_a_missing_tool_runs_and_classifies_as_environment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
-    result = await run_verification("cargo test", tmp_path, timeout=10, output_cap=10_000)
+    result = await run_verification("cargo test", tmp_path, timeout=10, output_cap=10_000, grant=GRANT)
     assert result.exit_code == 127
     assert classify_failure(result).kind == "environment"
 
@@ -311,11 +315,11 @@ async def test_a_real_pytest_run_fails_fixably_then_passes(tmp_path: Path, monke
     )
     choice = choose_verify_command("fix calc and run the tests", [], tmp_path)
     assert choice.command == "pytest -q"
-    failed = await run_verification(choice.command, tmp_path, timeout=60, output_cap=20_000)
+    failed = await run_verification(choice.command, tmp_path, timeout=60, output_cap=20_000, grant=GRANT)
     assert classify_failure(failed).kind == "fixable"
     assert "assert 5 == 4" in fix_message(failed)
     (tmp_path / "calc.py").write_text("def double(x):\n    return x + x\n")
-    passed = await run_verification(choice.command, tmp_path, timeout=60, output_cap=20_000)
+    passed = await run_verification(choice.command, tmp_path, timeout=60, output_cap=20_000, grant=GRANT)
     assert classify_failure(passed).kind == "passed"
 
 
