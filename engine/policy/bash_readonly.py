@@ -56,6 +56,7 @@ _FIND_FORBIDDEN = {
     "-fprint0": "writes a file",
     "-fprintf": "writes a file",
 }
+VERSION_QUERIES = (["--version"], ["-V"], ["-v"], ["version"])
 _AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
 _UNKNOWN_ARGUMENT = "has an argument known only at run time, which could be any option"
 
@@ -86,6 +87,10 @@ def classify(words: Sequence[Word], appended: bool = False) -> tuple[Access, str
     if environment is not None:
         return Access.OTHER, environment
     if name in ANY_ARGUMENTS:
+        return Access.READ_ONLY, None
+    if args in VERSION_QUERIES and not unknown:
+        # `python --version`, `node -v`, `go version`: a program that prints its version. Run unasked, it is
+        # confined like any other (SPEC 13), so whichever program it is, it reads nothing secret and writes nothing.
         return Access.READ_ONLY, None
     check = _CHECKS.get(name)
     if check is None:
