@@ -93,6 +93,8 @@ def confine(
                 argv += ["--read-file", device]
         if not network:
             argv.append("--no-net")
+            if grant.confinement is Confinement.UNASKED:
+                argv.append("--no-metadata")
         argv += ["--", *inner]
     return ConfinedCommand(argv, env, tmpdir)
 

@@ -16,7 +16,8 @@ command does not run: exit status 126 and the reason on stderr.
 Options: ``--write DIR`` (repeatable; folders where writing is allowed), ``--file PATH`` (single writable files such
 as ``/dev/null``), ``--read DIR`` / ``--read-file PATH`` (with ``--confine-reads``: the only places reading and
 executing is allowed, besides the writable ones), ``--no-net`` (no TCP through Landlock where the kernel has its
-rules, no socket but AF_UNIX through seccomp), ``--unconfined`` (only the process-tree ending: yolo and ``!``).
+rules, no socket but AF_UNIX through seccomp), ``--no-metadata`` (with ``--no-net``: no chmod, chown, utimes
+or xattr changes either, which Landlock does not handle), ``--unconfined`` (only the process-tree ending: yolo and ``!``).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ class _Options:
         self.read_files: list[str] = []
         self.confine_reads = False
         self.no_net = False
+        self.no_metadata = False
         self.unconfined = False
         self.command: list[str] = []
 
@@ -50,7 +52,8 @@ def parse(argv: list[str]) -> _Options:
     options = _Options()
     lists = {"--write": options.folders, "--file": options.files, "--read": options.reads,
              "--read-file": options.read_files}  # fmt: skip
-    flags = {"--confine-reads": "confine_reads", "--no-net": "no_net", "--unconfined": "unconfined"}
+    flags = {"--confine-reads": "confine_reads", "--no-net": "no_net", "--no-metadata": "no_metadata",
+             "--unconfined": "unconfined"}  # fmt: skip
     index = 0
     while index < len(argv) and argv[index] != "--":
         option = argv[index]
@@ -127,7 +130,7 @@ def _become_command(options: _Options) -> int:
             restrict(options.folders, options.files, block_tcp=options.no_net, reads=reads,
                      read_files=options.read_files)  # fmt: skip
             if options.no_net:
-                deny_network()
+                deny_network(metadata=options.no_metadata)
         os.execv(options.command[0], options.command)
     except OSError as exc:
         sys.stderr.write(f"sandbox: could not confine the command, so it did not run: {exc}\n")

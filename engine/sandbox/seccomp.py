@@ -6,7 +6,8 @@ Landlock's TCP rules (ABI 4) cover TCP only: a UDP packet to a listener or a DNS
 TCP connection does. Seccomp filters are unprivileged once ``NO_NEW_PRIVS`` is set, on every kernel since 3.5, and
 inherited by everything the process starts. Stdlib only, like ``landlock``: the launcher imports it in a bare
 ``python -S``. A system call from another architecture's table (an x86_64 process using ``int 0x80``, the x32 ABI)
-is refused whole, so the socket number cannot be dodged.
+is refused whole, so the socket number cannot be dodged. For commands that run unasked the filter also refuses the
+calls that change a file's mode, owner, times and extended attributes, which Landlock does not handle.
 """
 
 from __future__ import annotations
@@ -29,12 +30,16 @@ _RET = 0x06
 _NR, _ARCH, _ARG0 = 0, 4, 16
 _AF_UNIX = 1
 _X32_BIT = 0x40000000
-# machine -> (AUDIT_ARCH_*, socket, io_uring_setup, io_uring_enter, io_uring_register)
-_TABLES = {
-    "x86_64": (0xC000003E, 41, 425, 426, 427),
-    "aarch64": (0xC00000B7, 198, 425, 426, 427),
-    "riscv64": (0xC00000F3, 198, 425, 426, 427),
-}
+# machine -> (AUDIT_ARCH_*, socket, the io_uring calls, the calls that change a file's metadata).
+_TABLES: dict[str, tuple[int, int, tuple[int, ...], tuple[int, ...]]] = {
+    # chmod fchmod chown fchown lchown utime utimes futimesat fchownat fchmodat utimensat fchmodat2, the *xattr
+    # writers and setxattrat / removexattrat.
+    "x86_64": (0xC000003E, 41, (425, 426, 427),
+               (90, 91, 92, 93, 94, 132, 235, 261, 260, 268, 280, 452, 188, 189, 190, 197, 198, 199, 463, 466)),
+    # The generic table: fchmod fchmodat fchownat fchown utimensat fchmodat2, the *xattr writers, *xattrat.
+    "aarch64": (0xC00000B7, 198, (425, 426, 427), (52, 53, 54, 55, 88, 452, 5, 6, 7, 14, 15, 16, 463, 466)),
+    "riscv64": (0xC00000F3, 198, (425, 426, 427), (52, 53, 54, 55, 88, 452, 5, 6, 7, 14, 15, 16, 463, 466)),
+}  # fmt: skip
 
 
 class SeccompError(OSError):
@@ -60,35 +65,39 @@ def supported() -> bool:
         return False
 
 
-def program() -> list[tuple[int, int, int, int]]:
-    """The BPF instructions, as (code, jump-if-true, jump-if-false, constant)."""
-    arch, socket_nr, *uring = _TABLES[os.uname().machine]
+def program(*, metadata: bool = False) -> list[tuple[int, int, int, int]]:
+    """The BPF instructions, as (code, jump-if-true, jump-if-false, constant). With ``metadata`` the calls that
+    change a file's mode, owner, times or extended attributes are refused too (Landlock does not handle them)."""
+    arch, socket_nr, uring, metadata_calls = _TABLES[os.uname().machine]
     refuse = _RET_ERRNO | errno.EPERM
-    no_family = _RET_ERRNO | errno.EAFNOSUPPORT
-    return [
+    refused = [*uring, *(metadata_calls if metadata else ())]
+    head = [
         (_LD_ABS, 0, 0, _ARCH),
         (_JEQ, 1, 0, arch),
         (_RET, 0, 0, refuse),  # another architecture's system call table
         (_LD_ABS, 0, 0, _NR),
         (_JGE, 0, 1, _X32_BIT),
         (_RET, 0, 0, refuse),  # x32
+    ]
+    # One test per refused call, jumping to the shared "refuse" at the end; then the socket family check.
+    count = len(refused)
+    tests = [(_JEQ, count - index + 4, 0, nr) for index, nr in enumerate(refused)]
+    tail = [
         (_JEQ, 0, 3, socket_nr),
         (_LD_ABS, 0, 0, _ARG0),
-        (_JEQ, 5, 0, _AF_UNIX),  # -> allow
-        (_RET, 0, 0, no_family),
-        (_JEQ, 2, 0, uring[0]),
-        (_JEQ, 1, 0, uring[1]),
-        (_JEQ, 0, 1, uring[2]),
-        (_RET, 0, 0, refuse),
+        (_JEQ, 1, 0, _AF_UNIX),
+        (_RET, 0, 0, _RET_ERRNO | errno.EAFNOSUPPORT),
         (_RET, 0, 0, _RET_ALLOW),
+        (_RET, 0, 0, refuse),
     ]
+    return [*head, *tests, *tail]
 
 
-def deny_network() -> None:
+def deny_network(*, metadata: bool = False) -> None:
     """Installs the filter on this process (and so on all it executes). Raises ``SeccompError`` on failure."""
     if os.uname().machine not in _TABLES:
         raise SeccompError(f"no seccomp filter for the {os.uname().machine} architecture")
-    instructions = program()
+    instructions = program(metadata=metadata)
     array = (_Filter * len(instructions))(*(_Filter(*ins) for ins in instructions))
     prog = _Program(len(instructions), array)
     libc = ctypes.CDLL(None, use_errno=True)
