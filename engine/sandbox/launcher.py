@@ -23,7 +23,7 @@ or xattr changes either, which Landlock does not handle), ``--unconfined`` (only
 from __future__ import annotations
 
 import os
-import signal
+import _signal as signal  # the C module: `signal` would import enum, a few ms on every command
 import sys
 import time
 

@@ -11,6 +11,7 @@ programs.
 
 from __future__ import annotations
 
+import functools
 import glob
 import os
 import sys
@@ -26,9 +27,16 @@ def readable_folders(
     workspace: Path, tmpdir: str, env: Mapping[str, str], extra: Iterable[str] = ()
 ) -> list[str]:
     """The folders an unasked command may read, real paths, without repeats; none is the home folder or above it."""
-    home = _real(env.get("HOME") or os.path.expanduser("~"))
+    home = env.get("HOME") or os.path.expanduser("~")
+    return [tmpdir, *_fixed_folders(str(workspace), env.get("PATH", ""), home, tuple(extra))]
+
+
+@functools.lru_cache(maxsize=16)
+def _fixed_folders(workspace: str, path_variable: str, home_folder: str, extra: tuple[str, ...]) -> list[str]:
+    """All but the temp folder, worked out once per workspace, PATH, home and config (a few dozen stat calls)."""
+    home = _real(home_folder)
     candidates = [
-        str(workspace), tmpdir, *SYSTEM_FOLDERS, *glob.glob("/lib*"), *_toolchains(env.get("PATH", ""), home),
+        workspace, *SYSTEM_FOLDERS, *glob.glob("/lib*"), *_toolchains(path_variable, home),
         sys.prefix, sys.base_prefix, *(os.path.expanduser(folder) for folder in extra),
     ]  # fmt: skip
     found: list[str] = []
