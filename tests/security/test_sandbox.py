@@ -186,6 +186,25 @@ def test_seatbelt_profile_denies_writes_but_the_allowed_folders() -> None:
     assert "(deny network-outbound)" in lines
     assert "network" not in profile(["/w"], network=True)
     assert text.count("(") == text.count(")")
+    assert "file-read" not in text  # approved commands read anywhere
+
+
+def test_seatbelt_profile_of_unasked_commands_limits_reads_too(tmp_path: Path) -> None:
+    """macOS (SPEC 13, issue 26 item 6): the same read limits as Landlock's, and no network."""
+    support = SandboxSupport("seatbelt")
+    confined = confine(UNASKED, support, "/bin/bash", "true", tmp_path, {"PATH": "/usr/bin:/opt/homebrew/bin"})
+    try:
+        assert confined.argv[:2] == ["/usr/bin/sandbox-exec", "-p"]
+        text = confined.argv[2]
+        lines = text.splitlines()
+        assert "(deny file-read*)" in lines and "(allow file-read-metadata)" in lines
+        assert f"    (subpath {str(tmp_path.resolve())!r})".replace("'", '"') in lines
+        assert '    (subpath "/usr")' in lines and "(deny network-outbound)" in lines
+        home = str(Path.home().resolve())
+        assert f'(subpath "{home}")' not in text
+        assert text.count("(") == text.count(")")
+    finally:
+        confined.cleanup()
 
 
 def test_refused_write_note_only_for_failures_that_look_like_refusals() -> None:
