@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -337,3 +339,49 @@ def test_files_pytest_would_not_collect_do_not_count_as_tests(tmp_path: Path, wh
     choice = choose_verify_command("", [], tmp_path)
     assert choice.command is None, choice.reason
 
+
+
+def test_test_discovery_survives_a_deep_chain_and_a_link_loop(tmp_path: Path) -> None:
+    """Issue 26: a 1,500-deep folder chain made every turn fail with a RecursionError; a link loop must not hang."""
+    import os
+
+    fd = os.open(tmp_path, os.O_DIRECTORY)
+    for _ in range(1500):  # made one level at a time: pathlib's own mkdir(parents=True) recurses
+        os.mkdir("d", dir_fd=fd)
+        inner = os.open("d", os.O_DIRECTORY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    os.close(os.open("test_deep.py", os.O_CREAT | os.O_WRONLY, dir_fd=fd))
+    os.close(fd)
+    (tmp_path / "loop").symlink_to(tmp_path)
+    started = time.monotonic()
+    choice = choose_verify_command("", [], tmp_path)
+    assert choice.command is None and "no test setup" in choice.reason  # beyond the depth bound: not found
+    assert time.monotonic() - started < 10
+    (tmp_path / "d" / "test_shallow.py").write_text("def test_y():\n    pass\n")
+    assert choose_verify_command("", [], tmp_path).reason == "Python tests such as d/test_shallow.py"
+
+
+async def test_test_discovery_runs_off_the_event_loop_and_stops_when_cancelled(tmp_path: Path, monkeypatch) -> None:
+    import threading
+
+    from engine.workflow import verify
+
+    entered = threading.Event()
+    stopped = threading.Event()
+
+    def slow_walk(workspace: Path, stop: threading.Event | None = None) -> str | None:
+        entered.set()
+        assert stop is not None
+        if stop.wait(10):
+            stopped.set()
+        return None
+
+    monkeypatch.setattr(verify, "_first_pytest_file", slow_walk)
+    task = asyncio.ensure_future(verify.choose_verify_command_off_loop("", [], tmp_path))
+    while not entered.is_set():
+        await asyncio.sleep(0.01)  # the loop keeps running while the walk runs
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await asyncio.to_thread(stopped.wait, 5)
