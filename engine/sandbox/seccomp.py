@@ -7,7 +7,9 @@ TCP connection does. Seccomp filters are unprivileged once ``NO_NEW_PRIVS`` is s
 inherited by everything the process starts. Stdlib only, like ``landlock``: the launcher imports it in a bare
 ``python -S``. A system call from another architecture's table (an x86_64 process using ``int 0x80``, the x32 ABI)
 is refused whole, so the socket number cannot be dodged. For commands that run unasked the filter also refuses the
-calls that change a file's mode, owner, times and extended attributes, which Landlock does not handle.
+calls that change a file's mode, owner, times and extended attributes, which Landlock does not handle, and
+``connect``: the unix sockets left can still reach a local daemon (Docker's, an SSH agent, a proxy) that reaches
+further. Unconnected sockets (``socketpair``) still work.
 """
 
 from __future__ import annotations
@@ -30,15 +32,17 @@ _RET = 0x06
 _NR, _ARCH, _ARG0 = 0, 4, 16
 _AF_UNIX = 1
 _X32_BIT = 0x40000000
-# machine -> (AUDIT_ARCH_*, socket, the io_uring calls, the calls that change a file's metadata).
+# machine -> (AUDIT_ARCH_*, socket, the io_uring calls, the calls refused to unasked commands: connect (the only
+# sockets left are unix ones, and a unix socket can lead out: a Docker daemon, an SSH agent, a proxy), and those
+# that change a file's metadata).
 _TABLES: dict[str, tuple[int, int, tuple[int, ...], tuple[int, ...]]] = {
-    # chmod fchmod chown fchown lchown utime utimes futimesat fchownat fchmodat utimensat fchmodat2, the *xattr
-    # writers and setxattrat / removexattrat.
+    # connect; chmod fchmod chown fchown lchown utime utimes futimesat fchownat fchmodat utimensat fchmodat2, the
+    # *xattr writers and setxattrat / removexattrat.
     "x86_64": (0xC000003E, 41, (425, 426, 427),
-               (90, 91, 92, 93, 94, 132, 235, 261, 260, 268, 280, 452, 188, 189, 190, 197, 198, 199, 463, 466)),
-    # The generic table: fchmod fchmodat fchownat fchown utimensat fchmodat2, the *xattr writers, *xattrat.
-    "aarch64": (0xC00000B7, 198, (425, 426, 427), (52, 53, 54, 55, 88, 452, 5, 6, 7, 14, 15, 16, 463, 466)),
-    "riscv64": (0xC00000F3, 198, (425, 426, 427), (52, 53, 54, 55, 88, 452, 5, 6, 7, 14, 15, 16, 463, 466)),
+               (42, 90, 91, 92, 93, 94, 132, 235, 261, 260, 268, 280, 452, 188, 189, 190, 197, 198, 199, 463, 466)),
+    # The generic table: connect; fchmod fchmodat fchownat fchown utimensat fchmodat2, the *xattr writers, *xattrat.
+    "aarch64": (0xC00000B7, 198, (425, 426, 427), (203, 52, 53, 54, 55, 88, 452, 5, 6, 7, 14, 15, 16, 463, 466)),
+    "riscv64": (0xC00000F3, 198, (425, 426, 427), (203, 52, 53, 54, 55, 88, 452, 5, 6, 7, 14, 15, 16, 463, 466)),
 }  # fmt: skip
 
 
@@ -66,8 +70,9 @@ def supported() -> bool:
 
 
 def program(*, metadata: bool = False) -> list[tuple[int, int, int, int]]:
-    """The BPF instructions, as (code, jump-if-true, jump-if-false, constant). With ``metadata`` the calls that
-    change a file's mode, owner, times or extended attributes are refused too (Landlock does not handle them)."""
+    """The BPF instructions, as (code, jump-if-true, jump-if-false, constant). With ``metadata`` (commands that run
+    unasked) ``connect`` is refused too, and the calls that change a file's mode, owner, times or extended
+    attributes (Landlock does not handle them)."""
     arch, socket_nr, uring, metadata_calls = _TABLES[os.uname().machine]
     refuse = _RET_ERRNO | errno.EPERM
     refused = [*uring, *(metadata_calls if metadata else ())]

@@ -98,7 +98,10 @@ def describe(support: SandboxSupport) -> str:
             "none available here: bash runs unconfined, so every bash command asks first, read-only ones included "
             "(yolo asks nothing)"
         )
-    name = f"landlock (ABI {support.abi})" if support.kind == "landlock" else "seatbelt (sandbox-exec)"
+    if support.kind == "landlock":
+        name = f"landlock (ABI {support.abi})" + (" + seccomp" if support.seccomp else "")
+    else:
+        name = "seatbelt (sandbox-exec)"
     if support.confines_unasked:
         unasked = (
             "commands that run unasked read only the workspace, system and toolchain folders, write only to a "

@@ -193,3 +193,29 @@ def test_setsid_children_die_with_the_launcher_or_its_parent(tmp_path: Path, sig
         assert asyncio.run(_gone(pid)), f"the setsid child {pid} outlived {signal.Signals(signum).name}"
     finally:
         parent.kill()
+
+
+@_skip_unless(SUPPORT.blocks_network, "seccomp filters")
+async def test_unasked_commands_reach_no_local_daemon_through_a_unix_socket(tmp_path: Path) -> None:
+    """A unix socket can lead out (a Docker daemon, an SSH agent, a proxy): an unasked command cannot connect one."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    path = str(tmp_path / "daemon.sock")
+    daemon = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    daemon.bind(path)
+    daemon.listen()
+    daemon.settimeout(0.5)
+    command = f"python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('{path}'); s.send(b'x')\""
+    try:
+        result = await run_command(command, root, 20, 10_000, sandbox=UNASKED)
+        with pytest.raises(TimeoutError):
+            daemon.accept()
+        approved = await run_command(command, root, 20, 10_000, sandbox=SandboxGrant(Confinement.APPROVED))
+        daemon.accept()[0].close()  # the same command approved does connect: the refusal was the filter's
+    finally:
+        daemon.close()
+    assert result.exit_code != 0 and "Operation not permitted" in result.stderr
+    assert approved.exit_code == 0
+    pair = await run_command("python3 -c 'import socket; a, b = socket.socketpair(); a.send(b\"ok\"); print(b.recv(2))'",
+                             root, 20, 10_000, sandbox=UNASKED)  # fmt: skip
+    assert pair.stdout == "b'ok'\n"

@@ -169,7 +169,7 @@ def test_without_a_sandbox_read_only_commands_ask_and_a_notice_is_given_once(tmp
 
 def test_description_names_the_sandbox_and_what_it_allows() -> None:
     text = describe(SandboxSupport("landlock", 7, seccomp=True))
-    assert text.startswith("landlock (ABI 7): ")
+    assert text.startswith("landlock (ABI 7) + seccomp: ")
     assert "private temp folder" in text and "no network in plan" in text and "read only the workspace" in text
     assert "network not restricted" in describe(SandboxSupport("landlock", 3))
     assert "read-only commands ask" in describe(SandboxSupport("landlock", 7, seccomp=False))

@@ -354,12 +354,32 @@ def test_test_discovery_survives_a_deep_chain_and_a_link_loop(tmp_path: Path) ->
     os.close(os.open("test_deep.py", os.O_CREAT | os.O_WRONLY, dir_fd=fd))
     os.close(fd)
     (tmp_path / "loop").symlink_to(tmp_path)
-    started = time.monotonic()
-    choice = choose_verify_command("", [], tmp_path)
-    assert choice.command is None and "no test setup" in choice.reason  # beyond the depth bound: not found
-    assert time.monotonic() - started < 10
-    (tmp_path / "d" / "test_shallow.py").write_text("def test_y():\n    pass\n")
-    assert choose_verify_command("", [], tmp_path).reason == "Python tests such as d/test_shallow.py"
+    try:
+        started = time.monotonic()
+        choice = choose_verify_command("", [], tmp_path)
+        assert choice.command is None and "no test setup" in choice.reason  # beyond the depth bound: not found
+        assert time.monotonic() - started < 10
+        (tmp_path / "d" / "test_shallow.py").write_text("def test_y():\n    pass\n")
+        assert choose_verify_command("", [], tmp_path).reason == "Python tests such as d/test_shallow.py"
+    finally:
+        _remove_chain(tmp_path)
+
+
+def _remove_chain(top: Path) -> None:
+    """Removes the chain bottom up (shutil.rmtree, and pytest's clean-up of old temp folders, would recurse)."""
+    import os
+
+    fds = [os.open(top, os.O_DIRECTORY)]
+    while "d" in os.listdir(fds[-1]):
+        fds.append(os.open("d", os.O_DIRECTORY, dir_fd=fds[-1]))
+    while fds:
+        fd = fds.pop()
+        for name in os.listdir(fd):
+            if name != "d":
+                os.unlink(name, dir_fd=fd)
+        if fds:
+            os.rmdir("d", dir_fd=fds[-1])
+        os.close(fd)
 
 
 async def test_test_discovery_runs_off_the_event_loop_and_stops_when_cancelled(tmp_path: Path, monkeypatch) -> None:
