@@ -27,7 +27,9 @@ LAUNCHER = str(Path(__file__).with_name("launcher.py"))
 WRITABLE_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
 # What auto-verify may not write in the workspace (SPEC 8).
 VERIFY_PROTECTED = frozenset({".git", ".coder"})
-_REFUSED = re.compile(r"Permission denied|Operation not permitted|Read-only file system|EACCES|EPERM")
+_REFUSED = re.compile(
+    r"Permission denied|Operation not permitted|Read-only file system|EACCES|EPERM|Address family not supported"
+)
 
 
 @record

@@ -213,6 +213,8 @@ def test_refused_write_note_only_for_failures_that_look_like_refusals() -> None:
     assert refused_write_note(UNASKED, landlock, 1, "no such file") is None
     assert refused_write_note(UNASKED, landlock, 1, "touch: cannot touch 'x': Permission denied") is not None
     assert refused_write_note(APPROVED, landlock, 2, "Read-only file system") is not None
+    curl = "curl: (7) Couldn't connect: Address family not supported by protocol"
+    assert "no network" in str(refused_write_note(UNASKED, landlock, 7, curl))
     assert refused_write_note(UNASKED, SandboxSupport("none"), 1, "Permission denied") is None
     plan_grant = SandboxGrant(Confinement.APPROVED, network=False)
     plan = refused_write_note(plan_grant, landlock, 1, "Operation not permitted")
