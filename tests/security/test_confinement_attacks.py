@@ -15,7 +15,6 @@ from tests.security.confine_world import (
     ALL_SECRETS,
     ARGV_SECRET,
     FILE_SECRET,
-    GITCONFIG_SECRET,
     Listeners,
     build_world,
     run_coder,

@@ -100,7 +100,7 @@ async def test_unasked_commands_change_no_metadata(
 async def test_confined_reads_stop_at_the_workspace(world: tuple[Path, Path], tmp_path: Path, grant: str, name: str) -> None:
     root, _ = world
     folder = {"ws-evil": tmp_path / "ws-evil", "outside": tmp_path / "out"}[name]
-    for command in (f"cat {folder}/secret.txt", f"ls {folder}", f"cat link_out/secret.txt", "cat src/up/../out/secret.txt"):
+    for command in (f"cat {folder}/secret.txt", f"ls {folder}", "cat link_out/secret.txt", "cat src/up/../out/secret.txt"):
         result = await run_command(command, root, 20, 10_000, sandbox=GRANTS[grant])
         assert SECRET.strip() not in result.stdout and "secret.txt" not in result.stdout, (command, result)
 
