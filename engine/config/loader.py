@@ -22,6 +22,10 @@ from pydantic import ValidationError
 from engine.config.paths import project_config_path, user_config_path
 from engine.config.schema import Config
 from engine.config.trust import USER_ONLY_KEYS, decision_in, split_untrusted
+
+# Settings a repository must not choose for itself (SPEC 13): what unasked commands may read, which variables reach
+# them.
+USER_ONLY_SETTINGS: tuple[tuple[str, str], ...] = (("sandbox", "readable"), ("bash", "env"))
 from engine.record import record
 
 _SECRET_HINT = "API keys are read from the environment (see provider.api_key_env), never from a config file"
@@ -81,6 +85,10 @@ def _project_layer(layer: dict[str, Any], path: Path, result: LoadedConfig) -> d
         if key in layer:
             result.issues.append(ConfigIssue(str(path), key, "read from the user's config only"))
     layer = {key: value for key, value in layer.items() if key not in USER_ONLY_KEYS}
+    for section, key in USER_ONLY_SETTINGS:
+        if isinstance(layer.get(section), dict) and key in layer[section]:
+            result.issues.append(ConfigIssue(str(path), f"{section}.{key}", "read from the user's config only"))
+            layer = {**layer, section: {k: v for k, v in layer[section].items() if k != key}}
     if result.trusted:
         return layer
     layer, result.ignored_untrusted = split_untrusted(layer)

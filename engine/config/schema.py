@@ -44,6 +44,8 @@ class WorkflowConfig(_Section):
     auto_verify_after_edit: bool = True
     max_verify_attempts: int = Field(default=2, ge=0)
     verify_commands: list[str] = Field(default_factory=list)
+    # SPEC 8: auto-verify runs with no network unless this is true.
+    verify_network: bool = False
     require_todo_for_complex: bool = True
 
 
@@ -82,6 +84,9 @@ class BashConfig(_Section):
     timeout: float = Field(default=120.0, gt=0)
     max_timeout: float = Field(default=600.0, gt=0)
     output_cap_bytes: int = Field(default=30_000, ge=1000)
+    # SPEC 13: environment names that reach commands run unasked (besides the allow-list), and that approved
+    # commands keep even when they look like secrets. Read from the user's config only.
+    env: list[str] = Field(default_factory=list)
 
 
 class SubagentConfig(_Section):
@@ -98,6 +103,8 @@ class FetchConfig(_Section):
 class SandboxConfig(_Section):
     # Extra folders approved bash commands may write to (SPEC 20), e.g. "~/.cache/pip".
     writable: list[str] = Field(default_factory=list)
+    # Extra folders commands that run unasked (and auto-verify) may read (SPEC 13). Read from the user's config only.
+    readable: list[str] = Field(default_factory=list)
 
 
 class McpServerConfig(_Section):

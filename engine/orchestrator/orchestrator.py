@@ -125,6 +125,8 @@ class Orchestrator:
             config.mode,
             workspace=self.workspace.root,
             sandbox_writable=tuple(config.sandbox.writable),
+            sandbox_readable=tuple(config.sandbox.readable),
+            env_names=tuple(config.bash.env),
         )
         if mode is not None:
             self.policy.set_mode(mode)

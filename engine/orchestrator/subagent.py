@@ -68,6 +68,8 @@ class NestedTurnRunner:
             Mode.PLAN.value,
             workspace=orch.workspace_root,
             sandbox_writable=tuple(config.sandbox.writable),
+            sandbox_readable=tuple(config.sandbox.readable),
+            env_names=tuple(config.bash.env),
         )
         gate = PolicyFetchGate(lambda: policy, lambda: config.fetch.allow_private)
         deps = TurnDeps(

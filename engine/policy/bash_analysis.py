@@ -17,7 +17,7 @@ from engine.policy.argv import has_option
 from engine.policy.arity import CommandPrefix, arity_prefix
 from engine.policy.bash_env import prefix_problem, variable_write_problem
 from engine.policy.bash_parse import SimpleCommand, Word, parse_script
-from engine.policy.bash_paths import cd_targets, other_repository, outside_read
+from engine.policy.bash_cd import cd_targets
 from engine.policy.bash_readonly import Access, classify
 from engine.policy.bash_risk import (
     Risk,
@@ -67,7 +67,8 @@ class BashAnalysis:
 
 def analyse(command: str, cwd: Path) -> BashAnalysis:
     """Analyses a command line. ``cwd`` is the workspace root: it resolves `> file` targets to tell an overwrite from
-    a new file, and bounds where a read-only command may read (SPEC 13)."""
+    a new file, and a write under `.git/` or `.coder/`. Where a read-only command may read is not decided here: the
+    kernel confines it (SPEC 13, engine.sandbox)."""
     walk = _Walk(cwd, [cwd])
     walk.script(command, _Outer())
     risks = tuple({(r.code, r.text): r for r in walk.risks}.values())
@@ -159,7 +160,7 @@ class _Walk:
         if access is Access.READ_ONLY and written is not None:
             access, problem = Access.OTHER, f"`{line}` writes to `{written}`"
         if access is Access.READ_ONLY:
-            predicate = self._environment(command, chain) or self._reads(command, chain)
+            predicate = self._environment(command, chain)
             if predicate is not None:
                 access, problem = Access.OTHER, f"`{line}` {predicate}"
         self._enter(chain)
@@ -178,15 +179,6 @@ class _Walk:
             if prefix is not None:
                 return prefix
         return prefix_problem([name for name, _ in chain.assignments], via_env=True)
-
-    def _reads(self, command: SimpleCommand, chain: _Chain) -> str | None:
-        """Outside reads of a read-only command (SPEC 13)."""
-        name = program_name(chain.innermost[0]) if chain.innermost else None
-        args = chain.innermost[1:]
-        problem = outside_read(name or "", args, command.redirects, self.dirs, self.cwd, chain.appended)
-        if problem is None and name == "git":
-            problem = other_repository(args, self.dirs, self.cwd)
-        return problem
 
     def _enter(self, chain: _Chain) -> None:
         """A `cd` inside the workspace moves where the line's later relative paths start."""

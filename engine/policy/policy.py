@@ -12,10 +12,12 @@ Order of precedence, for a tool and for each command of a bash line:
 5. Bash risk reasons (`rm -rf`, `sudo`, `$(...)`, `> existing-file`, a write under `.git/`...) always ask,
    whatever 2-4 said: an allowance for `rm *` covers `rm build.log`, never `rm -rf build`. Approvals you can
    trust means a dangerous command is always seen, and `always` is never broader than the dialog said.
-6. The sandbox (SPEC 20): a bash line whose every command is read-only gets the `unasked` grant (writes only to
-   a temp folder, scrubbed environment, git's command hooks off), also where it asked (the strict preset, or no
-   sandbox on this system, where read-only commands ask as well: the environment is still scrubbed); any other
-   line a rule, an allowance or the user let through gets `approved` (the workspace too).
+6. The sandbox (SPEC 13, 20): a bash line whose every command is read-only gets the `unasked` grant (reads only
+   the workspace, system and toolchain folders, writes only to a temp folder, no network, an allow-listed
+   environment, git's command hooks off), also where it asked (the strict preset, or a system that cannot confine
+   reads and the network, where read-only commands ask: the environment is still built from the allow-list); any
+   other line a rule, an allowance or the user let through gets `approved` (reads anywhere, writes in the
+   workspace too, secret-looking variables dropped).
 A bash line takes the strictest answer of its commands: one blocked command blocks the line, one denied
 command denies it, and one asking command or one risk reason asks, once, with every reason. In yolo mode
 bash skips steps 2-5 entirely (SPEC 5); other tools still meet their config rules.
@@ -77,6 +79,8 @@ class PermissionPolicy:
         sandbox: SandboxSupport | None = None,
         sandbox_writable: tuple[str, ...] = (),
         fetch_rules: dict[str, str] | None = None,
+        sandbox_readable: tuple[str, ...] = (),
+        env_names: tuple[str, ...] = (),
     ) -> None:
         """``preset`` is kept only when it belongs to ``mode`` (`strict` with default); the mode wins.
         ``workspace`` resolves `> file` targets; None means the process's working directory. ``sandbox`` is what
@@ -89,6 +93,8 @@ class PermissionPolicy:
         self._session: list[Allowance] = []
         self.sandbox = sandbox if sandbox is not None else detect()
         self._sandbox_writable = tuple(sandbox_writable)
+        self._sandbox_readable = tuple(sandbox_readable)
+        self._env_names = tuple(env_names)
         self._sandbox_notice_given = False
         # Tool name -> the name pattern "always" allows for it (an MCP server's tools may share one); default: the
         # tool alone. Shared with whoever registers such tools (the MCP manager), who keeps it up to date.
@@ -103,6 +109,8 @@ class PermissionPolicy:
         workspace: Path | None = None,
         rules_source: str = "config",
         sandbox_writable: tuple[str, ...] = (),
+        sandbox_readable: tuple[str, ...] = (),
+        env_names: tuple[str, ...] = (),
     ) -> PermissionPolicy:
         """From the `permissions` config section; ``mode`` (config `mode` or a flag) overrides the preset's."""
         preset = parse_preset(permissions.preset)
@@ -116,6 +124,8 @@ class PermissionPolicy:
             rules_source=rules_source,
             sandbox_writable=sandbox_writable,
             fetch_rules=dict(permissions.fetch),
+            sandbox_readable=sandbox_readable,
+            env_names=env_names,
         )
 
     def sandbox_description(self) -> str:
@@ -259,7 +269,20 @@ class PermissionPolicy:
     def _grant(self, analysis: BashAnalysis) -> SandboxGrant:
         read_only = all(verdict.access is Access.READ_ONLY for verdict in analysis.verdicts)
         confinement = Confinement.UNASKED if read_only else Confinement.APPROVED
-        return SandboxGrant(confinement, network=self.mode is not Mode.PLAN, extra_writable=self._sandbox_writable)
+        return SandboxGrant(
+            confinement,
+            network=self.mode is not Mode.PLAN and confinement is Confinement.APPROVED,
+            extra_writable=self._sandbox_writable,
+            extra_readable=self._sandbox_readable,
+            env_names=self._env_names,
+        )
+
+    def verify_grant(self, network: bool) -> SandboxGrant:
+        """Auto-verify's confinement (SPEC 8): the workspace writable but .git/ and .coder/, reads and environment
+        as for unasked commands, the network only when `workflow.verify_network` is true."""
+        return SandboxGrant(
+            Confinement.VERIFY, network=network, extra_readable=self._sandbox_readable, env_names=self._env_names
+        )
 
     def _judge(self, tool: str, verdict: CommandVerdict) -> _Judgement:
         """Steps 1-4 of the module docstring for one command of a bash line."""
@@ -277,15 +300,18 @@ class PermissionPolicy:
         read_only = verdict.access is Access.READ_ONLY
         if rule is not None and rule.action is Action.ALLOW and (read_only or not plan):
             return _Judgement(Action.ALLOW, None, rule.text)
-        unconfined = not self.sandbox.available
+        unconfined = not self.sandbox.confines_unasked
         cell = bash_cell(mode, verdict.access, self.preset == STRICT or unconfined)
         if rule is not None and rule.action is Action.ASK:
             because, reason = rule.text, f"{tool}: `{verdict.shown}` asks by {rule.text}"
         elif cell is Action.ALLOW:
             return _Judgement(Action.ALLOW, None, f"mode {mode.value}: read-only {tool} commands run")
         elif read_only and unconfined and self.preset != STRICT:
-            because = "no sandbox on this system: every bash command asks"
-            reason = f"{tool}: no sandbox is available here, so even `{verdict.shown}` asks before it runs"
+            because = "no full confinement on this system: read-only bash commands ask"
+            reason = (
+                f"{tool}: this system cannot confine a command's reads and network, so even `{verdict.shown}` "
+                "asks before it runs"
+            )
         elif read_only:
             because = f"preset strict: {tool} asks for every command"
             reason = f"{tool}: the strict preset asks before every command, even `{verdict.shown}`"

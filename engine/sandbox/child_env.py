@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 _DROPPED_PREFIXES = ("GIT_", "LD_", "DYLD_", "BASH_FUNC_")
@@ -61,17 +61,37 @@ _DRIVER_SETTINGS = {
     "diff": (("command", PLAIN_DIFF), ("textconv", "cat")),
     "filter": (("clean", "cat"), ("smudge", "cat"), ("process", ""), ("required", "false")),
 }
-_SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH", re.IGNORECASE)
+# SPEC 13: names that look like they hold secrets; approved commands lose them unless `bash.env` names them.
+SECRET_NAME = re.compile(
+    r"KEY|TOKEN|SECRET|PASS|CREDENTIAL|AUTH(?!OR)|_DSN$|^DSN$|DATABASE_URL|JWT|COOKIE|PRIVATE|_PAT$|^PAT$|_PWD$",
+    re.IGNORECASE,
+)
+# SPEC 13: the only names an unasked command's environment is built from (with `bash.env`'s).
+ALLOWED_NAMES = frozenset({"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "TERM", "TZ", "TMPDIR", "PWD",
+                           "COLUMNS", "LINES", "LANGUAGE"})  # fmt: skip
 _SECTION = re.compile(r'^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]')
 _KEY = re.compile(r"^\s*([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*?))?\s*$")
 _MAX_CONFIG_FILES = 32
 
 
-def unasked_environment(parent: Mapping[str, str], workspace: Path, tmpdir: str) -> dict[str, str]:
-    """The environment for a command that runs without asking in ``workspace``: also without the variables whose
-    names say they hold secrets (a read-only `env` or `printenv` would hand them to the model's provider)."""
-    kept = {name: value for name, value in parent.items() if not _SECRET.search(name)}
-    return {**git_environment(workspace, kept), "TMPDIR": tmpdir}
+def unasked_environment(
+    parent: Mapping[str, str], workspace: Path, tmpdir: str, extra_names: Iterable[str] = ()
+) -> dict[str, str]:
+    """The environment for a command that runs without asking in ``workspace``: built from ``ALLOWED_NAMES``,
+    ``LC_*`` and ``extra_names`` (the config's `bash.env`) only, so no secret of the parent's, whatever its name,
+    reaches `env`, `printenv`, `set` or ``/proc/self/environ``; git's command hooks off."""
+    names = ALLOWED_NAMES | set(extra_names)
+    kept = {name: value for name, value in parent.items() if name in names or name.startswith("LC_")}
+    # The home folder is not readable: git is told there is no global config rather than warn that it cannot read it.
+    return {**git_environment(workspace, kept), "TMPDIR": tmpdir, "GIT_CONFIG_GLOBAL": "/dev/null"}
+
+
+def approved_environment(parent: Mapping[str, str], tmpdir: str, extra_names: Iterable[str] = ()) -> dict[str, str]:
+    """The environment for a command the user approved: the parent's, minus the names that look like secrets
+    (``SECRET_NAME``) unless ``extra_names`` (`bash.env`) names them."""
+    named = set(extra_names)
+    kept = {name: value for name, value in parent.items() if name in named or not SECRET_NAME.search(name)}
+    return {**kept, "TMPDIR": tmpdir}
 
 
 def git_environment(workspace: Path, parent: Mapping[str, str] | None = None) -> dict[str, str]:

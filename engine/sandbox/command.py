@@ -1,5 +1,9 @@
 """How a bash call runs under its ``SandboxGrant``: the confined argv, the environment, the private temp folder,
-and the sentence that names a write the sandbox refused (SPEC 20)."""
+and the sentence that names a write the sandbox refused (SPEC 13, 20).
+
+On Linux every command, confined or not (yolo and ``!`` too), runs under the launcher, which ends everything the
+command started when it ends (``engine.sandbox.launcher``).
+"""
 
 from __future__ import annotations
 
@@ -13,14 +17,19 @@ from pathlib import Path
 
 from engine.record import record
 from engine.sandbox import seatbelt
-from engine.sandbox.child_env import unasked_environment
-from engine.sandbox.grant import SandboxGrant
+from engine.sandbox.child_env import approved_environment, unasked_environment
+from engine.sandbox.grant import Confinement, SandboxGrant
+from engine.sandbox.reads import READABLE_DEVICES, readable_folders
 from engine.sandbox.support import SandboxSupport
 
 LAUNCHER = str(Path(__file__).with_name("launcher.py"))
 # Devices every command may write: discarding output, reading zeros, the terminal.
 WRITABLE_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
-_REFUSED = re.compile(r"Permission denied|Operation not permitted|Read-only file system|EACCES|EPERM")
+# What auto-verify may not write in the workspace (SPEC 8).
+VERIFY_PROTECTED = frozenset({".git", ".coder"})
+_REFUSED = re.compile(
+    r"Permission denied|Operation not permitted|Read-only file system|EACCES|EPERM|Address family not supported"
+)
 
 
 @record
@@ -28,11 +37,21 @@ class ConfinedCommand:
     """What to execute instead of ``shell -c command``, and where its temp folder is (removed after the call)."""
 
     argv: list[str]
-    env: dict[str, str]
-    tmpdir: str
+    env: dict[str, str] | None
+    tmpdir: str | None
 
     def cleanup(self) -> None:
-        shutil.rmtree(self.tmpdir, ignore_errors=True)
+        if self.tmpdir is not None:
+            shutil.rmtree(self.tmpdir, ignore_errors=True)
+
+
+def unconfined(support: SandboxSupport, shell: str, command: str) -> ConfinedCommand:
+    """Yolo and ``!``: the user's environment, no sandbox; on Linux still the launcher, which ends the process
+    tree with the command."""
+    inner = [shell, "-c", command]
+    if not support.ends_trees:
+        return ConfinedCommand(inner, None, None)
+    return ConfinedCommand([*_launcher(), "--unconfined", "--", *inner], None, None)
 
 
 def confine(
@@ -43,47 +62,91 @@ def confine(
     workspace: Path,
     parent_env: Mapping[str, str] | None = None,
 ) -> ConfinedCommand:
-    """The argv and environment that run ``command`` with the writes and network ``grant`` allows."""
+    """The argv and environment that run ``command`` with the reads, writes and network ``grant`` allows."""
     parent = os.environ if parent_env is None else parent_env
     tmpdir = tempfile.mkdtemp(prefix="coder-bash-")
-    if grant.unasked:
-        env = unasked_environment(parent, workspace, tmpdir)
+    files: list[str] = list(WRITABLE_DEVICES)
+    if grant.confines_reads:
+        env = unasked_environment(parent, workspace, tmpdir, grant.env_names)
         folders = [tmpdir]
+        if grant.confinement is Confinement.VERIFY:
+            entries, root_files = verify_writable(workspace)
+            folders += entries
+            files += root_files
+        reads: list[str] | None = readable_folders(workspace, tmpdir, parent, grant.extra_readable)
     else:
-        env = {**parent, "TMPDIR": tmpdir}
+        env = approved_environment(parent, tmpdir, grant.env_names)
         folders = [tmpdir, str(workspace), *(os.path.expanduser(p) for p in grant.extra_writable)]
+        reads = None
+    network = grant.network and grant.confinement is not Confinement.UNASKED
     inner = [shell, "-c", command]
     if support.kind == "none":
-        argv = inner  # nothing confines it: the policy asked first, and the environment is still scrubbed
+        argv = inner  # nothing confines it: the policy asked first, and the environment is still built
     elif support.kind == "seatbelt":
-        argv = seatbelt.argv(folders, grant.network, inner)
+        argv = seatbelt.argv(folders, network, inner, readable=reads)
     else:
-        argv = [sys.executable, "-E", "-s", "-S", LAUNCHER]
-        for folder in folders:
-            argv += ["--write", folder]
-        for device in WRITABLE_DEVICES:
-            argv += ["--file", device]
-        if not grant.network:
-            argv.append("--no-tcp")
+        argv = _launcher()
+        for option, values in (("--write", folders), ("--file", files), ("--read", reads or ())):
+            for value in values:
+                argv += [option, value]
+        if reads is not None:
+            argv.append("--confine-reads")
+            for device in READABLE_DEVICES:
+                argv += ["--read-file", device]
+        if not network:
+            argv.append("--no-net")
+            if grant.confinement is Confinement.UNASKED:
+                argv.append("--no-metadata")
         argv += ["--", *inner]
     return ConfinedCommand(argv, env, tmpdir)
+
+
+def verify_writable(workspace: Path) -> tuple[list[str], list[str]]:
+    """Auto-verify's writable places: every folder and regular file at the top of the workspace but ``.git`` and
+    ``.coder`` (Landlock grants by folder tree, so the workspace itself cannot be granted without them); symbolic
+    links are skipped, since a grant follows them. New entries at the top level are therefore refused."""
+    folders: list[str] = []
+    files: list[str] = []
+    try:
+        entries = list(os.scandir(workspace))
+    except OSError:
+        return folders, files
+    for entry in entries:
+        if entry.name in VERIFY_PROTECTED or entry.is_symlink():
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            folders.append(entry.path)
+        elif entry.is_file(follow_symlinks=False):
+            files.append(entry.path)
+    return folders, files
+
+
+def _launcher() -> list[str]:
+    return [sys.executable, "-E", "-s", "-S", LAUNCHER]
 
 
 def refused_write_note(
     grant: SandboxGrant, support: SandboxSupport, exit_code: int | None, stderr: str
 ) -> str | None:
-    """The sentence added to a failed command's result when its error looks like the sandbox refusing a write."""
+    """The sentence added to a failed command's result when its error looks like the sandbox refusing it."""
     if not support.available or exit_code in (0, None) or not _REFUSED.search(stderr):
         return None
-    if grant.unasked:
+    if grant.confinement is Confinement.UNASKED:
         where = (
-            "this command ran without asking, so the sandbox lets it write only to its temp folder ($TMPDIR); "
-            "a command that needs to write must be one the user approves"
+            "this command ran without asking, so the sandbox lets it read only the workspace, the system and "
+            "toolchain folders and its temp folder, write only to its temp folder ($TMPDIR), and use no network; "
+            "a command that needs more must be one the user approves"
+        )
+    elif grant.confinement is Confinement.VERIFY:
+        where = (
+            "auto-verify runs confined: it reads only the workspace and the system and toolchain folders, writes "
+            "only in the workspace's existing folders and files (not .git/ nor .coder/) and its temp folder"
         )
     else:
         where = (
             "the sandbox lets approved commands write only in the workspace and a temp folder ($TMPDIR); "
             "the user can add folders with `sandbox.writable` in the config"
         )
-    network = "" if grant.network else " The network is off in plan mode too."
-    return f"the sandbox may have refused a write ('Permission denied'/'Operation not permitted'): {where}.{network}"
+    off = not grant.network and grant.confinement is Confinement.APPROVED
+    network = " The network is off in plan mode too." if off else ""
+    return f"the sandbox may have refused this ('Permission denied'/'Operation not permitted'): {where}.{network}"

@@ -2,28 +2,33 @@
 
 Why ctypes: Landlock is three system calls and two small structs, stable across kernels by design (a version
 number, the ABI, says which rights exist). The maintained Python binding (`landlock` on PyPI) covers file rights
-only, not the TCP rules plan mode needs (ABI 4) nor the scopes of ABI 6, and would be one more wheel to trust in
-the one place that must not fail open. This module is stdlib only on purpose, and imports little (no `platform`,
-no `collections.abc`): the launcher imports it in a bare ``python -S`` before every sandboxed command.
+only, not the TCP rules (ABI 4) nor the scopes of ABI 6, and would be one more wheel to trust in the one place that
+must not fail open. This module is stdlib only on purpose, and imports little: the launcher imports it in a bare
+``python -S`` before every sandboxed command.
 
 The ruleset handles every right that changes the file system (writing, truncating, creating, removing, renaming
-across folders) and grants them back under the folders given; reading and executing stay unrestricted (SPEC 20:
-reads are section 13's business). With ``block_tcp`` every TCP bind and connect is refused (ABI 4+). From ABI 6 on,
-signals and abstract unix sockets are scoped to the sandbox, so a command cannot signal or reach the processes
-outside it.
+across folders) and grants them back under the folders given. With ``reads`` it handles reading and executing too
+(SPEC 13: a command that runs unasked reads only the workspace, the system folders and its toolchains), granted back
+under the readable folders. With ``block_tcp`` every TCP bind and connect is refused (ABI 4+; UDP and raw sockets are
+the seccomp filter's part, ``engine.sandbox.seccomp``). From ABI 6 on, signals and abstract unix sockets are scoped
+to the sandbox, so a command cannot signal or reach the processes outside it.
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
+import stat
 
 _SYSCALLS = {"create_ruleset": 444, "add_rule": 445, "restrict_self": 446}  # same on x86_64 and the generic table
 _CREATE_RULESET_VERSION = 1
 _RULE_PATH_BENEATH = 1
 _PR_SET_NO_NEW_PRIVS = 38
 
+EXECUTE = 1 << 0
 WRITE_FILE = 1 << 1
+READ_FILE = 1 << 2
+READ_DIR = 1 << 3
 REMOVE_DIR = 1 << 4
 REMOVE_FILE = 1 << 5
 MAKE_CHAR = 1 << 6
@@ -44,8 +49,9 @@ _WRITE_V1 = (
     WRITE_FILE | REMOVE_DIR | REMOVE_FILE | MAKE_CHAR | MAKE_DIR | MAKE_REG | MAKE_SOCK | MAKE_FIFO | MAKE_BLOCK
     | MAKE_SYM
 )  # fmt: skip
+READS = EXECUTE | READ_FILE | READ_DIR
 # Rights that make sense on a single file (a rule on a file with folder rights is refused by the kernel).
-_FILE_RIGHTS = WRITE_FILE | TRUNCATE
+_FILE_RIGHTS = EXECUTE | READ_FILE | WRITE_FILE | TRUNCATE
 
 
 class LandlockError(OSError):
@@ -86,8 +92,17 @@ def handled_writes(abi: int) -> int:
     return rights
 
 
-def restrict(folders: list[str], files: list[str], *, block_tcp: bool) -> int:
-    """Confines this process (and what it executes) to writing only under ``folders`` and to ``files``.
+def restrict(
+    folders: list[str],
+    files: list[str],
+    *,
+    block_tcp: bool,
+    reads: list[str] | None = None,
+    read_files: list[str] = (),  # type: ignore[assignment]
+) -> int:
+    """Confines this process (and what it executes) to writing only under ``folders`` and to ``files``; with
+    ``reads`` (a list, even empty) also to reading and executing only under ``reads``, ``read_files`` and the
+    writable places.
 
     Returns the ABI used. Raises ``LandlockError`` when the kernel has no Landlock, or refuses a step. Paths that do
     not exist are skipped (a folder from the config that is gone grants nothing).
@@ -98,7 +113,8 @@ def restrict(folders: list[str], files: list[str], *, block_tcp: bool) -> int:
     libc = _libc()
     libc.syscall.restype = ctypes.c_long
     writes = handled_writes(abi)
-    attr = _RulesetAttr(handled_access_fs=writes)
+    handled = writes | (READS if reads is not None else 0)
+    attr = _RulesetAttr(handled_access_fs=handled)
     size = 8
     if block_tcp and abi >= 4:
         attr.handled_access_net = NET_BIND_TCP | NET_CONNECT_TCP
@@ -110,7 +126,13 @@ def restrict(folders: list[str], files: list[str], *, block_tcp: bool) -> int:
     if ruleset < 0:
         raise LandlockError(ctypes.get_errno(), f"landlock_create_ruleset: {os.strerror(ctypes.get_errno())}")
     try:
-        for path, rights in [*((f, writes) for f in folders), *((f, writes & _FILE_RIGHTS) for f in files)]:
+        rules = [
+            *((f, handled) for f in folders),
+            *((f, handled & _FILE_RIGHTS) for f in files),
+            *((f, READS) for f in reads or ()),
+            *((f, READS & _FILE_RIGHTS) for f in read_files),
+        ]
+        for path, rights in rules:
             _add_path_rule(libc, int(ruleset), path, rights)
         if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
             raise LandlockError(ctypes.get_errno(), f"prctl(NO_NEW_PRIVS): {os.strerror(ctypes.get_errno())}")
@@ -127,9 +149,12 @@ def _add_path_rule(libc: ctypes.CDLL, ruleset: int, path: str, rights: int) -> N
     except OSError:
         return
     try:
+        if not stat.S_ISDIR(os.fstat(fd).st_mode):
+            rights &= _FILE_RIGHTS  # a single file (or a device) gets the rights a file can have
         rule = _PathBeneathAttr(allowed_access=rights, parent_fd=fd)
         if libc.syscall(_SYSCALLS["add_rule"], ctypes.c_int(ruleset), ctypes.c_int(_RULE_PATH_BENEATH),
                         ctypes.byref(rule), ctypes.c_uint32(0)) != 0:  # fmt: skip
             raise LandlockError(ctypes.get_errno(), f"landlock_add_rule({path}): {os.strerror(ctypes.get_errno())}")
     finally:
         os.close(fd)
+

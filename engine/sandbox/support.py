@@ -1,4 +1,5 @@
-"""Which sandbox this machine offers (SPEC 20), found once per process, and the sentence `/permissions` shows."""
+"""Which sandbox this machine offers (SPEC 13, 20), found once per process, and the lines `/status` and
+`/permissions` show: each feature, in force or missing, and what asks instead where one is missing."""
 
 from __future__ import annotations
 
@@ -7,10 +8,12 @@ import platform
 from typing import Literal
 
 from engine.record import record
-from engine.sandbox import landlock, seatbelt
+from engine.sandbox import landlock, seatbelt, seccomp
 
 # Landlock rules for TCP exist from ABI 4 on.
 TCP_RULES_ABI = 4
+# Signal and abstract-socket scopes from ABI 6 on.
+SCOPES_ABI = 6
 
 SandboxKind = Literal["landlock", "seatbelt", "none"]
 
@@ -19,14 +22,32 @@ SandboxKind = Literal["landlock", "seatbelt", "none"]
 class SandboxSupport:
     kind: SandboxKind
     abi: int = 0
+    # A seccomp filter can refuse every socket but AF_UNIX (Linux).
+    seccomp: bool = False
 
     @property
     def available(self) -> bool:
         return self.kind != "none"
 
     @property
+    def confines_reads(self) -> bool:
+        """Reads can be limited to given folders (Landlock from ABI 1, Seatbelt)."""
+        return self.available
+
+    @property
     def blocks_network(self) -> bool:
-        return self.kind == "seatbelt" or (self.kind == "landlock" and self.abi >= TCP_RULES_ABI)
+        """All of the network can be taken away: TCP, UDP and raw, v4 and v6."""
+        return self.kind == "seatbelt" or (self.kind == "landlock" and self.seccomp)
+
+    @property
+    def confines_unasked(self) -> bool:
+        """Everything SPEC 13 asks of a command that runs unasked can be enforced here."""
+        return self.confines_reads and self.blocks_network
+
+    @property
+    def ends_trees(self) -> bool:
+        """The launcher can end every process a command starts, those that left its group included (Linux)."""
+        return platform.system() == "Linux"
 
 
 @functools.cache
@@ -34,10 +55,40 @@ def detect() -> SandboxSupport:
     system = platform.system()
     if system == "Linux":
         abi = landlock.abi_version()
-        return SandboxSupport("landlock", abi) if abi >= 1 else SandboxSupport("none")
+        filters = seccomp.supported()
+        return SandboxSupport("landlock", abi, filters) if abi >= 1 else SandboxSupport("none", 0, filters)
     if system == "Darwin" and seatbelt.available():
         return SandboxSupport("seatbelt")
     return SandboxSupport("none")
+
+
+def features(support: SandboxSupport) -> list[tuple[str, bool, str]]:
+    """(feature, in force, what it does or what happens without it), for `/status`, the tests' CI line and the docs."""
+    landlock_on = support.kind == "landlock"
+    return [
+        ("landlock reads", support.confines_reads,
+         "unasked commands read only the workspace, system and toolchain folders" if support.confines_reads
+         else "missing: read-only commands ask"),
+        ("landlock writes", support.available, "writes limited to the temp folder / workspace" if support.available
+         else "missing: every bash command asks"),
+        ("landlock tcp", support.kind == "seatbelt" or (landlock_on and support.abi >= TCP_RULES_ABI),
+         "TCP connect and bind refused by Landlock (ABI 4+)"),
+        ("seccomp network", support.blocks_network,
+         "no socket but AF_UNIX (UDP, raw, v4, v6) for unasked commands" if support.blocks_network
+         else "missing: read-only commands ask, plan's approved commands keep UDP"),
+        ("landlock scopes", support.kind == "landlock" and support.abi >= SCOPES_ABI,
+         "no signals to processes outside, no abstract unix sockets outside (ABI 6+)"),
+        ("process trees", support.ends_trees,
+         "a subreaper ends everything a command started" if support.ends_trees
+         else "missing: only the command's process group is ended"),
+    ]  # fmt: skip
+
+
+def feature_line(support: SandboxSupport) -> str:
+    """One short line: which kernel features are in force (the tests print it in CI)."""
+    name = f"landlock ABI {support.abi}" if support.kind == "landlock" else support.kind
+    marks = ", ".join(f"{feature} {'yes' if on else 'no'}" for feature, on, _ in features(support))
+    return f"sandbox: {name}; {marks}"
 
 
 def describe(support: SandboxSupport) -> str:
@@ -47,11 +98,25 @@ def describe(support: SandboxSupport) -> str:
             "none available here: bash runs unconfined, so every bash command asks first, read-only ones included "
             "(yolo asks nothing)"
         )
-    name = f"landlock (ABI {support.abi})" if support.kind == "landlock" else "seatbelt (sandbox-exec)"
-    network = "network off in plan" if support.blocks_network else "network not restricted (kernel too old)"
+    if support.kind == "landlock":
+        name = f"landlock (ABI {support.abi})" + (" + seccomp" if support.seccomp else "")
+    else:
+        name = "seatbelt (sandbox-exec)"
+    if support.confines_unasked:
+        unasked = (
+            "commands that run unasked read only the workspace, system and toolchain folders, write only to a "
+            "private temp folder, have no network and no secrets in their environment"
+        )
+    else:
+        unasked = "no seccomp here, so the network cannot be taken away: read-only commands ask first"
+    network = "approved commands have no network in plan" if support.blocks_network else (
+        "approved commands in plan: TCP off, UDP not restricted" if support.abi >= TCP_RULES_ABI
+        else "network not restricted (kernel too old)"
+    )
+    trees = "; everything a command starts ends with it" if support.ends_trees else ""
     return (
-        f"{name}: commands that run unasked write only to a private temp folder; approved ones also in the "
-        f"workspace (not .coder/; .git/ writes ask); {network}; yolo and ! run unsandboxed"
+        f"{name}: {unasked}; approved ones also write in the workspace (not .coder/; .git/ writes ask) and lose "
+        f"secret-looking variables; {network}{trees}; yolo and ! run unsandboxed"
     )
 
 

@@ -3,7 +3,9 @@
 A command runs as ``bash -c`` in the workspace, in a session of its own: it has no terminal to prompt on, and its
 whole process group (pipelines, ``&`` jobs, a test runner's workers) can be signalled at once. Whatever way the call
 ends (normal exit, timeout, cancellation), the group is stopped before ``run_command`` returns, so no process
-outlives its call: background jobs that are still running when the shell exits are stopped too.
+outlives its call: background jobs that are still running when the shell exits are stopped too. On Linux the
+sandbox launcher stands between this process and the shell as a child subreaper, so a process that left the group
+(``setsid``) is ended as well, and also if coder itself dies (engine.sandbox.launcher).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from pydantic import BaseModel, Field
 from engine.errors import ToolError
 from engine.record import record
 from engine.sandbox import SandboxGrant, detect
-from engine.sandbox.command import ConfinedCommand, confine, refused_write_note
+from engine.sandbox.command import ConfinedCommand, confine, refused_write_note, unconfined
 from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
 
 # SIGTERM first so test runners and servers can clean up; SIGKILL after this many seconds.
@@ -102,19 +104,23 @@ async def run_command(
 
     ``cap`` bounds stdout and stderr each. A timeout kills the process group and returns ``timed_out=True`` with
     the output so far; cancellation kills the group, waits for it, and re-raises ``CancelledError`` unchanged.
-    With a ``sandbox`` grant the command runs confined (SPEC 20; only its environment where the system has no
-    sandbox) with a private temp folder, removed afterwards.
+    With a ``sandbox`` grant the command runs confined (SPEC 13, 20; only its environment where the system has no
+    sandbox) with a private temp folder, removed afterwards. With or without one, on Linux it runs under the
+    launcher, which ends every process the command started, those that left its group included.
     """
-    confined = confine(sandbox, detect(), _shell(), command, cwd) if sandbox is not None else None
+    support = detect()
+    if sandbox is not None:
+        confined = confine(sandbox, support, _shell(), command, cwd)
+    else:
+        confined = unconfined(support, _shell(), command)
     try:
-        return await _run(command, confined.argv if confined else [_shell(), "-c", command], confined, cwd, timeout, cap)
+        return await _run(command, confined.argv, confined, cwd, timeout, cap)
     finally:
-        if confined is not None:
-            confined.cleanup()
+        confined.cleanup()
 
 
 async def _run(
-    command: str, argv: list[str], confined: ConfinedCommand | None, cwd: Path, timeout: float, cap: int
+    command: str, argv: list[str], confined: ConfinedCommand, cwd: Path, timeout: float, cap: int
 ) -> CommandResult:
     started = time.monotonic()
     loop = asyncio.get_running_loop()
@@ -123,7 +129,7 @@ async def _run(
             lambda: _ShellProtocol(loop, cap),
             *argv,
             cwd=cwd,
-            env=confined.env if confined else None,
+            env=confined.env,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,

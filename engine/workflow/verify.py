@@ -13,9 +13,13 @@ at most two retries, as SPEC 8 says), and the verification that follows a retry 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
+import threading
+import time
+from collections import deque
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Literal, Protocol
@@ -25,6 +29,7 @@ from engine.record import record
 
 if TYPE_CHECKING:
     from engine.config.schema import WorkflowConfig
+    from engine.sandbox.grant import SandboxGrant
     from engine.tools.bash import CommandResult
 
 WHITELIST: tuple[str, ...] = (
@@ -164,7 +169,21 @@ def may_retry(attempts: int, workflow: WorkflowConfig) -> bool:
     return attempts < workflow.max_verify_attempts
 
 
-def choose_verify_command(user_text: str, verify_commands: Sequence[str], workspace: Path) -> Choice:
+async def choose_verify_command_off_loop(
+    user_text: str, verify_commands: Sequence[str], workspace: Path
+) -> Choice:
+    """``choose_verify_command`` in a worker thread: inferring the command may walk the workspace, which must not
+    hold the event loop; cancelling the caller (Esc, a signal) stops the walk."""
+    stop = threading.Event()
+    try:
+        return await asyncio.to_thread(choose_verify_command, user_text, verify_commands, workspace, stop)
+    finally:
+        stop.set()
+
+
+def choose_verify_command(
+    user_text: str, verify_commands: Sequence[str], workspace: Path, stop: threading.Event | None = None
+) -> Choice:
     """The user's explicit command if whitelisted; else the first whitelisted entry of ``verify_commands``; else
     one inferred from the project's files. A named candidate outside the whitelist stops the choice there."""
     named = explicit_command(user_text)
@@ -179,7 +198,7 @@ def choose_verify_command(user_text: str, verify_commands: Sequence[str], worksp
         listed = ", ".join(f"`{c}`" for c in verify_commands)
         allowed = ", ".join(WHITELIST)
         return Choice(None, f"workflow.verify_commands ({listed}) holds no auto-verify command ({allowed})")
-    return infer_command(workspace)
+    return infer_command(workspace, stop)
 
 
 def explicit_command(user_text: str) -> str | None:
@@ -196,7 +215,7 @@ def explicit_command(user_text: str) -> str | None:
     return None
 
 
-def infer_command(workspace: Path) -> Choice:
+def infer_command(workspace: Path, stop: threading.Event | None = None) -> Choice:
     """The whitelisted command for the project at ``workspace``, from its build files (first match wins: Go,
     Rust, Node, Python, Maven, Gradle)."""
     if (workspace / "go.mod").is_file():
@@ -208,7 +227,7 @@ def infer_command(workspace: Path) -> Choice:
         choice = _node_command(package)
         if choice is not None:
             return choice
-    reason = _pytest_reason(workspace)
+    reason = _pytest_reason(workspace, stop)
     if reason is not None:
         return Choice("pytest -q", reason, "inferred")
     if (workspace / "pom.xml").is_file():
@@ -261,14 +280,17 @@ def not_run_message(reason: str) -> str:
     return f"auto-verify not run: {reason}"
 
 
-async def run_verification(command: str, workspace: Path, *, timeout: float, output_cap: int) -> CommandResult:
-    """Runs a whitelisted command in the workspace (its own process group, killed on timeout or cancellation).
-    Anything else is refused here too, whatever the caller chose."""
+async def run_verification(
+    command: str, workspace: Path, *, timeout: float, output_cap: int, grant: SandboxGrant | None
+) -> CommandResult:
+    """Runs a whitelisted command in the workspace under ``grant`` (SPEC 8: confined; the test code it runs may be
+    the model's), ended with everything it started on timeout or cancellation. ``grant`` None (yolo) runs it
+    unconfined. Anything but a whitelisted command is refused here too, whatever the caller chose."""
     if command not in WHITELIST:
         raise ValueError(f"refusing to auto-verify with {command!r}: not one of {', '.join(WHITELIST)}")
     from engine.tools.bash import run_command
 
-    return await run_command(command, workspace, timeout, output_cap)
+    return await run_command(command, workspace, timeout, output_cap, sandbox=grant)
 
 
 def normalise(command: str) -> str:
@@ -294,7 +316,7 @@ def _node_command(package: Path) -> Choice | None:
     return Choice("npm test -- --watch=false", "package.json test script", "inferred")
 
 
-def _pytest_reason(workspace: Path) -> str | None:
+def _pytest_reason(workspace: Path, stop: threading.Event | None = None) -> str | None:
     for name, marker in (
         ("pytest.ini", None),
         ("pyproject.toml", "[tool.pytest"),
@@ -306,7 +328,7 @@ def _pytest_reason(workspace: Path) -> str | None:
             return f"pytest configuration in {name}"
     if (workspace / "conftest.py").is_file():
         return "conftest.py found"
-    found = _first_pytest_file(workspace)
+    found = _first_pytest_file(workspace, stop)
     if found is not None:
         return f"Python tests such as {found}"
     return None
@@ -314,22 +336,41 @@ def _pytest_reason(workspace: Path) -> str | None:
 
 # What pytest itself does not recurse into (its default ``norecursedirs``), and dependency folders.
 _NOT_COLLECTED = {"build", "dist", "node_modules", "venv", "site-packages", "__pycache__", "CVS", "_darcs", "{arch}"}
-# A walk of a huge tree stops here: a project whose tests lie deeper than this many folders has a config anyway.
+# The walk's bounds (SPEC 13: no walk can hang or crash the engine): folders seen, depth, seconds. A project whose
+# tests lie beyond them has a configuration anyway.
 _MAX_FOLDERS = 5000
+_MAX_DEPTH = 32
+_MAX_SECONDS = 2.0
 
 
-def _first_pytest_file(workspace: Path) -> str | None:
+def _first_pytest_file(workspace: Path, stop: threading.Event | None = None) -> str | None:
     """The first file pytest would collect with no configuration (``test_*.py`` or ``*_test.py``), anywhere but
-    hidden folders, virtual environments and dependency folders; its workspace-relative path, or None."""
+    hidden folders, virtual environments and dependency folders; its workspace-relative path, or None.
+
+    Breadth first, without recursion and without following links, within ``_MAX_FOLDERS`` folders, ``_MAX_DEPTH``
+    levels and ``_MAX_SECONDS``; ``stop`` (set when the turn is cancelled) ends it early."""
+    deadline = time.monotonic() + _MAX_SECONDS
+    queue: deque[tuple[Path, int]] = deque([(workspace, 0)])
     seen = 0
-    for folder, dirs, files in os.walk(workspace):
+    while queue:
+        folder, depth = queue.popleft()
         seen += 1
-        if seen > _MAX_FOLDERS:
+        if seen > _MAX_FOLDERS or time.monotonic() > deadline or (stop is not None and stop.is_set()):
             return None
-        for name in sorted(files):
+        try:
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name
             if name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py")):
-                return Path(folder, name).relative_to(workspace).as_posix()
-        dirs[:] = sorted(d for d in dirs if not _skipped_folder(Path(folder, d)))
+                if entry.is_file(follow_symlinks=False):
+                    return Path(entry.path).relative_to(workspace).as_posix()
+        if depth >= _MAX_DEPTH:
+            continue
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False) and not _skipped_folder(Path(entry.path)):
+                queue.append((Path(entry.path), depth + 1))
     return None
 
 

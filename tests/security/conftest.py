@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from engine.sandbox.support import detect, feature_line
+
 SECRET = "the outside secret\n"
 
 
@@ -23,6 +25,10 @@ def world(tmp_path: Path) -> tuple[Path, Path]:
     outside.mkdir()
     (outside / "secret.txt").write_text(SECRET)
     (outside / "data.json").write_text('{"a": 1}\n')
+    # A sibling whose name starts with the workspace's: a string-prefix "inside the workspace" check lets it in.
+    evil = tmp_path / "ws-evil"
+    evil.mkdir()
+    (evil / "secret.txt").write_text(SECRET)
     root = tmp_path / "ws"
     (root / "src").mkdir(parents=True)
     (root / "README.md").write_text("# project\n")
@@ -46,3 +52,8 @@ def snapshot(folder: Path) -> dict[str, tuple[int, bytes]]:
         if path.is_file() and not path.is_symlink():
             found[str(path.relative_to(folder))] = (path.stat().st_mode, path.read_bytes())
     return found
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """The CI line: which kernel features this machine had, so a skipped confinement test is seen for what it is."""
+    terminalreporter.write_line(feature_line(detect()))

@@ -15,7 +15,7 @@ from engine.tools.base import ToolKind
 
 CORPUS = Path(__file__).parent / "data" / "bash_policy.tsv"
 MODES = (Mode.PLAN, Mode.DEFAULT, Mode.AUTO_EDIT)
-LANDLOCK = SandboxSupport("landlock", 7)
+LANDLOCK = SandboxSupport("landlock", 7, seccomp=True)
 
 
 def _cases() -> list[pytest.ParameterSet]:
@@ -29,9 +29,11 @@ def _cases() -> list[pytest.ParameterSet]:
     return cases
 
 
-def test_corpus_has_at_least_150_hostile_lines() -> None:
+def test_corpus_has_at_least_110_hostile_lines() -> None:
     hostile = [case for case in _cases() if case.values[2] != "-"]
-    assert len(hostile) >= 150
+    # The lines that read outside the workspace moved to data/confined_reads.tsv, where they run confined
+    # (test_confined_reads_corpus): the parser no longer decides them.
+    assert len(hostile) >= 110
 
 
 @pytest.mark.parametrize(("command", "decisions", "reason"), _cases())

@@ -90,8 +90,8 @@ async def test_auto_edit_write_to_git_config_asks_and_git_status_stays_harmless(
 
 @pytest.mark.skipif(not detect().available, reason="without a sandbox the sub-agent's read-only commands ask too")
 async def test_subagent_meets_the_same_chain(world: tuple[Path, Path], scripted_server: ScriptedServer) -> None:
-    """The `task` sub-agent: its env attack is refused (it cannot ask), and its read-only `git status` in a
-    repository with a hostile fsmonitor runs with the hooks off."""
+    """The `task` sub-agent: its env attack is refused (it cannot ask), its read-only `git status` in a repository
+    with a hostile fsmonitor runs with the hooks off, and its read outside the workspace shows nothing."""
     root, outside = world
     mark = outside / "pwned"
     git(root, "config", "core.fsmonitor", f"touch {mark}; false")
@@ -110,7 +110,10 @@ async def test_subagent_meets_the_same_chain(world: tuple[Path, Path], scripted_
            if m["role"] == "tool"}  # fmt: skip
     assert sub["s1"]["ok"] is False
     assert sub["s2"]["ok"] is True and "On branch" in sub["s2"]["stdout"]
-    assert sub["s3"]["ok"] is False and "outside the workspace" in sub["s3"]["error"]
+    # The sub-agent's bash runs confined (SPEC 13): the read outside runs unasked and the kernel refuses it.
+    assert "the outside secret" not in json.dumps(sub["s3"])
+    if detect().confines_unasked:
+        assert sub["s3"]["ok"] is True and sub["s3"]["exit_code"] != 0 and "Permission denied" in sub["s3"]["stderr"]
     assert interaction.approval_requests == []
     assert not mark.exists()
 

@@ -40,6 +40,10 @@ def _cases() -> list[pytest.ParameterSet]:
 def hostile(tmp_path: Path) -> Iterator[Path]:
     root = tmp_path / "ws"
     (root / "src").mkdir(parents=True)
+    # A sibling whose name starts with the workspace's: a string-prefix "inside" check would let it in.
+    (tmp_path / "ws-evil").mkdir()
+    (tmp_path / "ws-evil" / "secret.txt").write_text("SECRETSTATE evil\n")
+    (root / "evil_link").symlink_to("../ws-evil")
     (root / "notes.txt").write_text("notes\n")
     (root / "src" / "main.py").write_text("x = 1\n")
     (root / ".coder" / "sessions").mkdir(parents=True)

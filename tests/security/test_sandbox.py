@@ -93,12 +93,14 @@ async def test_plan_grant_blocks_tcp_even_to_localhost(world: tuple[Path, Path])
     port = server.getsockname()[1]
     probe = f"exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected"
     try:
-        allowed = await run_command(probe, root, 10, 10_000, sandbox=SandboxGrant(Confinement.UNASKED, network=True))
-        blocked = await run_command(probe, root, 10, 10_000, sandbox=SandboxGrant(Confinement.UNASKED, network=False))
+        allowed = await run_command(probe, root, 10, 10_000, sandbox=SandboxGrant(Confinement.APPROVED, network=True))
+        blocked = await run_command(probe, root, 10, 10_000, sandbox=SandboxGrant(Confinement.APPROVED, network=False))
+        unasked = await run_command(probe, root, 10, 10_000, sandbox=SandboxGrant(Confinement.UNASKED, network=True))
     finally:
         server.close()
     assert allowed.stdout == "connected\n"
     assert blocked.stdout == "" and blocked.exit_code != 0
+    assert unasked.stdout == "" and unasked.exit_code != 0  # an unasked command never has the network
 
 
 @needs_landlock
@@ -124,12 +126,12 @@ async def test_yolo_and_bang_run_unsandboxed(world: tuple[Path, Path]) -> None:
 
 
 def test_confined_argv_runs_the_launcher_before_the_shell(tmp_path: Path) -> None:
-    support = SandboxSupport("landlock", 7)
+    support = SandboxSupport("landlock", 7, seccomp=True)
     confined = confine(UNASKED, support, "/bin/bash", "true", tmp_path)
     try:
         assert confined.argv[1:4] == ["-E", "-s", "-S"]
         assert confined.argv[confined.argv.index("--") + 1 :] == ["/bin/bash", "-c", "true"]
-        assert "--no-tcp" not in confined.argv
+        assert "--no-net" in confined.argv and "--confine-reads" in confined.argv  # never the network unasked
         assert confined.argv.count("--write") == 1 and confined.tmpdir in confined.argv
     finally:
         confined.cleanup()
@@ -137,7 +139,7 @@ def test_confined_argv_runs_the_launcher_before_the_shell(tmp_path: Path) -> Non
 
 
 def test_policy_grants_follow_the_decision(tmp_path: Path) -> None:
-    support = SandboxSupport("landlock", 7)
+    support = SandboxSupport("landlock", 7, seccomp=True)
     plan = PermissionPolicy(Mode.PLAN, workspace=tmp_path, sandbox=support)
     unasked = plan.decide("bash", ToolKind.EXECUTE, {"command": "ls"}).sandbox
     assert unasked == SandboxGrant(Confinement.UNASKED, network=False)
@@ -153,9 +155,9 @@ def test_policy_grants_follow_the_decision(tmp_path: Path) -> None:
 def test_without_a_sandbox_read_only_commands_ask_and_a_notice_is_given_once(tmp_path: Path) -> None:
     policy = PermissionPolicy(Mode.DEFAULT, workspace=tmp_path, sandbox=SandboxSupport("none"))
     decision = policy.decide("bash", ToolKind.EXECUTE, {"command": "ls"})
-    assert decision.action.value == "ask" and "no sandbox" in decision.reasons[0]
-    # Approved, it still runs with the scrubbed environment and git's hooks off.
-    assert decision.sandbox == SandboxGrant(Confinement.UNASKED)
+    assert decision.action.value == "ask" and "cannot confine" in decision.reasons[0]
+    # Approved, it still runs with the allow-listed environment and git's hooks off.
+    assert decision.sandbox == SandboxGrant(Confinement.UNASKED, network=False)
     notice = policy.take_sandbox_notice()
     assert notice is not None and "no bash sandbox" in notice
     assert policy.take_sandbox_notice() is None
@@ -166,10 +168,11 @@ def test_without_a_sandbox_read_only_commands_ask_and_a_notice_is_given_once(tmp
 
 
 def test_description_names_the_sandbox_and_what_it_allows() -> None:
-    text = describe(SandboxSupport("landlock", 7))
-    assert text.startswith("landlock (ABI 7): ")
-    assert "private temp folder" in text and "network off in plan" in text
+    text = describe(SandboxSupport("landlock", 7, seccomp=True))
+    assert text.startswith("landlock (ABI 7) + seccomp: ")
+    assert "private temp folder" in text and "no network in plan" in text and "read only the workspace" in text
     assert "network not restricted" in describe(SandboxSupport("landlock", 3))
+    assert "read-only commands ask" in describe(SandboxSupport("landlock", 7, seccomp=False))
     assert describe(SandboxSupport("seatbelt")).startswith("seatbelt")
 
 
@@ -183,24 +186,46 @@ def test_seatbelt_profile_denies_writes_but_the_allowed_folders() -> None:
     assert "(deny network-outbound)" in lines
     assert "network" not in profile(["/w"], network=True)
     assert text.count("(") == text.count(")")
+    assert "file-read" not in text  # approved commands read anywhere
+
+
+def test_seatbelt_profile_of_unasked_commands_limits_reads_too(tmp_path: Path) -> None:
+    """macOS (SPEC 13, issue 26 item 6): the same read limits as Landlock's, and no network."""
+    support = SandboxSupport("seatbelt")
+    confined = confine(UNASKED, support, "/bin/bash", "true", tmp_path, {"PATH": "/usr/bin:/opt/homebrew/bin"})
+    try:
+        assert confined.argv[:2] == ["/usr/bin/sandbox-exec", "-p"]
+        text = confined.argv[2]
+        lines = text.splitlines()
+        assert "(deny file-read*)" in lines and "(allow file-read-metadata)" in lines
+        assert f"    (subpath {str(tmp_path.resolve())!r})".replace("'", '"') in lines
+        assert '    (subpath "/usr")' in lines and "(deny network-outbound)" in lines
+        home = str(Path.home().resolve())
+        assert f'(subpath "{home}")' not in text
+        assert text.count("(") == text.count(")")
+    finally:
+        confined.cleanup()
 
 
 def test_refused_write_note_only_for_failures_that_look_like_refusals() -> None:
-    landlock = SandboxSupport("landlock", 7)
+    landlock = SandboxSupport("landlock", 7, seccomp=True)
     assert refused_write_note(UNASKED, landlock, 0, "Permission denied") is None
     assert refused_write_note(UNASKED, landlock, 1, "no such file") is None
     assert refused_write_note(UNASKED, landlock, 1, "touch: cannot touch 'x': Permission denied") is not None
     assert refused_write_note(APPROVED, landlock, 2, "Read-only file system") is not None
+    curl = "curl: (7) Couldn't connect: Address family not supported by protocol"
+    assert "no network" in str(refused_write_note(UNASKED, landlock, 7, curl))
     assert refused_write_note(UNASKED, SandboxSupport("none"), 1, "Permission denied") is None
-    plan = refused_write_note(SandboxGrant(Confinement.UNASKED, network=False), landlock, 1, "Operation not permitted")
+    plan_grant = SandboxGrant(Confinement.APPROVED, network=False)
+    plan = refused_write_note(plan_grant, landlock, 1, "Operation not permitted")
     assert plan is not None and "network is off" in plan
 
 
 def test_without_a_sandbox_the_grant_still_scrubs_the_environment(tmp_path: Path) -> None:
-    confined = confine(UNASKED, SandboxSupport("none"), "/bin/bash", "true", tmp_path, {"GIT_DIR": "/x", "A": "1"})
+    confined = confine(UNASKED, SandboxSupport("none"), "/bin/bash", "true", tmp_path, {"GIT_DIR": "/x", "PATH": "1"})
     try:
         assert confined.argv == ["/bin/bash", "-c", "true"]
-        assert "GIT_DIR" not in confined.env and confined.env["A"] == "1"
+        assert "GIT_DIR" not in confined.env and confined.env["PATH"] == "1"
         assert confined.env["GIT_CONFIG_KEY_0"] == "core.fsmonitor"
     finally:
         confined.cleanup()

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from engine.events import Notice, VerificationFinished, VerificationStarted
 from engine.messages import Message
+from engine.modes import Mode
 from engine.orchestrator.deps import TurnDeps
 from engine.orchestrator.state import TurnState
 from engine.policy import Action
 from engine.workflow.verify import (
-    choose_verify_command,
+    choose_verify_command_off_loop,
     classify_failure,
     fix_message,
     may_retry,
@@ -26,7 +27,7 @@ async def auto_verify_step(state: TurnState, deps: TurnDeps) -> bool:
     """True when a fixable failure was handed back to the model: the turn goes on."""
     root = deps.tool_context.workspace.root
     workflow = deps.config.workflow
-    choice = choose_verify_command(state.user_text, workflow.verify_commands, root)
+    choice = await choose_verify_command_off_loop(state.user_text, workflow.verify_commands, root)
     bash = deps.registry.get("bash")
     allowed = True
     if bash is not None and choice.command is not None:
@@ -47,9 +48,20 @@ async def auto_verify_step(state: TurnState, deps: TurnDeps) -> bool:
     if choice.command is None:
         deps.emit(Notice(not_run_message(choice.reason)))
         return False
+    # SPEC 8: the tests may be the model's code, so they run confined; where the system cannot confine them, they
+    # run only in yolo, where the user asked for no confinement at all.
+    confinable = deps.policy.sandbox.confines_unasked
+    if not confinable and deps.policy.mode is not Mode.YOLO:
+        deps.emit(Notice(not_run_message("this system cannot confine the test run (no Landlock or seccomp)")))
+        return False
+    grant = deps.policy.verify_grant(workflow.verify_network) if confinable else None
     deps.emit(VerificationStarted(choice.command, state.verify_attempts + 1))
     result = await run_verification(
-        choice.command, root, timeout=deps.config.bash.max_timeout, output_cap=deps.config.bash.output_cap_bytes
+        choice.command,
+        root,
+        timeout=deps.config.bash.max_timeout,
+        output_cap=deps.config.bash.output_cap_bytes,
+        grant=grant,
     )
     outcome = classify_failure(result)
     deps.emit(

@@ -273,3 +273,20 @@ async def test_context_tokens_are_counted_before_the_first_answer(tmp_path: Path
     usage = log.of(events.UsageUpdated)
     assert usage and usage[0].context_tokens > TokenCounter("scripted-model").count_message(Message.user("hi"))
     assert usage[0].context_window == orch.context_window
+
+
+async def test_auto_verify_does_not_run_where_the_system_cannot_confine_it(
+    tmp_path: Path, server_with: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SPEC 8: the tests may be the model's code; where the kernel cannot confine them they do not run (but in
+    yolo), and the user is told why."""
+    from engine.sandbox import SandboxSupport
+
+    python_project(tmp_path, BROKEN)
+    server = server_with(TurnScript(reply(tool_call("write", path="calc.py", content=FIXED)), text("Done.")))
+    orch, log, _ = make_orchestrator(tmp_path, server.base_url, mode=Mode.AUTO_EDIT)
+    orch.policy.sandbox = SandboxSupport("landlock", 3, seccomp=False)
+    await orch.run_input("fix double()")
+    assert log.of(events.VerificationStarted) == []
+    notices = [n.text for n in log.of(events.Notice)]
+    assert any("auto-verify not run: this system cannot confine the test run" in n for n in notices), notices

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +25,10 @@ from engine.workflow.verify import (
     should_verify,
     user_asked_for_verification,
 )
+from engine.sandbox import Confinement, SandboxGrant, detect
+
+# Auto-verify's confinement (SPEC 8) where this machine has it.
+GRANT = SandboxGrant(Confinement.VERIFY, network=False) if detect().confines_unasked else None
 
 
 @dataclass(frozen=True)
@@ -287,14 +293,14 @@ def test_fix_message_asks_to_fix_and_verify_again_with_the_output_tail() -> None
 
 async def test_only_whitelisted_commands_can_be_run(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="refusing to auto-verify with 'rm -rf /'"):
-        await run_verification("rm -rf /", tmp_path, timeout=5, output_cap=1000)
+        await run_verification("rm -rf /", tmp_path, timeout=5, output_cap=1000, grant=GRANT)
 
 
 async def test_a_missing_tool_runs_and_classifies_as_environment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
-    result = await run_verification("cargo test", tmp_path, timeout=10, output_cap=10_000)
+    result = await run_verification("cargo test", tmp_path, timeout=10, output_cap=10_000, grant=GRANT)
     assert result.exit_code == 127
     assert classify_failure(result).kind == "environment"
 
@@ -311,11 +317,11 @@ async def test_a_real_pytest_run_fails_fixably_then_passes(tmp_path: Path, monke
     )
     choice = choose_verify_command("fix calc and run the tests", [], tmp_path)
     assert choice.command == "pytest -q"
-    failed = await run_verification(choice.command, tmp_path, timeout=60, output_cap=20_000)
+    failed = await run_verification(choice.command, tmp_path, timeout=60, output_cap=20_000, grant=GRANT)
     assert classify_failure(failed).kind == "fixable"
     assert "assert 5 == 4" in fix_message(failed)
     (tmp_path / "calc.py").write_text("def double(x):\n    return x + x\n")
-    passed = await run_verification(choice.command, tmp_path, timeout=60, output_cap=20_000)
+    passed = await run_verification(choice.command, tmp_path, timeout=60, output_cap=20_000, grant=GRANT)
     assert classify_failure(passed).kind == "passed"
 
 
@@ -333,3 +339,69 @@ def test_files_pytest_would_not_collect_do_not_count_as_tests(tmp_path: Path, wh
     choice = choose_verify_command("", [], tmp_path)
     assert choice.command is None, choice.reason
 
+
+
+def test_test_discovery_survives_a_deep_chain_and_a_link_loop(tmp_path: Path) -> None:
+    """Issue 26: a 1,500-deep folder chain made every turn fail with a RecursionError; a link loop must not hang."""
+    import os
+
+    fd = os.open(tmp_path, os.O_DIRECTORY)
+    for _ in range(1500):  # made one level at a time: pathlib's own mkdir(parents=True) recurses
+        os.mkdir("d", dir_fd=fd)
+        inner = os.open("d", os.O_DIRECTORY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    os.close(os.open("test_deep.py", os.O_CREAT | os.O_WRONLY, dir_fd=fd))
+    os.close(fd)
+    (tmp_path / "loop").symlink_to(tmp_path)
+    try:
+        started = time.monotonic()
+        choice = choose_verify_command("", [], tmp_path)
+        assert choice.command is None and "no test setup" in choice.reason  # beyond the depth bound: not found
+        assert time.monotonic() - started < 10
+        (tmp_path / "d" / "test_shallow.py").write_text("def test_y():\n    pass\n")
+        assert choose_verify_command("", [], tmp_path).reason == "Python tests such as d/test_shallow.py"
+    finally:
+        _remove_chain(tmp_path)
+
+
+def _remove_chain(top: Path) -> None:
+    """Removes the chain bottom up (shutil.rmtree, and pytest's clean-up of old temp folders, would recurse)."""
+    import os
+
+    fds = [os.open(top, os.O_DIRECTORY)]
+    while "d" in os.listdir(fds[-1]):
+        fds.append(os.open("d", os.O_DIRECTORY, dir_fd=fds[-1]))
+    while fds:
+        fd = fds.pop()
+        for name in os.listdir(fd):
+            if name != "d":
+                os.unlink(name, dir_fd=fd)
+        if fds:
+            os.rmdir("d", dir_fd=fds[-1])
+        os.close(fd)
+
+
+async def test_test_discovery_runs_off_the_event_loop_and_stops_when_cancelled(tmp_path: Path, monkeypatch) -> None:
+    import threading
+
+    from engine.workflow import verify
+
+    entered = threading.Event()
+    stopped = threading.Event()
+
+    def slow_walk(workspace: Path, stop: threading.Event | None = None) -> str | None:
+        entered.set()
+        assert stop is not None
+        if stop.wait(10):
+            stopped.set()
+        return None
+
+    monkeypatch.setattr(verify, "_first_pytest_file", slow_walk)
+    task = asyncio.ensure_future(verify.choose_verify_command_off_loop("", [], tmp_path))
+    while not entered.is_set():
+        await asyncio.sleep(0.01)  # the loop keeps running while the walk runs
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await asyncio.to_thread(stopped.wait, 5)
