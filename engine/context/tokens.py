@@ -277,12 +277,12 @@ class TokenCounter:
         """The context the meter shows and where it comes from, loading nothing: the exact count once the encoding
         is loaded, else the server's latest usage, else about ``CHARS_PER_TOKEN`` bytes a token."""
         if self.ready:
-            source = "estimated (no token encoding)" if self.estimated else f"counted ({self.encoding_name})"
+            source = "an estimate (no token encoding)" if self.estimated else f"counted with {self.encoding_name}"
             return self.total(messages, system=system, tools=tools), source
         if self.server_reports:
-            return self.server_context, "reported by the server with each answer"
+            return self.server_context, "the server's usage, with each answer"
         rough = self.upper_bound(messages, system=system, tools=tools) // CHARS_PER_TOKEN if messages else 0
-        return rough, "estimated (about 4 bytes a token) until the server reports usage"
+        return rough, "an estimate (4 bytes a token) until the server reports"
 
     def uncounted(self, messages: Sequence[Message]) -> list[Message]:
         """The messages of ``messages`` whose count is not known yet."""

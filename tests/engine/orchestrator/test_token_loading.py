@@ -82,7 +82,7 @@ async def test_a_server_that_reports_usage_feeds_the_meter_and_the_encoding_is_n
     result = await orch.run_input("/status")
     assert result.ok
     status = next(e for e in log.events if getattr(e, "command", "") == "/status")
-    assert "4,405 of" in status.text and "reported by the server" in status.text
+    assert "4,405 of" in status.text and "the server's usage" in status.text
 
 
 async def test_a_request_that_may_need_compaction_waits_for_the_exact_count(
