@@ -1,36 +1,147 @@
-"""A long stored session for the resume benchmark, written through the engine's ``Store``: exchanges of a question,
-a ``read`` tool call, its result and an answer, the last answer ending in ``LAST_ANSWER``."""
+"""A long day in one session, measured on the real ``coder-tui`` in a 120x40 pty with real keystrokes (issue 32).
+
+One session, ``--exchanges`` short exchanges one after another (default 200, and 1,000 with ``--long``): each is a
+request typed key by key at a user's pace and Enter, answered by the scripted server (its own process,
+``long_session_scenario.py``) with a short Markdown paragraph; with ``--tools`` each exchange also runs a ``read``
+tool call. For each exchange: the time from Enter until its answer's last word is on screen.
+
+Printed, each beside its target: time per exchange over the first 10 and the last 10 (growth at most 1.2x from
+exchange 10 to the end), key latency p95 / max in a 3 s window of typing at the end, and memory summed over every
+process the app started (the engine process included) when fresh, after 200 and after 1,000 exchanges (at most
++20 MB from exchange 10 to the end).
+
+    python benchmarks/long_session.py [--exchanges 200] [--long] [--tools] [--runs 1]
+"""
 
 from __future__ import annotations
 
-import json
+import argparse
+import statistics
+import sys
+import tempfile
 from pathlib import Path
 
-LAST_ANSWER = "RESUMEDLASTANSWER"
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.pty_driver import (  # noqa: E402
+    ANCHOR,
+    ENTER,
+    ROOT,
+    Terminal,
+    bench_env,
+    compile_bytecode,
+    now,
+    percentile,
+    _status_kb,
+    process_tree,
+    python_argv,
+)
+from benchmarks.pty_latency import ScriptedServerProcess, clear_prompt, type_window  # noqa: E402
+
+SCENARIO = ROOT / "benchmarks" / "long_session_scenario.py"
+# A user's pace between keys of a request, and the pause before the next request.
+TYPING_INTERVAL_S = 0.01
+TIME_GROWTH_TARGET = 1.2
+MEMORY_GROWTH_TARGET_MB = 20.0
+CHECKPOINTS = (200, 1000)
 
 
-def write_session(workspace: Path, messages: int, last_answer: str = LAST_ANSWER) -> str:
-    """Stores a session of ``messages`` messages (whole exchanges of four) ending with ``last_answer``; returns its
-    id."""
-    from engine.messages import FunctionCall, Message, ToolCall
-    from engine.storage.store import Store
+def rss_mb(term: Terminal) -> float:
+    """Resident memory now (VmRSS), summed over the app and every process it started."""
+    return sum(rss_by_process(term).values())
 
-    store = Store.open(workspace)
+
+def rss_by_process(term: Terminal) -> dict[int, float]:
+    assert term.process is not None
+    return {pid: _status_kb(pid, "VmRSS") / 1024 for pid in process_tree(term.process.pid)}
+
+
+def one_run(exchanges: int, tools: bool, verbose: bool = False) -> dict[str, float]:
+    server = ScriptedServerProcess(Path(tempfile.mkdtemp()) / "arrivals.log", SCENARIO)
+    workspace = Path(tempfile.mkdtemp(prefix="coder-long-"))
+    (workspace / "notes.txt").write_text("the limit is 10\n")
+    home = workspace / ".home"
+    home.mkdir()
+    env = bench_env(
+        OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="bench", CODER_MODEL="scripted-model",
+        HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"),
+    )
+    term = Terminal(python_argv("-m", "coder_tui", "--cwd", str(workspace), "--mode", "yolo"), workspace, env)
+    figures: dict[str, float] = {}
+    times: list[float] = []
     try:
-        session_id = store.create_session(model="scripted-model", mode="default")
-        exchanges = max(messages // 4, 1)
-        for index in range(exchanges):
-            call = ToolCall(id=f"call_{index}", function=FunctionCall(
-                name="read", arguments=json.dumps({"path": f"src/module_{index}.py"})))
-            answer = last_answer if index == exchanges - 1 else (
-                f"Step {index} **validates** the input, then `returns` it; see `module_{index}.py`.")
-            for message in (
-                Message.user(f"question {index}: how does step {index} work?"),
-                Message.assistant(None, tool_calls=[call]),
-                Message.tool(call.id, "read", json.dumps({"ok": True, "content": f"def step_{index}(): ...\n"})),
-                Message.assistant(answer),
-            ):
-                store.append_message(session_id, message)
+        term.start()
+        term.type(ANCHOR)
+        term.wait_shown(ANCHOR)
+        clear_prompt(term)
+        figures["rss_fresh"] = rss_mb(term)
+        for index in range(1, exchanges + 1):
+            request = f"exchange {index}" + (" tool" if tools else "")
+            for key in request:
+                term.type(key)
+                term.pump(until=now() + TYPING_INTERVAL_S)
+            term.wait_shown(request)
+            pressed = term.type(ENTER)
+            term.wait_shown(f"done{index}.", timeout=60)
+            times.append(now() - pressed)
+            if index == 10:
+                figures["rss_10"] = rss_mb(term)
+                if verbose:
+                    print("memory by process after 10 (MB):", {p: round(mb) for p, mb in rss_by_process(term).items()})
+            if index in CHECKPOINTS:
+                figures[f"rss_{index}"] = rss_mb(term)
+        figures["rss_end"] = rss_mb(term)
+        if verbose:
+            print("memory by process at the end (MB):", {pid: round(mb) for pid, mb in rss_by_process(term).items()})
+        term.type(ANCHOR)
+        term.wait_shown(ANCHOR)
+        keys = type_window(term, seed=exchanges)
+        figures["keys_p95"] = percentile(keys, 0.95)
+        figures["keys_max"] = max(keys)
     finally:
-        store.close()
-    return session_id
+        term.close()
+        server.process.kill()
+        server.process.wait()
+    figures["first10_ms"] = statistics.median(times[:10]) * 1000
+    figures["last10_ms"] = statistics.median(times[-10:]) * 1000
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--exchanges", type=int, default=200)
+    parser.add_argument("--long", action="store_true", help="1,000 exchanges")
+    parser.add_argument("--tools", action="store_true", help="a read tool call in every exchange")
+    parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--verbose", action="store_true", help="memory by process after 10 and at the end")
+    args = parser.parse_args()
+    exchanges = 1000 if args.long else args.exchanges
+    compile_bytecode()
+    runs = [one_run(exchanges, args.tools, args.verbose) for _ in range(args.runs)]
+
+    def median(key: str) -> float:
+        values = [run[key] for run in runs if key in run]
+        return statistics.median(values) if values else float("nan")
+
+    growth = median("last10_ms") / median("first10_ms")
+    memory_growth = median("rss_end") - median("rss_10")
+    print(f"coder-tui, {exchanges} exchanges{' with a tool call each' if args.tools else ''}, "
+          f"median of {len(runs)} run(s)")
+    rows = [
+        ("time per exchange, first 10", f"{median('first10_ms'):.0f} ms", None),
+        ("time per exchange, last 10", f"{median('last10_ms'):.0f} ms", None),
+        ("growth, last 10 / first 10", f"{growth:.2f}x", (f"<= {TIME_GROWTH_TARGET}x", growth <= TIME_GROWTH_TARGET)),
+        ("keys at the end: p95", f"{median('keys_p95'):.0f} ms", ("< 25 ms", median("keys_p95") < 25)),
+        ("keys at the end: max", f"{median('keys_max'):.0f} ms", None),
+        ("memory, fresh", f"{median('rss_fresh'):.0f} MB", ("<= 120 MB", median("rss_fresh") <= 120)),
+        ("memory, after 10", f"{median('rss_10'):.0f} MB", None),
+        *((f"memory, after {n}", f"{median(f'rss_{n}'):.0f} MB", None) for n in CHECKPOINTS if n <= exchanges),
+        ("memory growth, exchange 10 -> end", f"{memory_growth:+.0f} MB",
+         (f"<= +{MEMORY_GROWTH_TARGET_MB:.0f} MB", memory_growth <= MEMORY_GROWTH_TARGET_MB)),
+    ]
+    for name, value, target in rows:
+        goal, verdict = ("-", "") if target is None else (target[0], "met" if target[1] else "NOT met")
+        print(f"  {name:<38} {value:>10}   target {goal:<12} {verdict}")
+
+if __name__ == "__main__":
+    main()

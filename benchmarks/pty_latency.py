@@ -52,7 +52,7 @@ from benchmarks.pty_driver import (  # noqa: E402
     python_argv,
     typing_run,
 )
-from benchmarks.long_session import LAST_ANSWER, write_session  # noqa: E402
+from benchmarks.stored_session import LAST_ANSWER, write_session  # noqa: E402
 from benchmarks.mcp_servers import write_user_config  # noqa: E402
 
 KEY_INTERVAL_S = 0.04
@@ -111,11 +111,10 @@ FIGURES = (
 class ScriptedServerProcess:
     """``python -m tests.support.scripted_server`` in its own process, so it never shares an interpreter lock."""
 
-    def __init__(self, log: Path) -> None:
+    def __init__(self, log: Path, scenario: Path = ROOT / "benchmarks" / "bench_scenario.py") -> None:
         self.log = log
         self.process = subprocess.Popen(
-            python_argv("-m", "tests.support.scripted_server", "--port", "0",
-                        "--scenario", str(ROOT / "benchmarks" / "bench_scenario.py")),
+            python_argv("-m", "tests.support.scripted_server", "--port", "0", "--scenario", str(scenario)),
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=ROOT,
             env=bench_env(CODER_BENCH_LOG=str(log)),
         )

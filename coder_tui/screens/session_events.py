@@ -54,6 +54,7 @@ def show_event(screen: SessionScreen, event: Event) -> None:
         case MessageAdded(message=message):
             if message.role == "assistant":
                 transcript.end_stream()
+            transcript.add_record(message.to_record())
         case ToolCallScheduled(call_id=call_id, tool=tool, key_argument=key_argument):
             transcript.add_tool_call(call_id, tool, key_argument)
             tool_log.add_call(call_id, tool, key_argument)
@@ -66,6 +67,8 @@ def show_event(screen: SessionScreen, event: Event) -> None:
                 view.set_status(ToolStatus.EXECUTING)
             tool_log.set_status(call_id, ToolStatus.EXECUTING)
         case ToolCallFinished(call_id=call_id, status=status, duration_ms=duration_ms, diff=diff):
+            if diff:
+                transcript.add_diff(call_id, diff)
             if (view := transcript.tool_call(call_id)) is not None:
                 view.show_result(
                     status, event.result, diff=diff, duration_ms=duration_ms, key_argument=event.key_argument

@@ -57,8 +57,18 @@ class RestoredHistory:
     entries after it, read from the end as far as needed."""
 
     def __init__(self, restored: HistoryRestored) -> None:
-        self.entries: list[dict[str, Any]] = json.loads(restored.entries_json)
-        self.subagents = restored.subagents
+        self._start(json.loads(restored.entries_json), restored.subagents)
+
+    @classmethod
+    def of_entries(cls, entries: list[dict[str, Any]]) -> RestoredHistory:
+        """A history made of ``RestoredEntry`` dicts already at hand (a live exchange the transcript pruned)."""
+        history = cls.__new__(cls)
+        history._start(entries, {})
+        return history
+
+    def _start(self, entries: list[dict[str, Any]], subagents: dict[str, tuple[dict[str, Any], ...]]) -> None:
+        self.entries = entries
+        self.subagents = subagents
         # Each tool call's result text and diff, by call id, from the entries at ``_results_from`` onwards.
         self._results: dict[str, tuple[str, str | None]] = {}
         self._results_from = len(self.entries)

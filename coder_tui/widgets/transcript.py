@@ -3,9 +3,10 @@
 Long sessions stay fast in three ways. A streaming answer renders its finished blocks once and re-renders only
 its last block (``StreamingMarkdown``), and every Markdown entry is one light widget (``MarkdownLines``). Entries
 are grouped by exchange (``ExchangeGroup``): when the live answer grows, the transcript re-arranges a few groups,
-whose own arrangement Textual keeps cached, instead of measuring every entry again. And only the last ``MAX_ENTRIES`` entries
-stay mounted (the session itself is in the engine's store). So layout and typing cost do not grow with the length
-of an answer or of the session.
+whose own arrangement Textual keeps cached, instead of measuring every entry again. And only the last ``MAX_ENTRIES``
+entries stay mounted: a live exchange pruned goes back, as the message records the engine stored for it, to the
+same lazy list a resumed history uses, and is built again when the user scrolls up to it. So layout, typing and
+memory do not grow with the length of an answer or of the session (``benchmarks/long_session.py``).
 
 A resumed session's history arrives whole (``HistoryRestored``) but is built lazily: at once only its last entries
 that fill the transcript (at most ``RESUMED_ENTRIES``), mounted in one go with the screen held until they are, so
@@ -22,7 +23,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from textual.containers import VerticalGroup, VerticalScroll
 from textual.content import Content
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
     from engine.events import CommandResult, TodoItem
     from coder_tui.widgets.streaming_markdown import StreamingMarkdown
 
-MAX_ENTRIES = 120
+MAX_ENTRIES = 40
 # A resumed conversation shows its last entries, as many as fill the transcript and at most this many: building more
 # makes resuming slower.
 RESUMED_ENTRIES = 30
@@ -56,10 +57,24 @@ class ExchangeGroup(SizedByLayout, UniformLines, VerticalGroup):
     ExchangeGroup > .todos { margin: 1 0 0 2; border-left: vkey $accent 50%; }
     """
 
-    def __init__(self, *entries: Widget) -> None:
-        """``entries``: mounted with the group, in one go (a resumed history's)."""
+    def __init__(self, *entries: Widget, live: bool = False) -> None:
+        """``entries``: mounted with the group, in one go (a resumed history's). ``live``: an exchange shown as it
+        happens, whose messages are kept as the engine stored them (``records``), with the diffs its calls showed,
+        so that once pruned it goes back to the transcript's history and is built again when scrolled up to."""
         super().__init__(*entries)
         self.entries: list[Widget] = list(entries)
+        # None: the group cannot be rebuilt from records (a resumed history's, whose entries have factories of
+        # their own, or a live one that lost some entries already).
+        self.records: list[dict[str, Any]] | None = [] if live else None
+        self.diffs: dict[str, str] = {}
+
+    def history_entries(self) -> list[dict[str, Any]]:
+        """The exchange as ``RestoredEntry`` dicts, as a resumed session's history carries it."""
+        assert self.records is not None
+        return [
+            {"kind": "message", "record": record, "diff": self.diffs.get(record.get("tool_call_id") or "")}
+            for record in self.records
+        ]
 
 
 class Transcript(SizedByLayout, VerticalScroll):
@@ -106,7 +121,7 @@ class Transcript(SizedByLayout, VerticalScroll):
 
     def add_user(self, text: str) -> None:
         self.end_stream()
-        self._start_group()
+        self._start_group(live=True)
         self._add(UserMessage(text))
         self.scroll_end(animate=False)  # a new input follows the bottom again, even after scrolling up
 
@@ -291,8 +306,18 @@ class Transcript(SizedByLayout, VerticalScroll):
             self._add(current)
         current.feed(fragment)
 
-    def _start_group(self) -> ExchangeGroup:
-        group = ExchangeGroup()
+    def add_record(self, record: dict[str, Any]) -> None:
+        """A message the engine stored for the exchange being shown (``Message.to_record()``)."""
+        if self._groups and (records := self._groups[-1].records) is not None:
+            records.append(record)
+
+    def add_diff(self, call_id: str, diff: str) -> None:
+        """The diff a call of the exchange being shown made."""
+        if self._groups and self._groups[-1].records is not None:
+            self._groups[-1].diffs[call_id] = diff
+
+    def _start_group(self, *, live: bool = False) -> ExchangeGroup:
+        group = ExchangeGroup(live=live)
         self._groups.append(group)
         self.mount(group)
         return group
@@ -304,23 +329,47 @@ class Transcript(SizedByLayout, VerticalScroll):
         self._prune()
 
     def _prune(self) -> None:
-        """Keeps ``MAX_ENTRIES`` mounted: whole exchanges go first, the current one loses its oldest entries."""
+        """Keeps at most ``MAX_ENTRIES`` mounted: older exchanges go whole (back to the history not built yet,
+        when they can be rebuilt), and an exchange too long on its own loses its oldest entries."""
         excess = sum(len(group.entries) for group in self._groups) - MAX_ENTRIES
         if excess <= 0:
             return
-        removed = 0
-        while removed < excess:
-            oldest = self._groups[0]
-            dropped = oldest.entries[: excess - removed]
-            if len(dropped) == len(oldest.entries) and len(self._groups) > 1:
-                self._groups.pop(0).remove()
+        while excess > 0:
+            if len(self._groups) > 1:
+                group = self._groups.pop(0)
+                group.remove()
+                dropped = group.entries
+                if group.records is None or self._elided or not self._give_back_exchange(group):
+                    self._forget(dropped)
             else:
-                del oldest.entries[: len(dropped)]
+                current = self._groups[0]
+                dropped = current.entries[:excess]
+                del current.entries[:excess]
+                current.records = None  # shown in part now: not rebuilt from its records
                 for entry in dropped:
                     entry.remove()
-            self._forget(dropped)
-            removed += len(dropped)
+                self._forget(dropped)
+            excess -= len(dropped)
         self._update_elided_line()
+
+    def _give_back_exchange(self, group: ExchangeGroup) -> bool:
+        """A whole live exchange pruned: it joins the history not built yet, shown again when scrolled up to. False
+        when its records would not build the entries it showed (a `!` command's output, a notice): then it is
+        counted as not shown, as before."""
+        from coder_tui.widgets.history_entries import PendingEntries, RestoredHistory
+        from coder_tui.widgets.tool_call_view import ToolCallView
+
+        pending = RestoredHistory.of_entries(group.history_entries()).pending()
+        if len(pending) != len(group.entries):
+            return False
+        for entry in group.entries:
+            if isinstance(entry, ToolCallView):
+                self._tool_views.pop(entry.call_id, None)
+        if self._older is None:
+            self._older = PendingEntries()
+        for factory in pending.take(len(pending)):
+            self._older.give_back(factory)
+        return True
 
     def _forget(self, entries: Sequence[Widget]) -> None:
         """Pruned entries: a history entry goes back to the lazy list, a live one is counted as not shown."""

@@ -16,8 +16,8 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1 (the SDK's default)"
 
 async def status_command(orch: Orchestrator, arg: str) -> CommandResult:
     session = orch.session
-    used = await asyncio.to_thread(
-        orch.token_counter.total, session.messages, system=session.system_prompt, tools=session.tools
+    used, source = await asyncio.to_thread(
+        orch.token_counter.meter, session.messages, system=session.system_prompt, tools=session.tools
     )
     window = orch.context_window
     rows: list[tuple[str, str]] = [
@@ -27,6 +27,7 @@ async def status_command(orch: Orchestrator, arg: str) -> CommandResult:
         ("session", f"{session.id} ({_count(len(session.messages), 'message')})"),
         ("mode", f"{orch.mode.value} (permissions: {orch.policy.preset})"),
         ("context", f"{used:,} of {window:,} tokens ({used * 100 // window}%)"),
+        ("counted", source),
         ("trust", _trust(orch)),
         ("sandbox", orch.policy.sandbox_description()),
         ("MCP", _mcp_servers(orch)),
@@ -42,6 +43,7 @@ async def status_command(orch: Orchestrator, arg: str) -> CommandResult:
         "preset": orch.policy.preset,
         "context_tokens": used,
         "context_window": window,
+        "context_source": source,
         "sandbox": orch.policy.sandbox_description(),
         "trusted": orch.project_trusted,
         "mcp_servers": {name: c.state.value for name, c in orch.mcp.connections.items()},

@@ -200,6 +200,10 @@ class TokenCounter:
         # How many server usage reports were taken (``correct``) or are waiting for the encoding to be: a count
         # made before the latest one is older news.
         self.usage_reports = 0
+        # What the server said of the context, so a front end can show it without loading the encoding (tens of
+        # megabytes): whether its answers carry usage (None until one has ended) and the context at the latest one.
+        self.server_reports: bool | None = None
+        self.server_context = 0
         self._reset_caches()
 
     def _reset_caches(self) -> None:
@@ -266,6 +270,19 @@ class TokenCounter:
             rest = self._bounds.total(len(messages)) - self._bounds.total(counted)
         fixed = self._system_bound(system) + self._tools_bound(tools) + REPLY_PRIMING
         return fixed + exact + rest + max(0, self._correction)
+
+    def meter(
+        self, messages: Sequence[Message], *, system: str = "", tools: Sequence[dict[str, Any]] = ()
+    ) -> tuple[int, str]:
+        """The context the meter shows and where it comes from, loading nothing: the exact count once the encoding
+        is loaded, else the server's latest usage, else about ``CHARS_PER_TOKEN`` bytes a token."""
+        if self.ready:
+            source = "an estimate (no token encoding)" if self.estimated else f"counted with {self.encoding_name}"
+            return self.total(messages, system=system, tools=tools), source
+        if self.server_reports:
+            return self.server_context, "the server's usage, with each answer"
+        rough = self.upper_bound(messages, system=system, tools=tools) // CHARS_PER_TOKEN if messages else 0
+        return rough, "an estimate (4 bytes a token) until the server reports"
 
     def uncounted(self, messages: Sequence[Message]) -> list[Message]:
         """The messages of ``messages`` whose count is not known yet."""

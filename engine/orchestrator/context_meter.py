@@ -2,7 +2,8 @@
 
 ``/resume`` and ``--continue`` put another conversation in view; the front end is told how much context it holds,
 counted as the next request would send it (system prompt, tools, messages), so the status line never keeps the
-previous session's count nor shows 0 for a restored one. Neither the model SDK nor the event loop is held for it:
+previous session's count nor shows 0 for a restored one: exactly once the token encoding is loaded, else estimated
+from its size (``TokenCounter.meter``), so a resume does not load the encoding's tables for the meter alone. Neither the model SDK nor the event loop is held for it:
 the count runs in a thread.
 """
 
@@ -33,5 +34,5 @@ async def session_context(
     if not session.messages:
         return UsageUpdated(0, 0, 0, window)
     system, _ = await current_system_prompt(root, mode, build_prompt)
-    tokens = await asyncio.to_thread(counter.total, session.messages, system=system, tools=session.tools)
+    tokens, _ = await asyncio.to_thread(counter.meter, session.messages, system=system, tools=session.tools)
     return UsageUpdated(0, 0, tokens, window)

@@ -45,7 +45,6 @@ from engine.orchestrator.resume import ResumePlan
 from engine.orchestrator.session import Session
 from engine.orchestrator.subagent import NestedTurnRunner
 from engine.orchestrator.slash import available_commands, run_slash
-from engine.orchestrator.token_loading import start_loading
 from engine.provider.warm import warm_provider
 from engine.commands.custom_run import extra_commands
 from engine.orchestrator.turn import TurnState, run_turn
@@ -304,12 +303,12 @@ class Orchestrator:
             await asyncio.to_thread(lambda: warm_provider(self.provider()))
 
     def start_background(self) -> None:
-        """Starts the token encoding's load in a thread, and watching the skill folders and the MCP servers in
-        tasks of the loop. The engine host calls it when no input is waiting: the load holds the interpreter for a
-        few tenths of a second, and watchfiles' import and the first skill reload are loop time, none of which a
-        first request should wait behind (a turn loads the encoding itself once its request is out, see
-        ``token_loading``, and starts the MCP servers if nothing did)."""
-        start_loading(self.token_counter)
+        """Starts the first capture of the workspace for undo (a thread), and watching the skill folders and the MCP
+        servers in tasks of the loop. The engine host calls it when no input is waiting: watchfiles' import and the
+        first skill reload are loop time, which a first request should not wait behind (a turn starts the MCP servers
+        if nothing did). The token encoding is not loaded here: its tables weigh tens of megabytes, and a turn loads
+        them only when a count must be exact (near the compaction threshold, or for a server that reports no usage;
+        see ``token_loading``)."""
         self.tool_capture.start()
         self.skills.start()
         self.mcp.start()

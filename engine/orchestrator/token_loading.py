@@ -5,8 +5,9 @@ counts of what is counted, the UTF-8 bytes of the rest: ``TokenCounter.upper_bou
 threshold cannot need a compaction whatever it counts. So such a request goes at once, and its new messages are
 counted once it is out, while the server works on it, and the context meter follows (on the event loop: the
 encoder holds the interpreter while it encodes, so a thread would only add its hand-over). The encoding itself (a
-few tenths of a second once per process) loads the same way, in a thread, once the first request is out (or, with
-no input waiting, once the engine is ready), with the notice when counts are only estimates.
+few tenths of a second once per process, and tens of megabytes) loads the same way, in a thread, once a request is
+out, and only when a count must be exact: near the compaction threshold, or for a front end that shows the context
+while the server reports no usage (``maybe_compact``); with the notice when counts are only estimates.
 
 Counts run one after the other, in the order they were asked for, so the meter never goes back to an older one.
 """
@@ -47,12 +48,6 @@ async def wait_loaded(counter: TokenCounter) -> None:
     (``engine.background``): the event loop never waits."""
     if not counter.ready:
         await in_background_thread(counter.load)
-
-
-def start_loading(counter: TokenCounter) -> None:
-    """Starts the load in a thread if it is not loaded; returns at once."""
-    if not counter.ready:
-        _keep(asyncio.ensure_future(wait_loaded(counter)))
 
 
 def needs_exact_count(

@@ -49,6 +49,7 @@ async def chat_step(state: TurnState, deps: TurnDeps) -> Message:
         deps.emit(LoopDetected(loop.kind, loop.what))
         state.end("loop_detected", f"loop detected: {loop.what}")
         return partial or Message(role="assistant", content=None, interrupted=True)
+    deps.counter.server_reports = assembler.usage is not None
     for problem in assembler.problems:
         deps.emit(Notice(problem, level="warning"))
     message = assembler.message()
@@ -76,7 +77,8 @@ def _announce(chunk: StreamChunk, deps: TurnDeps, sent: tuple[Message, ...]) -> 
         )
     elif isinstance(chunk, UsageChunk):
         session = deps.session
-        if deps.counts_shown or deps.counter.ready:  # a correction counts what it corrects: it loads the encoding
+        deps.counter.server_context = chunk.usage.total_tokens
+        if deps.counter.ready:  # a correction counts what it corrects: with no encoding loaded, nothing to correct
             correct_when_loaded(
                 deps.counter, chunk.usage.prompt_tokens, sent, system=session.system_prompt, tools=session.tools
             )

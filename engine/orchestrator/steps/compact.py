@@ -18,9 +18,13 @@ async def maybe_compact(deps: TurnDeps, *, force: bool = False) -> CompactionRes
         counter, session.messages, system=system, tools=tools, window=window, threshold=threshold
     ):
         # Too small to need a compaction, whatever its exact count: the request goes now, the count follows (for a
-        # front end that shows it).
-        if deps.counts_shown:
+        # front end that shows it). A server that reports usage gives the meter its figure with each answer, so
+        # the encoding is loaded only for a server that does not (or near the threshold, below).
+        if deps.counts_shown and (counter.ready or counter.server_reports is False):
             announce_when_counted(counter, session.messages, system=system, tools=tools, window=window, emit=deps.emit)
+        elif deps.counts_shown and counter.server_reports is None:
+            used, _ = counter.meter(session.messages, system=system, tools=tools)
+            deps.emit(UsageUpdated(0, 0, used, window))
         return None
     await count_exactly(counter, session.messages)
     if note := counter.take_notice():

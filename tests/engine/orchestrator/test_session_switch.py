@@ -47,6 +47,7 @@ async def test_resume_announces_the_context_the_next_request_sends(
 ) -> None:
     await stored_session(tmp_path, scripted_server, "scripted-model")
     orchestrator, log, _ = make_orchestrator(tmp_path, scripted_server.base_url)
+    orchestrator.token_counter.load()  # loaded (near the threshold, say): the count is exact
     await orchestrator.run_input("/resume --last")
     announced = log.of(UsageUpdated)[-1]
     session = orchestrator.session
@@ -59,6 +60,19 @@ async def test_resume_announces_the_context_the_next_request_sends(
     assert announced.context_tokens == sent
     assert announced.context_tokens > orchestrator.token_counter.total(session.messages[:-2])
     assert [todo.content for todo in log.of(TodosChanged)[-1].todos] == ["Fix the pager"]
+
+
+async def test_resume_estimates_the_context_without_loading_the_encoding(
+    tmp_path: Path, scripted_server: ScriptedServer
+) -> None:
+    await stored_session(tmp_path, scripted_server, "scripted-model")
+    orchestrator, log, _ = make_orchestrator(tmp_path, scripted_server.base_url)
+    await orchestrator.run_input("/resume --last")
+    announced = log.of(UsageUpdated)[-1]
+    assert not orchestrator.token_counter.ready  # issue 32: tens of megabytes not loaded for the meter alone
+    session = orchestrator.session
+    exact = orchestrator.token_counter.total(session.messages, system=session.system_prompt, tools=session.tools)
+    assert exact / 2 <= announced.context_tokens <= exact * 2
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,49 @@
+"""Issue 32: a live session keeps only its last entries mounted, and what it pruned comes back when scrolled up to,
+built from the messages the engine stored, as a resumed session's older entries are."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from coder_tui.widgets.markdown_lines import MarkdownLines
+from coder_tui.widgets.tool_call_view import ToolCallView
+from coder_tui.widgets.transcript import MAX_ENTRIES
+from coder_tui.widgets.user_message import UserMessage
+from tests.support.scenario import reply, text, tool_call
+from tests.support.scripted_server import ScriptedServer
+from tests.tui.helpers import make_app, ready, submit, wait_until
+
+# Each exchange: the question, a read call, the answer: three entries.
+EXCHANGES = MAX_ENTRIES // 3 + 6
+
+
+async def test_pruned_live_exchanges_come_back_when_scrolled_up_to(
+    workspace: Path, scripted_server: ScriptedServer
+) -> None:
+    (workspace / "notes.txt").write_text("the limit is 10\n")
+    for index in range(EXCHANGES):
+        scripted_server.add(reply(tool_call("read", path="notes.txt")), reply(text(f"answer **{index}** done")))
+    app = make_app(workspace, scripted_server)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        transcript = app.session.transcript
+        for index in range(EXCHANGES):
+            await submit(pilot, f"question {index}")
+            await wait_until(pilot, lambda i=index: len(scripted_server.requests) == 2 * (i + 1) and not app.link.busy)
+        await pilot.pause()
+        assert len(transcript.entries) <= MAX_ENTRIES
+        assert transcript.older_count > 0  # pruned, not lost
+        assert "scroll up to show them" in str(transcript.query_one(".elided").visual)
+
+        while transcript.older_count:
+            transcript.scroll_home(animate=False, immediate=True)
+            await pilot.pause()
+            await wait_until(pilot, lambda: transcript.scroll_y > 0 or not transcript.older_count, "older entries")
+
+        entries = transcript.entries
+        first = entries[:3]
+        assert isinstance(first[0], UserMessage) and first[0].text == "question 0"
+        assert isinstance(first[1], ToolCallView) and first[1].call_id
+        assert isinstance(first[2], MarkdownLines) and "answer **0** done" in first[2].text
+        questions = [entry.text for entry in entries if isinstance(entry, UserMessage)]
+        assert questions == [f"question {index}" for index in range(len(questions))]  # in order, none twice
