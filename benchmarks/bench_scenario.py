@@ -2,11 +2,14 @@
 
 Answers by the request's last user message: ``STREAM`` → a 20k-token Markdown answer ending in ``ENDOFANSWER``,
 streamed fast; ``STALL`` → a little text, then nothing (for Esc); anything else → a short greeting. Every request's
-arrival time (``time.monotonic``) is appended to the file named by ``CODER_BENCH_LOG``.
+arrival time (``time.monotonic``) is appended to the file named by ``CODER_BENCH_LOG``. Every answer reports its
+usage (``usage_of``), as servers do when asked with ``stream_options.include_usage`` (OpenAI, vLLM, Ollama,
+llama.cpp): coder-tui asks, and its context meter uses it.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from typing import Any
@@ -42,6 +45,11 @@ def long_answer(tokens: int) -> str:
 ANSWER = long_answer(ANSWER_TOKENS)
 
 
+def usage_of(body: dict[str, Any], completion_tokens: int) -> tuple[int, int]:
+    """(prompt, completion) tokens for a request, at about four bytes a token."""
+    return len(json.dumps(body)) // 4, completion_tokens
+
+
 def fallback(body: dict[str, Any]) -> Any:
     arrived = time.monotonic()
     last = next((m.get("content") or "" for m in reversed(body.get("messages", [])) if m.get("role") == "user"), "")
@@ -49,7 +57,7 @@ def fallback(body: dict[str, Any]) -> Any:
         with open(log, "a") as file:
             file.write(f"{arrived} {last[:40]!r}\n")
     if "STREAM" in last:
-        return Slow(reply(text(ANSWER, chunk=CHUNK_CHARS)), CHUNK_DELAY_S)
+        return Slow(reply(text(ANSWER, chunk=CHUNK_CHARS), usage=usage_of(body, ANSWER_TOKENS)), CHUNK_DELAY_S)
     if "STALL" in last:
         return Stall(reply(text(THINKING)), 120)
-    return reply(text(GREETING))
+    return reply(text(GREETING), usage=usage_of(body, 8))

@@ -3,15 +3,15 @@
 The last user message reads ``exchange N``; the answer is a short Markdown paragraph ending in ``doneN.`` (the marker
 the benchmark waits for). With ``tool`` in the message the model first calls ``read`` on ``notes.txt`` and answers
 after its result, as most real exchanges do. Every answer reports its usage, as OpenAI (with
-``stream_options.include_usage``), Ollama, vLLM and llama.cpp do: about four bytes a token of the request.
+``stream_options.include_usage``), Ollama, vLLM and llama.cpp do (``bench_scenario.usage_of``).
 """
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
+from benchmarks.bench_scenario import usage_of
 from tests.support.scenario import reply, text, tool_call
 
 REPLIES: list[Any] = []
@@ -31,7 +31,7 @@ def fallback(body: dict[str, Any]) -> Any:
         last_user = " ".join(part.get("text", "") for part in last_user if isinstance(part, dict))
     match = re.search(r"exchange (\d+)", last_user)
     number = match.group(1) if match else "0"
-    usage = (len(json.dumps(body)) // 4, 30)
+    usage = usage_of(body, 30)
     if "tool" in last_user and messages and messages[-1].get("role") == "user":
         return reply(tool_call("read", path="notes.txt"), usage=usage)
     return reply(text(answer(number)), usage=usage)

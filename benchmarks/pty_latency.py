@@ -103,8 +103,8 @@ FIGURES = (
     Figure("resume_p95", "key latency, first 3 s after that resume: p95", "ms", "< 25 ms", lambda v, _: v < 25),
     Figure("resume_max", "key latency, first 3 s after that resume: max", "ms", "(none)"),
     Figure("esc_stopped", "Esc to stopped (the screen says interrupted)", "ms", "< 100 ms", lambda v, _: v < 100),
-    Figure("peak_rss", "peak memory (sum over every process) while streaming 20k tokens", "MB", "<= 100 MB",
-           lambda v, _: v <= 100),
+    Figure("peak_rss", "peak memory (sum over every process) while streaming 20k tokens", "MB", "<= 130 MB",
+           lambda v, _: v <= 130),
 )
 
 
