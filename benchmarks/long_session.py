@@ -43,7 +43,7 @@ SCENARIO = ROOT / "benchmarks" / "long_session_scenario.py"
 TYPING_INTERVAL_S = 0.01
 TIME_GROWTH_TARGET = 1.2
 MEMORY_GROWTH_TARGET_MB = 20.0
-CHECKPOINTS = (200, 1000)
+CHECKPOINTS = (50, 100, 200, 500, 1000)
 
 
 def rss_mb(term: Terminal) -> float:
@@ -90,6 +90,9 @@ def one_run(exchanges: int, tools: bool, verbose: bool = False) -> dict[str, flo
                     print("memory by process after 10 (MB):", {p: round(mb) for p, mb in rss_by_process(term).items()})
             if index in CHECKPOINTS:
                 figures[f"rss_{index}"] = rss_mb(term)
+                if verbose:
+                    print(f"memory by process after {index} (MB):",
+                          {pid: round(mb) for pid, mb in rss_by_process(term).items()}, flush=True)
         figures["rss_end"] = rss_mb(term)
         if verbose:
             print("memory by process at the end (MB):", {pid: round(mb) for pid, mb in rss_by_process(term).items()})
