@@ -79,6 +79,9 @@ class McpManager:
         self._prompt_names: dict[str, list[str]] = {}
         self._states: dict[str, ServerState] = {}
         self._starter: asyncio.Task[None] | None = None
+        # Servers given by the front end for this session (an ACP client's ``mcpServers``); they replace configured
+        # servers of the same name.
+        self.extra_specs: list[ServerSpec] = []
 
     @property
     def started(self) -> bool:
@@ -90,6 +93,9 @@ class McpManager:
         if self._starter is not None:
             return
         specs, self.problems = self._load_specs()
+        if self.extra_specs:
+            given = {spec.name for spec in self.extra_specs}
+            specs = [spec for spec in specs if spec.name not in given] + self.extra_specs
         self.connections = {
             spec.name: ServerConnection(spec, env=self._env, workspace=self._workspace, on_change=self._changed)
             for spec in specs
