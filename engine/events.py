@@ -97,6 +97,18 @@ class ToolCallFinished:
 
 
 @record
+class ToolProgress:
+    """A running call's progress, as an MCP server reports it (``notifications/progress``): ``progress`` of
+    ``total`` (None when the server does not know the total) and what it is doing now."""
+
+    call_id: str
+    tool: str
+    progress: float
+    total: float | None = None
+    message: str | None = None
+
+
+@record
 class TodoItem:
     id: str
     content: str
@@ -241,6 +253,7 @@ Event = (
     | ToolCallAwaitingApproval
     | ToolCallExecuting
     | ToolCallFinished
+    | ToolProgress
     | TodosChanged
     | CommandResult
     | ModeChanged

@@ -44,6 +44,8 @@ _ADDED_TAIL = re.compile(
     r"(?:\n\n<(" + "|".join(_ADDED_TAGS) + r")(?:\s[^>\n]*)?>\n.*?\n</\1>)+\s*\Z", re.DOTALL
 )
 # An image an ACP client sent, named in the text by its blob path (``engine.server.acp.prompt``).
+# The message carrying the images tool calls returned (``engine.orchestrator.steps.tools.images_message``).
+_TOOL_IMAGES = re.compile(r"\[\d+ images? returned by the tool call results above")
 _BLOB_PATH = re.compile(r"'(/[^'\n]*/\.coder/blobs/[^'\n/]+)'")
 
 
@@ -81,6 +83,8 @@ def own_words(content: str) -> str:
 
 def _user_updates(message: Message) -> list[Any]:
     text = own_words(message.content or "")
+    if _TOOL_IMAGES.match(text):
+        return []  # the images a tool returned, sent to the model as a user message: not the user's
     updates: list[Any] = []
     if message.images:
         text = _BLOB_PATH.sub("", text).strip()
