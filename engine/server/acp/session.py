@@ -103,9 +103,20 @@ class AcpSession:
         async with self._turns:
             if number <= self._cancelled_upto:
                 return "cancelled"
+            await self._client_servers_started()
+            if number <= self._cancelled_upto:
+                return "cancelled"
             outcome: TurnOutcome = await self.host.run_input(text)
         await self.flush()
         return STOP_REASONS.get(outcome.reason, "end_turn")
+
+    async def _client_servers_started(self) -> None:
+        """The servers the client gave are waited for (bounded by their start-up timeout) before a prompt, as in a
+        headless run: the editor asked for their tools. The session's own servers start as in the TUI."""
+        assert self.host.orchestrator is not None
+        manager = self.host.orchestrator.mcp
+        if manager.extra_specs:
+            await manager.settle()  # at once when they have started (or failed)
 
     def cancel(self) -> None:
         self._cancelled_upto = self._received

@@ -1,0 +1,101 @@
+"""ACP sessions beyond new and prompt (SPEC 24): session/list, resume and close, the model as a config option, the
+client's MCP servers offering their tools, and session/load telling the user's own words with the diffs and plan."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from acp import RequestError, text_block
+from acp.schema import AgentPlanUpdate, ToolCallStart, UserMessageChunk
+
+from tests.server.test_acp import REPO, ScriptedClient, agent, workspace  # noqa: F401 - the fixture
+from tests.support.scenario import reply, text, tool_call
+from tests.support.scripted_server import ScriptedServer
+
+
+async def test_list_resume_and_close(workspace, scripted_server: ScriptedServer) -> None:
+    scripted_server.add(text("one"), text("two"), text("three"))
+    client = ScriptedClient()
+    async with agent(workspace, scripted_server, client) as conn:
+        hello = await conn.initialize(protocol_version=1)
+        capabilities = hello.agent_capabilities.session_capabilities
+        assert capabilities.list is not None and capabilities.resume is not None and capabilities.close is not None
+        first = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        await conn.prompt(session_id=first.session_id, prompt=[text_block("first request")])
+        second = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        await conn.prompt(session_id=second.session_id, prompt=[text_block("second request")])
+        listed = await conn.list_sessions(cwd=str(workspace))
+        assert [s.session_id for s in listed.sessions] == [second.session_id, first.session_id]
+        assert listed.sessions[1].title == "first request" and listed.sessions[1].cwd == str(workspace.resolve())
+        await conn.close_session(session_id=first.session_id)
+        with pytest.raises(RequestError):
+            await conn.prompt(session_id=first.session_id, prompt=[text_block("closed?")])
+        before = len(client.updates)
+        await conn.resume_session(session_id=first.session_id, cwd=str(workspace), mcp_servers=[])
+        assert not [u for _, u in client.updates[before:] if isinstance(u, UserMessageChunk)]  # no replay
+        await conn.prompt(session_id=first.session_id, prompt=[text_block("again")])
+    sent = scripted_server.requests[-1].body["messages"]
+    assert [m["content"] for m in sent if m["role"] == "user"] == ["first request", "again"]
+
+
+async def test_the_model_is_a_config_option(workspace, scripted_server: ScriptedServer) -> None:
+    scripted_server.add(text("hi"))
+    client = ScriptedClient()
+    async with agent(workspace, scripted_server, client) as conn:
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        [option] = session.config_options
+        assert (option.id, option.current_value) == ("model", "scripted-model")
+        changed = await conn.set_config_option(config_id="model", session_id=session.session_id,
+                                               value="other-model")
+        assert changed.config_options[0].current_value == "other-model"
+        assert "other-model" in {o.value for o in changed.config_options[0].options}
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("hello")])
+        with pytest.raises(RequestError):
+            await conn.set_config_option(config_id="colour", session_id=session.session_id, value="red")
+    assert scripted_server.requests[-1].body["model"] == "other-model"
+
+
+async def test_the_clients_mcp_server_offers_its_tools(workspace, scripted_server: ScriptedServer) -> None:
+    scripted_server.add(reply(tool_call("mcp__broken__echo", id="e", text="from zed")), text("echoed"))
+    broken = {"name": "broken", "command": sys.executable, "args": ["-m", "tests.engine.mcp.broken_server"],
+              "env": [{"name": "PYTHONPATH", "value": str(REPO)}]}
+    client = ScriptedClient(answers=["allow_once"])
+    async with agent(workspace, scripted_server, client) as conn:
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[broken])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("echo it")])
+        with pytest.raises(RequestError):
+            await conn.new_session(cwd=str(workspace), mcp_servers=[{"name": "", "command": "x", "args": [],
+                                                                     "env": []}])
+    assert "mcp__broken__echo" in {t["function"]["name"] for t in scripted_server.requests[0].body["tools"]}
+    result = [m for m in scripted_server.requests[1].body["messages"] if m["role"] == "tool"][0]
+    assert "echo: from zed" in result["content"]
+
+
+async def test_load_replays_the_users_words_the_diff_and_the_plan(workspace, scripted_server: ScriptedServer) -> None:
+    (workspace / "notes.md").write_text("remember the milk\n")
+    todos = [{"id": "1", "content": "fix add", "status": "completed"}]
+    scripted_server.add(
+        reply(tool_call("todowrite", id="t", todos=todos),
+              tool_call("edit", id="e", path="calc.py", old_string="a - b", new_string="a + b")),
+        text("Fixed."),
+    )
+    first = ScriptedClient(answers=["allow_once"])
+    async with agent(workspace, scripted_server, first) as conn:
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        await conn.set_session_mode(session_id=session.session_id, mode_id="auto-edit")
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("fix add, see @notes.md")])
+    stored = scripted_server.requests[0].body["messages"][-1]["content"]
+    assert "<file path=" in stored  # what the model got: the attached file
+
+    later = ScriptedClient()
+    async with agent(workspace, scripted_server, later) as conn:
+        await conn.load_session(cwd=str(workspace), session_id=session.session_id, mcp_servers=[])
+    assert [u.content.text for u in later.of(UserMessageChunk)] == ["fix add, see @notes.md"]
+    edit = next(u for u in later.of(ToolCallStart) if u.tool_call_id == "e")
+    [diff] = [c for c in edit.content if c.type == "diff"]
+    # the hunk's two sides, context included (the file may have changed since)
+    assert (diff.old_text, diff.new_text) == ("def add(a, b):\n    return a - b", "def add(a, b):\n    return a + b")
+    assert diff.path == str((workspace / "calc.py").resolve())
+    [plan] = later.of(AgentPlanUpdate)
+    assert [(e.content, e.status) for e in plan.entries] == [("fix add", "completed")]
