@@ -3,13 +3,22 @@ client's MCP servers offering their tools, and session/load telling the user's o
 
 from __future__ import annotations
 
+import json
 import sys
 
 import pytest
-from acp import RequestError, text_block
-from acp.schema import AgentPlanUpdate, ToolCallStart, UserMessageChunk
+from acp import RequestError, spawn_agent_process, text_block
+from acp.schema import (
+    AcceptElicitationResponse,
+    AgentPlanUpdate,
+    ClientCapabilities,
+    ElicitationCapabilities,
+    ElicitationFormCapabilities,
+    ToolCallStart,
+    UserMessageChunk,
+)
 
-from tests.server.test_acp import REPO, ScriptedClient, agent, workspace  # noqa: F401 - the fixture
+from tests.server.test_acp import REPO, ScriptedClient, agent, environment, workspace  # noqa: F401 - the fixture
 from tests.support.scenario import reply, text, tool_call
 from tests.support.scripted_server import ScriptedServer
 
@@ -99,3 +108,45 @@ async def test_load_replays_the_users_words_the_diff_and_the_plan(workspace, scr
     assert diff.path == str((workspace / "calc.py").resolve())
     [plan] = later.of(AgentPlanUpdate)
     assert [(e.content, e.status) for e in plan.entries] == [("fix add", "completed")]
+
+
+class FormFillingClient(ScriptedClient):
+    """An editor that can show MCP forms: fills in every one it is shown."""
+
+    def __init__(self, content: dict[str, object], **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.content = content
+        self.forms: list[tuple[str, object]] = []
+
+    async def create_elicitation(self, message: str, mode: object, **kwargs: object) -> object:
+        self.forms.append((message, mode))
+        return AcceptElicitationResponse(action="accept", content=self.content)
+
+
+async def test_an_mcp_servers_form_goes_to_the_editor_that_can_show_it(
+    workspace, scripted_server: ScriptedServer
+) -> None:
+    asking = {"name": "asking", "command": sys.executable, "args": ["-m", "tests.engine.mcp.asking_server"],
+              "env": [{"name": "PYTHONPATH", "value": str(REPO)}]}
+    for can_show, expected in ((True, "accepted: "), (False, "the user chose decline")):
+        scripted_server.add(reply(tool_call("mcp__asking__signup")), text("ok"))
+        client = FormFillingClient({"name": "Ada", "age": 36}, answers=["allow_once"])
+        capabilities = ClientCapabilities(elicitation=ElicitationCapabilities(form=ElicitationFormCapabilities()))
+        # elicitation/create is still unstable in the SDK: a client that shows forms turns the unstable part on
+        async with spawn_agent_process(
+            client, sys.executable, "-m", "coder_tui", "acp", env=environment(workspace, scripted_server),
+            cwd=workspace, use_unstable_protocol=True,
+        ) as (conn, _):
+            await conn.initialize(protocol_version=1, client_capabilities=capabilities if can_show else None)
+            session = await conn.new_session(cwd=str(workspace), mcp_servers=[asking])
+            await conn.prompt(session_id=session.session_id, prompt=[text_block("sign me up")])
+        result = [m for m in scripted_server.requests[-1].body["messages"] if m["role"] == "tool"][-1]
+        assert expected in result["content"], client.text()
+        if can_show:
+            [(message, mode)] = client.forms
+            assert message == "asking: Sign up for the service"
+            assert set(mode.requested_schema.properties) == {"name", "age", "plan", "newsletter"}
+            said = json.loads(result["content"])["content"].removeprefix("accepted: ")
+            assert json.loads(said) == {"name": "Ada", "age": 36, "plan": "free", "newsletter": False}
+        else:
+            assert client.forms == [] and "cannot show a form" in client.text()

@@ -69,13 +69,18 @@ class CoderAgent:
     def __init__(self) -> None:
         self._client: Any = None
         self._sessions: dict[str, AcpSession] = {}
+        # What the client can show of MCP elicitation (its ``clientCapabilities.elicitation``).
+        self._elicitation: Any = None
 
     def on_connect(self, conn: Any) -> None:
         self._client = conn
 
-    async def initialize(self, protocol_version: int, **kwargs: Any) -> InitializeResponse:
+    async def initialize(
+        self, protocol_version: int, client_capabilities: Any = None, **kwargs: Any
+    ) -> InitializeResponse:
         from importlib.metadata import PackageNotFoundError, version
 
+        self._elicitation = getattr(client_capabilities, "elicitation", None)
         try:
             ours = version("coder-tui")
         except PackageNotFoundError:
@@ -187,6 +192,7 @@ class CoderAgent:
         except McpServerError as exc:
             raise RequestError.invalid_params({"mcpServers": str(exc), "message": str(exc)}) from exc
         session = AcpSession(self._client, workspace)
+        session.elicitation = self._elicitation
         try:
             await session.start(servers)
         except Exception as exc:  # a damaged database or config: say which, keep serving

@@ -18,11 +18,14 @@ from engine.events import Event, HistoryRestored
 from engine.interaction import (
     ApprovalDecision,
     ApprovalRequest,
+    ElicitationAnswer,
+    ElicitationRequest,
     QuestionAnswer,
     QuestionRequest,
     TrustDecision,
     TrustRequest,
 )
+from engine.server.acp.elicitation import elicitation_mode
 from engine.server.acp.permissions import decision_from, permission_options, permission_tool_call
 from engine.server.acp.replay import replay_updates
 from engine.server.acp.updates import UpdateMapper
@@ -50,6 +53,8 @@ class AcpSession:
         self._muted = False
         # The history a ``/resume`` sent while muted: what ``session/load`` tells again.
         self._history: HistoryRestored | None = None
+        # What the client said it can show of MCP elicitation (``clientCapabilities.elicitation``), if anything.
+        self.elicitation: Any = None
         # Models set through the config option that are not among the configured ones.
         self.models_chosen: list[str] = []
         self._turns = asyncio.Lock()
@@ -170,6 +175,24 @@ class AcpSession:
         """ACP has no question dialog: the question is shown and the model told there is no answer, as headless."""
         self.event_text(f"\n(the model asked: {request.question}; answer it in your next prompt)\n")
         return QuestionAnswer(answer=None)
+
+    async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer:
+        """An MCP server's form goes to the editor when it said it can show one (``elicitation`` in its
+        capabilities); otherwise it is declined, and the user told why."""
+        capability = self.elicitation
+        wanted = None if capability is None else capability.url if request.url else capability.form
+        if wanted is None:
+            kind = "an address to open" if request.url else "a form"
+            return ElicitationAnswer("decline", reason=f"this editor (ACP client) cannot show {kind}")
+        await self.flush()
+        try:
+            response = await self.client.create_elicitation(
+                message=f"{request.server}: {request.message}", mode=elicitation_mode(self.session_id, request)
+            )
+        except Exception as exc:  # noqa: BLE001 - the server hears "decline", the user why
+            return ElicitationAnswer("decline", reason=f"the editor could not show it: {exc}")
+        action = response.action if response.action in ("accept", "decline", "cancel") else "decline"
+        return ElicitationAnswer(action, getattr(response, "content", None))
 
     async def request_trust(self, request: TrustRequest) -> TrustDecision:
         """ACP has no dialog for folder trust: the folder stays untrusted for this session (the notice naming the
