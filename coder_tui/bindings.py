@@ -93,7 +93,7 @@ KEY_TABLE: tuple[KeySpec, ...] = (
             show=False),
     KeySpec("escape", "cancel", "Cancel task", "question", "dismiss the question and cancel the task"),
     KeySpec("ctrl+s", "submit", "Send", "elicitation", "send the form an MCP server asked for (Enter in a field too)"),
-    KeySpec("ctrl+d", "decline", "Decline", "elicitation", "decline the MCP server's request for input"),
+    KeySpec("ctrl+n", "decline", "Decline", "elicitation", "decline the MCP server's request for input"),
     KeySpec("escape", "cancel", "Dismiss", "elicitation", "dismiss the MCP server's form (it hears \"cancel\")"),
     KeySpec("escape", "close", "Close", "picker", "close the list of sessions (/resume) without resuming"),
     KeySpec("escape", "close", "Close", "rewind", "close the /rewind list without rewinding"),

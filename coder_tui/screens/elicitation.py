@@ -6,7 +6,7 @@ required) and description above it, and what is wrong with it below once the use
 the engine's ``form_content``, so the server gets exactly what the schema asks for. A URL request (nothing to fill
 in) shows the address as plain text: the user opens it themselves and says whether they did.
 
-Ctrl+S (or Enter in a field) sends, Ctrl+D declines, Esc dismisses (the server hears "cancel"; the task goes on).
+Ctrl+S (or Enter in a field) sends, Ctrl+N declines, Esc dismisses (the server hears "cancel"; the task goes on).
 Everything the server wrote is shown as text, never as markup or terminal controls.
 """
 
@@ -72,7 +72,8 @@ class ElicitationScreen(ModalScreen[ElicitationAnswer]):
     ElicitationScreen .description { color: $text-muted; }
     ElicitationScreen .error { color: $error; height: auto; }
     ElicitationScreen .error:empty { display: none; }
-    ElicitationScreen Input, ElicitationScreen Select { width: 1fr; }
+    ElicitationScreen Input, ElicitationScreen Select { width: 1fr; background: $boost; }
+    ElicitationScreen Switch { border: none; padding: 0; height: 1; }
     ElicitationScreen SelectionList { height: auto; max-height: 6; }
     ElicitationScreen #url { margin: 1 0 0 0; color: $accent; }
     ElicitationScreen #buttons { height: auto; margin: 1 0 0 0; }
@@ -184,11 +185,11 @@ def _input_for(field: FormField) -> Widget:
         options = [(shown(label), value) for value, label in field.choices]
         chosen = str(default) if default is not None and str(default) in {v for v, _ in field.choices} else None
         return Select(options, value=chosen if chosen is not None else Select.BLANK, allow_blank=not field.required
-                      or chosen is None, prompt="choose one", id=widget_id)
+                      or chosen is None, prompt="choose one", compact=True, id=widget_id)
     if field.kind == "multi":
         chosen = {str(v) for v in default} if isinstance(default, list) else set()
         return SelectionList[str](*((shown(label), value, value in chosen) for value, label in field.choices), id=widget_id)
     kind = {"integer": "integer", "number": "number"}.get(field.kind, "text")
     placeholder = field.format or ("a whole number" if kind == "integer" else "a number" if kind == "number" else "")
     return Input(value="" if default is None else str(default), type=kind, placeholder=placeholder,  # type: ignore[arg-type]
-                 max_length=field.max_length or 0, id=widget_id)
+                 max_length=field.max_length or 0, compact=True, id=widget_id)
