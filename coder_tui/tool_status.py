@@ -47,3 +47,4 @@ def tool_summary(
         "  ",
         (tail, look.style),
     )
+
