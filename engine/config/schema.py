@@ -106,6 +106,8 @@ class McpServerConfig(_Section):
     # The values a form the server asks for (elicitation) is answered with when nobody can be asked (headless),
     # by field name; unset, such a request is declined and the user told why.
     elicitation: dict[str, Any] | None = None
+    # HTTP servers: sign in with OAuth when the server asks for it (401 with WWW-Authenticate).
+    oauth: bool = True
 
     @model_validator(mode="after")
     def _one_transport(self) -> McpServerConfig:

@@ -19,7 +19,7 @@ from engine.errors import ToolError
 from engine.mcp.names import clean
 from engine.mcp.server_requests import ServerRequestHandler, client_callbacks
 from engine.mcp.specs import ServerSpec
-from engine.mcp.transport import open_transport
+from engine.mcp.transport import HttpTrouble, open_transport
 
 # How often a quiet server is pinged, so that one which died is noticed without waiting for a call.
 PING_INTERVAL_S = 5.0
@@ -55,8 +55,10 @@ class ServerConnection:
         workspace: Path,
         on_change: Callable[[ServerConnection], None],
         requests: ServerRequestHandler | None = None,
+        tell: Callable[[str], None] | None = None,
     ) -> None:
-        """``requests`` answers the server's sampling and elicitation requests (none: they are not offered)."""
+        """``requests`` answers the server's sampling and elicitation requests (none: they are not offered);
+        ``tell`` shows the user something they must do (open a sign-in address)."""
         self.spec = spec
         self.state = ServerState.STOPPED
         self.error: str | None = None
@@ -65,7 +67,9 @@ class ServerConnection:
         # Tools the server lists that this client cannot call (they require task augmentation): not offered.
         self.skipped_tools: list[str] = []
         self._requests = requests
+        self._tell = tell or (lambda text: None)
         self._log: TextIO | None = None
+        self._trouble = HttpTrouble()
         self._env = env
         self._workspace = workspace
         self._on_change = on_change
@@ -181,6 +185,8 @@ class ServerConnection:
                         self.state = ServerState.STOPPED
                     else:
                         self.state, self.error = ServerState.FAILED, describe(exc)
+                        if http := self._trouble.describe():
+                            self.error = f"{self.error} ({http})"
                         said = _last_line(self.log_path, start)
                         if said:
                             self.error += f"; its last words: {said}"
@@ -198,8 +204,15 @@ class ServerConnection:
         from mcp_types import Implementation
 
         config = self.spec.config
+        self._trouble = HttpTrouble()
+        auth = None
+        if self.spec.transport != "stdio" and config.oauth:
+            from engine.mcp.oauth import oauth_provider
+            from engine.mcp.specs import expand
+
+            auth = oauth_provider(self.spec.name, expand(config.url or "", self._env), self._env, self._tell)
         client = Client(
-            open_transport(self.spec, self._env, self._workspace, stderr),
+            open_transport(self.spec, self._env, self._workspace, stderr, auth=auth, trouble=self._trouble),
             message_handler=self._on_message,
             cache=None,
             client_info=Implementation(name=CLIENT_NAME, version="0.1.0"),

@@ -101,7 +101,8 @@ class McpManager:
             specs = [spec for spec in specs if spec.name not in given] + self.extra_specs
         self.connections = {
             spec.name: ServerConnection(
-                spec, env=self._env, workspace=self._workspace, on_change=self._changed, requests=self._requests
+                spec, env=self._env, workspace=self._workspace, on_change=self._changed, requests=self._requests,
+                tell=lambda text: self._emit(Notice(text, level="warning")),
             )
             for spec in specs
         }
