@@ -7,11 +7,12 @@ from __future__ import annotations
 import asyncio
 import base64
 import sys
+from pathlib import Path
 
 from acp import text_block
 from acp.schema import AvailableCommandsUpdate, ImageContentBlock, UsageUpdate
 
-from tests.server.test_acp import REPO, ScriptedClient, agent, workspace  # noqa: F401 - the fixture
+from tests.server.test_acp import REPO, ScriptedClient, agent
 from tests.support.scenario import reply, stall, text
 from tests.support.scripted_server import ScriptedServer
 
@@ -22,7 +23,7 @@ PNG = base64.b64decode(
 ROUNDS = 20
 
 
-async def test_cancel_then_prompt_at_once_works_every_time(workspace, scripted_server: ScriptedServer) -> None:
+async def test_cancel_then_prompt_at_once_works_every_time(workspace: Path, scripted_server: ScriptedServer) -> None:
     client = ScriptedClient()
     async with agent(workspace, scripted_server, client) as conn:
         session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
@@ -45,7 +46,7 @@ async def test_cancel_then_prompt_at_once_works_every_time(workspace, scripted_s
     assert [a for a in asked if a.startswith("next")] == [f"next {n}" for n in range(ROUNDS)]
 
 
-async def test_a_prompt_sent_while_one_runs_waits_for_it(workspace, scripted_server: ScriptedServer) -> None:
+async def test_a_prompt_sent_while_one_runs_waits_for_it(workspace: Path, scripted_server: ScriptedServer) -> None:
     scripted_server.add(reply(text("first answer"), usage=(120, 8)), text("second answer"))
     client = ScriptedClient()
     async with agent(workspace, scripted_server, client) as conn:
@@ -62,7 +63,7 @@ async def test_a_prompt_sent_while_one_runs_waits_for_it(workspace, scripted_ser
     assert usage and usage[0].used > 0 and usage[0].size == 128_000
 
 
-async def test_images_in_a_prompt_reach_the_model_as_images(workspace, scripted_server: ScriptedServer) -> None:
+async def test_images_in_a_prompt_reach_the_model_as_images(workspace: Path, scripted_server: ScriptedServer) -> None:
     scripted_server.add(text("a pixel"), text("still a pixel"))
     image = ImageContentBlock(type="image", data=base64.b64encode(PNG).decode(), mime_type="image/png")
     client = ScriptedClient()
@@ -79,7 +80,7 @@ async def test_images_in_a_prompt_reach_the_model_as_images(workspace, scripted_
 
 
 async def test_mcp_prompts_are_advertised_when_the_server_is_ready(
-    workspace, scripted_server: ScriptedServer
+    workspace: Path, scripted_server: ScriptedServer
 ) -> None:
     client = ScriptedClient()
     broken = {"name": "broken", "command": sys.executable, "args": ["-m", "tests.engine.mcp.broken_server"],

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import pytest
 from acp import RequestError, spawn_agent_process, text_block
@@ -18,12 +19,12 @@ from acp.schema import (
     UserMessageChunk,
 )
 
-from tests.server.test_acp import REPO, ScriptedClient, agent, environment, workspace  # noqa: F401 - the fixture
+from tests.server.test_acp import REPO, ScriptedClient, agent, environment
 from tests.support.scenario import reply, text, tool_call
 from tests.support.scripted_server import ScriptedServer
 
 
-async def test_list_resume_and_close(workspace, scripted_server: ScriptedServer) -> None:
+async def test_list_resume_and_close(workspace: Path, scripted_server: ScriptedServer) -> None:
     scripted_server.add(text("one"), text("two"), text("three"))
     client = ScriptedClient()
     async with agent(workspace, scripted_server, client) as conn:
@@ -48,7 +49,7 @@ async def test_list_resume_and_close(workspace, scripted_server: ScriptedServer)
     assert [m["content"] for m in sent if m["role"] == "user"] == ["first request", "again"]
 
 
-async def test_the_model_is_a_config_option(workspace, scripted_server: ScriptedServer) -> None:
+async def test_the_model_is_a_config_option(workspace: Path, scripted_server: ScriptedServer) -> None:
     scripted_server.add(text("hi"))
     client = ScriptedClient()
     async with agent(workspace, scripted_server, client) as conn:
@@ -65,7 +66,7 @@ async def test_the_model_is_a_config_option(workspace, scripted_server: Scripted
     assert scripted_server.requests[-1].body["model"] == "other-model"
 
 
-async def test_the_clients_mcp_server_offers_its_tools(workspace, scripted_server: ScriptedServer) -> None:
+async def test_the_clients_mcp_server_offers_its_tools(workspace: Path, scripted_server: ScriptedServer) -> None:
     scripted_server.add(reply(tool_call("mcp__broken__echo", id="e", text="from zed")), text("echoed"))
     broken = {"name": "broken", "command": sys.executable, "args": ["-m", "tests.engine.mcp.broken_server"],
               "env": [{"name": "PYTHONPATH", "value": str(REPO)}]}
@@ -81,7 +82,7 @@ async def test_the_clients_mcp_server_offers_its_tools(workspace, scripted_serve
     assert "echo: from zed" in result["content"]
 
 
-async def test_load_replays_the_users_words_the_diff_and_the_plan(workspace, scripted_server: ScriptedServer) -> None:
+async def test_load_replays_the_users_words_the_diff_and_the_plan(workspace: Path, scripted_server: ScriptedServer) -> None:
     (workspace / "notes.md").write_text("remember the milk\n")
     todos = [{"id": "1", "content": "fix add", "status": "completed"}]
     scripted_server.add(
@@ -124,7 +125,7 @@ class FormFillingClient(ScriptedClient):
 
 
 async def test_an_mcp_servers_form_goes_to_the_editor_that_can_show_it(
-    workspace, scripted_server: ScriptedServer
+    workspace: Path, scripted_server: ScriptedServer
 ) -> None:
     asking = {"name": "asking", "command": sys.executable, "args": ["-m", "tests.engine.mcp.asking_server"],
               "env": [{"name": "PYTHONPATH", "value": str(REPO)}]}

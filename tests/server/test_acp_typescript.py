@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.server.test_acp import REPO, environment, workspace  # noqa: F401 - the fixture
+from tests.server.test_acp import REPO, environment
 from tests.support.scenario import reply, stall, text, tool_call
 from tests.support.scripted_server import ScriptedServer
 
