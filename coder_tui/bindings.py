@@ -144,5 +144,6 @@ def help_rows() -> list[tuple[str, str, str]]:
     where = {
         "app": "anywhere", "screen": "session", "prompt": "input", "approval": "approval", "question": "question",
         "picker": "/resume list", "rewind": "/rewind list", "trust": "trust", "history": "history search",
+        "elicitation": "MCP form",
     }
     return [(where[spec.scope], display_keys(spec.keys), spec.help) for spec in KEY_TABLE]
