@@ -61,6 +61,8 @@ class AcpSession:
         # Prompts are numbered as they arrive; a cancel cancels every number up to the last one received.
         self._received = 0
         self._cancelled_upto = 0
+        # Set by a cancel, so that a prompt waiting for the client's MCP servers stops waiting.
+        self._cancelled = asyncio.Event()
 
     async def start(self, mcp_servers: list[ServerSpec] | None = None) -> str:
         """Starts the engine, and the session's MCP servers at once (the client's ``mcpServers`` among them), so
@@ -120,19 +122,29 @@ class AcpSession:
         headless run: the editor asked for their tools. The session's own servers start as in the TUI."""
         assert self.host.orchestrator is not None
         manager = self.host.orchestrator.mcp
-        if manager.extra_specs:
-            await manager.settle()  # at once when they have started (or failed)
+        if not manager.extra_specs:
+            return
+        settled = asyncio.ensure_future(manager.settle())  # at once when they have started (or failed)
+        cancelled = asyncio.ensure_future(self._cancelled.wait())
+        try:
+            await asyncio.wait([settled, cancelled], return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiter in (settled, cancelled):
+                waiter.cancel()
+            await asyncio.gather(settled, cancelled, return_exceptions=True)
 
     def cancel(self) -> None:
         self._cancelled_upto = self._received
+        self._cancelled.set()
+        self._cancelled = asyncio.Event()  # for the prompts after this cancel
         self.host.cancel()
 
     def set_mode(self, mode: str) -> None:
         self.host.set_mode(mode)  # the ModeChanged event becomes a current_mode_update
 
     def set_model(self, model: str) -> None:
-        """For this session (``ConfigError``, a ``ValueError``, for an unknown provider profile); the choice joins
-        the model option's choices."""
+        """For this session (``ConfigError`` for an unknown provider profile); the choice joins the model option's
+        choices."""
         assert self.host.orchestrator is not None
         self.host.orchestrator.set_model(model)
         if model not in self.models_chosen:
