@@ -154,10 +154,3 @@ def _block(value: Any) -> str:
         return "\n".join(item if isinstance(item, str) else json.dumps(item, ensure_ascii=False) for item in value)
     return json.dumps(value, ensure_ascii=False, indent=2)
 
-
-def progress_text(progress: float, total: float | None, message: str | None) -> str:
-    """A running call's progress as its row shows it: ``2/3 (67%) copying``, or ``2 copying`` with no total."""
-    done = f"{progress:g}"
-    if total:
-        done = f"{done}/{total:g} ({min(max(progress / total, 0.0), 1.0):.0%})"
-    return f"{done} {message.strip()}".strip() if message else done

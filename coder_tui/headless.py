@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import TextIO
 
 from coder_tui.cli import session_input
-from coder_tui.formatting import progress_text
 from engine.config import load_config
 from engine.config.startup import config_notices
 from engine.events import (
@@ -157,9 +156,9 @@ class TextRenderer:
                 if not result.get("ok", False):
                     line += f": {result.get('error', '')}"
                 self.err.write(line + "\n")
-            case ToolProgress(tool=tool, progress=progress, total=total, message=message):
+            case ToolProgress(tool=tool):
                 self._end_text()
-                self.err.write(f"[{tool}] {progress_text(progress, total, message)}\n")
+                self.err.write(f"[{tool}] {event.summary()}\n")
             case CommandResult(kind="bang", data=data):
                 # The command's own output, as the shell would print it: not the text the model reads.
                 self._end_text()

@@ -107,6 +107,13 @@ class ToolProgress:
     total: float | None = None
     message: str | None = None
 
+    def summary(self) -> str:
+        """As a call's row shows it: ``2/3 (67%) copying``, or ``2 copying`` with no total."""
+        done = f"{self.progress:g}"
+        if self.total:
+            done = f"{done}/{self.total:g} ({min(max(self.progress / self.total, 0.0), 1.0):.0%})"
+        return f"{done} {self.message.strip()}".strip() if self.message else done
+
 
 @record
 class TodoItem:

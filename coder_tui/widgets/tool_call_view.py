@@ -15,12 +15,11 @@ from textual.containers import Vertical
 from textual.content import Content
 
 from coder_tui.formatting import result_error, tool_output_text
-from coder_tui.formatting import progress_text
 from coder_tui.tool_status import tool_summary
 from coder_tui.widgets.diff_view import DiffView
 from coder_tui.widgets.sized_by_layout import SizedByLayout, SizedStatic
 from coder_tui.widgets.subagent_calls_view import SubagentCallsView
-from engine.events import Event, ToolStatus
+from engine.events import Event, ToolProgress, ToolStatus
 
 FINISHED = frozenset({ToolStatus.SUCCESS, ToolStatus.ERROR, ToolStatus.DENIED, ToolStatus.CANCELLED})
 
@@ -91,8 +90,8 @@ class ToolCallView(SizedByLayout, Vertical):
             self._reasons.update(Content("\n".join(f"• {reason}" for reason in reasons)))
             self._reasons.remove_class("-empty")
 
-    def set_progress(self, progress: float, total: float | None, message: str | None) -> None:
-        self.progress = progress_text(progress, total, message)
+    def set_progress(self, progress: ToolProgress) -> None:
+        self.progress = progress.summary()
         self._summary.update(self._summary_content())
 
     def subagent_event(self, event: Event) -> None:

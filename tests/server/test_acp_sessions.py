@@ -12,6 +12,7 @@ from acp import RequestError, spawn_agent_process, text_block
 from acp.schema import (
     AcceptElicitationResponse,
     AgentPlanUpdate,
+    ToolCallProgress,
     ClientCapabilities,
     ElicitationCapabilities,
     ElicitationFormCapabilities,
@@ -151,3 +152,16 @@ async def test_an_mcp_servers_form_goes_to_the_editor_that_can_show_it(
             assert json.loads(said) == {"name": "Ada", "age": 36, "plan": "free", "newsletter": False}
         else:
             assert client.forms == [] and "cannot show a form" in client.text()
+
+
+async def test_an_mcp_calls_progress_is_a_tool_call_update(workspace: Path, scripted_server: ScriptedServer) -> None:
+    asking = {"name": "asking", "command": sys.executable, "args": ["-m", "tests.engine.mcp.asking_server"],
+              "env": [{"name": "PYTHONPATH", "value": str(REPO)}]}
+    scripted_server.add(reply(tool_call("mcp__asking__count", id="c")), text("Counted."))
+    client = ScriptedClient(answers=["allow_once"])
+    async with agent(workspace, scripted_server, client) as conn:
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[asking])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("count")])
+    said = [c.content.text for u in client.of(ToolCallProgress) if u.tool_call_id == "c" and u.status == "in_progress"
+            for c in u.content or [] if c.type == "content"]
+    assert said == ["1/3 (33%) step 1", "2/3 (67%) step 2", "3/3 (100%) step 3"]

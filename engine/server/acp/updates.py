@@ -1,7 +1,7 @@
 """The engine's events as ACP ``session/update`` notifications (SPEC 24).
 
 One ``UpdateMapper`` per session turns each event into zero or more updates: text and reasoning deltas become
-message and thought chunks, a tool call becomes ``tool_call`` then ``tool_call_update`` (status, title, kind,
+message and thought chunks, a tool call becomes ``tool_call`` then ``tool_call_update`` (status, progress, title, kind,
 locations, the result, and for write/edit/patch the diff of every file it changed), the todo list becomes a
 ``plan``, a mode change a ``current_mode_update``, a change of the slash commands on offer (MCP prompts arriving) an
 ``available_commands_update``, the context's size after each model call a ``usage_update``. Errors, notices and slash-command results reach the user as
@@ -42,6 +42,7 @@ from engine.events import (
     ToolCallExecuting,
     ToolCallFinished,
     ToolCallScheduled,
+    ToolProgress,
     ToolStatus,
     SlashCommandsChanged,
     UsageUpdated,
@@ -124,6 +125,9 @@ class UpdateMapper:
                 ]
             case ToolCallExecuting(call_id=call_id):
                 return [update_tool_call(call_id, status="in_progress")]
+            case ToolProgress(call_id=call_id):
+                progress = [tool_content(text_block(event.summary()))]
+                return [update_tool_call(call_id, status="in_progress", content=progress)]
             case ToolCallFinished():
                 return [self._finished(event)]
             case TodosChanged(todos=todos):
