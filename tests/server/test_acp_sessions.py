@@ -165,3 +165,22 @@ async def test_an_mcp_calls_progress_is_a_tool_call_update(workspace: Path, scri
     said = [c.content.text for u in client.of(ToolCallProgress) if u.tool_call_id == "c" and u.status == "in_progress"
             for c in u.content or [] if c.type == "content"]
     assert said == ["1/3 (33%) step 1", "2/3 (67%) step 2", "3/3 (100%) step 3"]
+
+
+async def test_an_mcp_servers_sampling_is_a_permission_request(
+    workspace: Path, scripted_server: ScriptedServer
+) -> None:
+    asking = {"name": "asking", "command": sys.executable, "args": ["-m", "tests.engine.mcp.asking_server"],
+              "env": [{"name": "PYTHONPATH", "value": str(REPO)}]}
+    scripted_server.add(reply(tool_call("mcp__asking__summarize", id="s", text="a cat story")), text("A cat."),
+                        text("Done."))
+    client = ScriptedClient(answers=["allow_once", "allow_once"])
+    async with agent(workspace, scripted_server, client) as conn:
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[asking])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("summarize")])
+    titles = [call.title for call, _ in client.permission_requests]
+    assert titles[0].startswith("mcp__asking__summarize") and titles[1].startswith("mcp__asking__sampling")
+    body = client.permission_requests[1][0].content[0].content.text
+    assert "Summarize: a cat story" in body
+    result = [m for m in scripted_server.requests[-1].body["messages"] if m["role"] == "tool"][-1]
+    assert "said: A cat." in result["content"]
