@@ -34,8 +34,10 @@ def token_path(server: str, url: str, env: Mapping[str, str]) -> Path:
 class FileTokenStorage:
     """The SDK's ``TokenStorage`` in one JSON file, written 0600 (its folder 0700)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, port: int | None = None) -> None:
         self.path = path
+        # The redirect port the client was registered with is kept beside its registration and used again.
+        self.port = port if port is not None else self._read().get("port")
 
     async def get_tokens(self) -> Any:
         from mcp.shared.auth import OAuthToken
@@ -54,6 +56,7 @@ class FileTokenStorage:
 
     async def set_client_info(self, client_info: Any) -> None:
         self._write("client", client_info.model_dump(mode="json", exclude_none=True))
+        self._write("port", self.port)
 
     def _read(self) -> dict[str, Any]:
         try:
@@ -78,7 +81,10 @@ def oauth_provider(server: str, url: str, env: Mapping[str, str], tell: Callable
     from mcp.client.auth import OAuthClientProvider
     from mcp.shared.auth import OAuthClientMetadata
 
-    port = _free_port()
+    storage = FileTokenStorage(token_path(server, url, env))
+    if not isinstance(storage.port, int):
+        storage.port = _free_port()
+    port = storage.port
     redirect = f"http://127.0.0.1:{port}{CALLBACK_PATH}"
     metadata = OAuthClientMetadata(
         client_name="coder-tui",
@@ -95,7 +101,6 @@ def oauth_provider(server: str, url: str, env: Mapping[str, str], tell: Callable
     async def wait_for_code() -> Any:
         return await _callback(port)
 
-    storage = FileTokenStorage(token_path(server, url, env))
     return OAuthClientProvider(url, metadata, storage, redirect_handler=show, callback_handler=wait_for_code)
 
 

@@ -5,6 +5,7 @@ so, with the status."""
 
 from __future__ import annotations
 
+import json
 import stat
 import threading
 from collections.abc import Iterator
@@ -53,6 +54,16 @@ async def test_sign_in_then_the_kept_tokens(workspace: Path, oauth_server: str, 
     await again.mcp.settle(60)
     assert again.mcp.connections["guarded"].state is ServerState.READY
     assert sign_in_address(log.of(Notice)) is None  # no second sign-in
+    await again.aclose()
+
+    # The tokens are gone (revoked, say): signing in again uses the same registration and its redirect address.
+    kept.write_text(json.dumps({k: v for k, v in json.loads(kept.read_text()).items() if k != "tokens"}))
+    third, log, _ = make_orchestrator(workspace, "http://127.0.0.1:9/v1", mcp_servers={"guarded": {"url": oauth_server}})
+    third.mcp.start()
+    assert await eventually(lambda: sign_in_address(log.of(Notice)) is not None, 60)
+    async with httpx2.AsyncClient(follow_redirects=True, timeout=30) as browser:
+        assert "Signed in" in (await browser.get(sign_in_address(log.of(Notice)) or "")).text
+    assert await eventually(lambda: third.mcp.connections["guarded"].state is ServerState.READY, 60)
 
 
 @pytest.fixture
