@@ -153,4 +153,3 @@ def _block(value: Any) -> str:
     if isinstance(value, list):
         return "\n".join(item if isinstance(item, str) else json.dumps(item, ensure_ascii=False) for item in value)
     return json.dumps(value, ensure_ascii=False, indent=2)
-

@@ -47,4 +47,3 @@ def tool_summary(
         "  ",
         (tail, look.style),
     )
-
