@@ -12,7 +12,9 @@ from textual.binding import Binding
 
 from engine.record import record
 
-Scope = Literal["app", "screen", "prompt", "approval", "question", "picker", "rewind", "trust", "history"]
+Scope = Literal[
+    "app", "screen", "prompt", "approval", "question", "picker", "rewind", "trust", "history", "elicitation"
+]
 
 
 @record
@@ -97,6 +99,9 @@ KEY_TABLE: tuple[KeySpec, ...] = (
     KeySpec("pagedown", "scroll_preview(1)", "Scroll down", "approval", "scroll the diff or command down a page",
             show=False),
     KeySpec("escape", "cancel", "Cancel task", "question", "dismiss the question and cancel the task"),
+    KeySpec("ctrl+s", "submit", "Send", "elicitation", "send the form an MCP server asked for (Enter in a field too)"),
+    KeySpec("ctrl+n", "decline", "Decline", "elicitation", "decline the MCP server's request for input"),
+    KeySpec("escape", "cancel", "Dismiss", "elicitation", "dismiss the MCP server's form (it hears \"cancel\")"),
     KeySpec("escape", "close", "Close", "picker", "close the list of sessions (/resume) without resuming"),
     KeySpec("escape", "close", "Close", "rewind", "close the /rewind list without rewinding"),
     KeySpec("t", "decide('trust')", "Trust", "trust", "trust this folder: its own config applies (remembered)"),
@@ -146,5 +151,6 @@ def help_rows() -> list[tuple[str, str, str]]:
     where = {
         "app": "anywhere", "screen": "session", "prompt": "input", "approval": "approval", "question": "question",
         "picker": "/resume list", "rewind": "/rewind list", "trust": "trust", "history": "history search",
+        "elicitation": "MCP form",
     }
     return [(where[spec.scope], display_keys(spec.keys), spec.help) for spec in KEY_TABLE]

@@ -262,13 +262,15 @@ class EngineLink:
                 self._show_failure(text)
 
     async def _answer(self, request_id: str, request: object) -> None:
-        from engine.interaction import ApprovalRequest, TrustRequest
+        from engine.interaction import ApprovalRequest, ElicitationRequest, TrustRequest
         from engine.protocol import AnswerRequest
 
         if isinstance(request, ApprovalRequest):
             answer: object = await self.interaction.request_approval(request)
         elif isinstance(request, TrustRequest):
             answer = await self.interaction.request_trust(request)
+        elif isinstance(request, ElicitationRequest):
+            answer = await self.interaction.elicit(request)
         else:
             answer = await self.interaction.ask_question(request)  # type: ignore[arg-type]
         self._dialogs.pop(request_id, None)

@@ -27,6 +27,7 @@ from engine.events import (
     ReasoningDelta,
     TextDelta,
     ToolCallFinished,
+    ToolProgress,
     TurnFinished,
     VerificationFinished,
     VerificationStarted,
@@ -155,6 +156,9 @@ class TextRenderer:
                 if not result.get("ok", False):
                     line += f": {result.get('error', '')}"
                 self._print(self.err, line + "\n")
+            case ToolProgress(tool=tool):
+                self._end_text()
+                self._print(self.err, f"[{tool}] {event.summary()}\n")
             case CommandResult(kind="bang", data=data):
                 # The command's own output, as the shell would print it: not the text the model reads.
                 self._end_text()

@@ -16,6 +16,8 @@ from engine.interaction import (
     ApprovalAnswer,
     ApprovalDecision,
     ApprovalRequest,
+    ElicitationAnswer,
+    ElicitationRequest,
     QuestionAnswer,
     QuestionRequest,
     TrustDecision,
@@ -26,8 +28,8 @@ ResultT = TypeVar("ResultT")
 
 
 class TuiInteraction:
-    """Implements ``engine.interaction.InteractionHandler`` with ``ApprovalScreen``, ``QuestionScreen`` and
-    ``TrustScreen``."""
+    """Implements ``engine.interaction.InteractionHandler`` with ``ApprovalScreen``, ``QuestionScreen``,
+    ``TrustScreen`` and ``ElicitationScreen``."""
 
     def __init__(self, app: App[object]) -> None:
         self._app = app
@@ -49,6 +51,12 @@ class TuiInteraction:
         from coder_tui.screens.trust import TrustScreen
 
         return await self._ask(TrustScreen(request))
+
+    async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer:
+        from coder_tui.screens.elicitation import ElicitationScreen
+
+        self._call_user(f"the MCP server {request.server} waits for your input")
+        return await self._ask(ElicitationScreen(request))
 
     def _call_user(self, message: str) -> None:
         """A notification when the terminal is not focused (the app's ``Attention``, where it has one)."""

@@ -97,6 +97,25 @@ class ToolCallFinished:
 
 
 @record
+class ToolProgress:
+    """A running call's progress, as an MCP server reports it (``notifications/progress``): ``progress`` of
+    ``total`` (None when the server does not know the total) and what it is doing now."""
+
+    call_id: str
+    tool: str
+    progress: float
+    total: float | None = None
+    message: str | None = None
+
+    def summary(self) -> str:
+        """As a call's row shows it: ``2/3 (67%) copying``, or ``2 copying`` with no total."""
+        done = f"{self.progress:g}"
+        if self.total:
+            done = f"{done}/{self.total:g} ({min(max(self.progress / self.total, 0.0), 1.0):.0%})"
+        return f"{done} {self.message.strip()}".strip() if self.message else done
+
+
+@record
 class TodoItem:
     id: str
     content: str
@@ -241,6 +260,7 @@ Event = (
     | ToolCallAwaitingApproval
     | ToolCallExecuting
     | ToolCallFinished
+    | ToolProgress
     | TodosChanged
     | CommandResult
     | ModeChanged

@@ -83,9 +83,32 @@ class TrustRequest:
     keys: tuple[str, ...]
 
 
+@record
+class ElicitationRequest:
+    """An MCP server asks the user for input (SPEC 22): a form built from ``schema`` (a flat JSON Schema object of
+    strings, numbers, booleans and enums), or, when ``url`` is set, a page to open (nothing to fill in)."""
+
+    server: str
+    message: str
+    schema: dict[str, Any]
+    url: str | None = None
+    call_id: str | None = None
+
+
+@record
+class ElicitationAnswer:
+    """``accept`` with the values (by property name), ``decline`` (with why, for a log), or ``cancel`` (dismissed)."""
+
+    action: str  # "accept" | "decline" | "cancel"
+    content: dict[str, Any] | None = None
+    reason: str | None = None
+
+
 class InteractionHandler(Protocol):
     async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision | ApprovalAnswer: ...
 
     async def ask_question(self, request: QuestionRequest) -> QuestionAnswer: ...
 
     async def request_trust(self, request: TrustRequest) -> TrustDecision: ...
+
+    async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer: ...

@@ -26,6 +26,7 @@ from engine.events import (
     TodosChanged,
     ToolCallAwaitingApproval,
     ToolCallExecuting,
+    ToolProgress,
     ToolCallFinished,
     ToolCallScheduled,
     ToolStatus,
@@ -66,6 +67,9 @@ def show_event(screen: SessionScreen, event: Event) -> None:
             if (view := transcript.tool_call(call_id)) is not None:
                 view.set_status(ToolStatus.EXECUTING)
             tool_log.set_status(call_id, ToolStatus.EXECUTING)
+        case ToolProgress(call_id=call_id):
+            if (view := transcript.tool_call(call_id)) is not None:
+                view.set_progress(event)
         case ToolCallFinished(call_id=call_id, status=status, duration_ms=duration_ms, diff=diff):
             if diff:
                 transcript.add_diff(call_id, diff)

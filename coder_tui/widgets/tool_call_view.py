@@ -19,7 +19,7 @@ from coder_tui.tool_status import tool_summary
 from coder_tui.widgets.diff_view import DiffView
 from coder_tui.widgets.sized_by_layout import SizedByLayout, SizedStatic
 from coder_tui.widgets.subagent_calls_view import SubagentCallsView
-from engine.events import Event, ToolStatus
+from engine.events import Event, ToolProgress, ToolStatus
 
 FINISHED = frozenset({ToolStatus.SUCCESS, ToolStatus.ERROR, ToolStatus.DENIED, ToolStatus.CANCELLED})
 
@@ -55,6 +55,8 @@ class ToolCallView(SizedByLayout, Vertical):
         self.key_argument = key_argument
         self.status = ToolStatus.SCHEDULED
         self.duration_ms: float | None = None
+        # What the tool last said of its progress (an MCP server's progress notifications), while it runs.
+        self.progress = ""
         self._summary = SizedStatic(self._summary_content(), classes="summary")
         self._reasons = SizedStatic("", classes="reasons -empty")
         self._subagent = SubagentCallsView()
@@ -87,6 +89,10 @@ class ToolCallView(SizedByLayout, Vertical):
         if reasons:
             self._reasons.update(Content("\n".join(f"• {reason}" for reason in reasons)))
             self._reasons.remove_class("-empty")
+
+    def set_progress(self, progress: ToolProgress) -> None:
+        self.progress = progress.summary()
+        self._summary.update(self._summary_content())
 
     def subagent_event(self, event: Event) -> None:
         """An event of the sub-agent this ``task`` call started: its tool calls are listed under the call, live."""
@@ -127,4 +133,7 @@ class ToolCallView(SizedByLayout, Vertical):
             self._output.remove_class("-empty")
 
     def _summary_content(self) -> Content:
-        return tool_summary(self.tool, self.key_argument, self.status, self.duration_ms)
+        summary = tool_summary(self.tool, self.key_argument, self.status, self.duration_ms)
+        if self.progress and self.status is ToolStatus.EXECUTING:
+            summary = Content.assemble(summary, "  ", (self.progress, "$text-muted"))
+        return summary

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -123,6 +123,11 @@ class McpServerConfig(_Section):
     tool_timeout: float = Field(default=600.0, gt=0)
     # What "always" in the approval dialog allows: the one tool, or every tool of this server.
     always: Literal["tool", "server"] = "tool"
+    # The values a form the server asks for (elicitation) is answered with when nobody can be asked (headless),
+    # by field name; unset, such a request is declined and the user told why.
+    elicitation: dict[str, Any] | None = None
+    # HTTP servers: sign in with OAuth when the server asks for it (401 with WWW-Authenticate).
+    oauth: bool = True
 
     @model_validator(mode="after")
     def _one_transport(self) -> McpServerConfig:

@@ -40,6 +40,7 @@ def _listing(orch: Orchestrator) -> CommandResult:
                 "tools": len(manager.tools_of(name)),
                 "prompts": len(connection.prompts),
                 "error": connection.error,
+                "not_offered": list(connection.skipped_tools),
                 "source": connection.spec.source,
                 "target": connection.spec.target,
                 "log": str(connection.log_path),
@@ -60,6 +61,8 @@ def _listing(orch: Orchestrator) -> CommandResult:
                 f"{row['tools']:>3} tools  {row['prompts']:>2} prompts"
             )
             lines.append(f"    {row['target']}")
+            if row["not_offered"]:
+                lines.append(f"    not offered (they require task augmentation): {', '.join(row['not_offered'])}")
             if row["error"]:
                 lines.append(f"    last error: {row['error']}")
                 lines.append(f"    log: {row['log']}")

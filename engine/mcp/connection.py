@@ -13,19 +13,26 @@ from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime, timezone
 from enum import Enum
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Protocol, TextIO
 
 from engine.errors import ToolError
 from engine.mcp.names import clean
+from engine.mcp.server_requests import ServerRequestHandler, client_callbacks
 from engine.mcp.specs import ServerSpec
-from engine.mcp.transport import open_transport
+from engine.mcp.transport import HttpTrouble, open_transport
 
 # How often a quiet server is pinged, so that one which died is noticed without waiting for a call.
 PING_INTERVAL_S = 5.0
+# How long a request waits for the tool and prompt lists a server said changed to be fetched again.
+RELIST_WAIT_S = 5.0
 # How long a stop waits for the SDK's shutdown (close stdin, then terminate, then kill: bounded at about 6 s).
 STOP_TIMEOUT_S = 10.0
 CLIENT_NAME = "coder-tui"
 MAX_PAGES = 100
+
+
+class ProgressCallback(Protocol):
+    async def __call__(self, progress: float, total: float | None, message: str | None) -> None: ...
 
 
 class ServerState(str, Enum):
@@ -47,12 +54,22 @@ class ServerConnection:
         env: Mapping[str, str],
         workspace: Path,
         on_change: Callable[[ServerConnection], None],
+        requests: ServerRequestHandler | None = None,
+        tell: Callable[[str], None] | None = None,
     ) -> None:
+        """``requests`` answers the server's sampling and elicitation requests (none: they are not offered);
+        ``tell`` shows the user something they must do (open a sign-in address)."""
         self.spec = spec
         self.state = ServerState.STOPPED
         self.error: str | None = None
         self.tools: list[Any] = []  # mcp_types.Tool
         self.prompts: list[Any] = []  # mcp_types.Prompt
+        # Tools the server lists that this client cannot call (they require task augmentation): not offered.
+        self.skipped_tools: list[str] = []
+        self._requests = requests
+        self._tell = tell or (lambda text: None)
+        self._log: TextIO | None = None
+        self._trouble = HttpTrouble()
         self._env = env
         self._workspace = workspace
         self._on_change = on_change
@@ -61,6 +78,9 @@ class ServerConnection:
         self._stop = asyncio.Event()
         self._gone = asyncio.Event()
         self._relist = asyncio.Event()
+        # Set while the lists are as the server last said they are; cleared by a list_changed until refetched.
+        self._current = asyncio.Event()
+        self._current.set()
 
     @property
     def name(self) -> str:
@@ -80,6 +100,8 @@ class ServerConnection:
             return
         self.state, self.error = ServerState.STARTING, None
         self._stop, self._gone, self._relist = asyncio.Event(), asyncio.Event(), asyncio.Event()
+        self._current = asyncio.Event()
+        self._current.set()
         self._task = asyncio.create_task(self._run(), name=f"mcp-{self.spec.name}")
         self._on_change(self)
 
@@ -99,10 +121,25 @@ class ServerConnection:
         await self.stop()
         self.start()
 
-    async def call_tool(self, tool: str, arguments: dict[str, Any]) -> Any:
-        """The server's ``CallToolResult``; ``ToolError`` when the server is not ready or the call fails."""
+    async def call_tool(
+        self, tool: str, arguments: dict[str, Any], progress: ProgressCallback | None = None
+    ) -> Any:
+        """The server's ``CallToolResult``; ``ToolError`` when the server is not ready or the call fails.
+        ``progress`` hears the server's progress notifications for this call. Returns once a tool list the call
+        changed (``list_changed`` during it) has been fetched again, so the next request offers the new tools."""
         timeout = self.spec.config.tool_timeout
-        return await self._request(lambda client: client.call_tool(tool, arguments, read_timeout_seconds=timeout))
+        result = await self._request(
+            lambda client: client.call_tool(tool, arguments, read_timeout_seconds=timeout, progress_callback=progress)
+        )
+        await self.lists_current()
+        return result
+
+    async def lists_current(self, timeout: float = RELIST_WAIT_S) -> None:
+        """Waits (at most ``timeout``) until a change the server announced has been fetched."""
+        if self.state is ServerState.READY and not self._current.is_set():
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(timeout):
+                    await self._current.wait()
 
     async def read_resource(self, uri: str) -> Any:
         return await self._request(lambda client: client.read_resource(uri))
@@ -134,6 +171,7 @@ class ServerConnection:
         try:
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
             with open(self.log_path, "a", encoding="utf-8") as stderr:
+                self._log = stderr
                 _log_line(stderr, f"starting {self.spec.transport} server: {self.spec.target}")
                 start = stderr.tell()
                 try:
@@ -147,6 +185,8 @@ class ServerConnection:
                         self.state = ServerState.STOPPED
                     else:
                         self.state, self.error = ServerState.FAILED, describe(exc)
+                        if http := self._trouble.describe():
+                            self.error = f"{self.error} ({http})"
                         said = _last_line(self.log_path, start)
                         if said:
                             self.error += f"; its last words: {said}"
@@ -154,8 +194,9 @@ class ServerConnection:
         except OSError as exc:
             self.state, self.error = ServerState.FAILED, f"cannot write its log {self.log_path}: {exc}"
         finally:
-            self._client = None
-            self.tools, self.prompts = [], []
+            self._client, self._log = None, None
+            self.tools, self.prompts, self.skipped_tools = [], [], []
+            self._current.set()
             self._on_change(self)
 
     async def _serve(self, stderr: TextIO) -> None:
@@ -163,11 +204,20 @@ class ServerConnection:
         from mcp_types import Implementation
 
         config = self.spec.config
+        self._trouble = HttpTrouble()
+        auth = None
+        if self.spec.transport != "stdio" and config.oauth:
+            from engine.mcp.oauth import oauth_provider
+            from engine.mcp.specs import expand
+
+            auth = oauth_provider(self.spec.name, expand(config.url or "", self._env), self._env, self._tell)
         client = Client(
-            open_transport(self.spec, self._env, self._workspace, stderr),
+            open_transport(self.spec, self._env, self._workspace, stderr, auth=auth, trouble=self._trouble),
             message_handler=self._on_message,
             cache=None,
             client_info=Implementation(name=CLIENT_NAME, version="0.1.0"),
+            log_level="info",
+            **client_callbacks(self.spec.name, self._requests, self._workspace, self.write_log),
         )
         async with contextlib.AsyncExitStack() as stack:
             try:
@@ -229,7 +279,7 @@ class ServerConnection:
         try:
             async with client.listen(tools_list_changed=True, prompts_list_changed=True) as subscription:
                 async for _event in subscription:
-                    self._relist.set()
+                    self._changed()
         except SubscriptionLost as exc:
             raise ServerGone(describe(exc)) from exc
         except Exception:
@@ -242,18 +292,38 @@ class ServerConnection:
             self._relist.clear()
             await self._fetch_lists(client)
             self._on_change(self)
+            if not self._relist.is_set():
+                self._current.set()
 
     async def _on_message(self, message: Any) -> None:
         from mcp_types import PromptListChangedNotification, ToolListChangedNotification
 
         if isinstance(message, ToolListChangedNotification | PromptListChangedNotification):
-            self._relist.set()
+            self._changed()
+
+    def _changed(self) -> None:
+        self._current.clear()
+        self._relist.set()
+
+    def write_log(self, text: str) -> None:
+        """A line in the server's log file (its ``notifications/message`` log messages go there)."""
+        if self._log is not None and not self._log.closed:
+            _log_line(self._log, text, who="server")
 
     async def _fetch_lists(self, client: Any) -> None:
         capabilities = client.server_capabilities
         tools = await _all_pages(client.list_tools, "tools") if capabilities.tools is not None else []
         prompts = await _all_pages(client.list_prompts, "prompts") if capabilities.prompts is not None else []
-        self.tools, self.prompts = tools, prompts
+        self.tools = [tool for tool in tools if not needs_task(tool)]
+        self.skipped_tools = [tool.name for tool in tools if needs_task(tool)]
+        self.prompts = prompts
+
+
+def needs_task(tool: Any) -> bool:
+    """A tool that may only be called as a task (``execution.taskSupport: "required"``): this client calls tools
+    directly, so such a tool would only fail; it is not offered."""
+    execution = getattr(tool, "execution", None)
+    return getattr(execution, "task_support", None) == "required"
 
 
 async def _all_pages(fetch: Callable[..., Awaitable[Any]], field: str) -> list[Any]:
@@ -295,7 +365,7 @@ def _last_line(path: Path, offset: int) -> str:
     return lines[-1][:300] if lines else ""
 
 
-def _log_line(stream: TextIO, text: str) -> None:
+def _log_line(stream: TextIO, text: str, who: str = "coder-tui") -> None:
     stamp = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    stream.write(f"--- {stamp} coder-tui: {text}\n")
+    stream.write(f"--- {stamp} {who}: {text}\n")
     stream.flush()

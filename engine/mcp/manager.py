@@ -15,6 +15,7 @@ from engine.events import Event, Notice
 from engine.mcp.connection import ServerConnection, ServerState
 from engine.mcp.names import qualified_name, server_pattern
 from engine.mcp.resources import attach_resources
+from engine.mcp.server_requests import ServerRequestHandler
 from engine.mcp.specs import ServerSpec
 from engine.mcp.tool import McpTool
 from engine.record import record
@@ -61,6 +62,7 @@ class McpManager:
         emit: Callable[[Event], None],
         on_tools_changed: Callable[[], None],
         on_prompts_changed: Callable[[], None],
+        requests: ServerRequestHandler | None = None,
     ) -> None:
         """``load_specs`` is asked for the servers (and the problems met reading them) when they start: folder
         trust may be settled only after the engine is made."""
@@ -71,6 +73,7 @@ class McpManager:
         self._emit = emit
         self._on_tools_changed = on_tools_changed
         self._on_prompts_changed = on_prompts_changed
+        self._requests = requests
         self.connections: dict[str, ServerConnection] = {}
         self.problems: list[str] = []
         # Tool name -> the name pattern "always" in the approval dialog allows for it; the policy reads it.
@@ -79,6 +82,9 @@ class McpManager:
         self._prompt_names: dict[str, list[str]] = {}
         self._states: dict[str, ServerState] = {}
         self._starter: asyncio.Task[None] | None = None
+        # Servers given by the front end for this session (an ACP client's ``mcpServers``); they replace configured
+        # servers of the same name.
+        self.extra_specs: list[ServerSpec] = []
 
     @property
     def started(self) -> bool:
@@ -90,8 +96,14 @@ class McpManager:
         if self._starter is not None:
             return
         specs, self.problems = self._load_specs()
+        if self.extra_specs:
+            given = {spec.name for spec in self.extra_specs}
+            specs = [spec for spec in specs if spec.name not in given] + self.extra_specs
         self.connections = {
-            spec.name: ServerConnection(spec, env=self._env, workspace=self._workspace, on_change=self._changed)
+            spec.name: ServerConnection(
+                spec, env=self._env, workspace=self._workspace, on_change=self._changed, requests=self._requests,
+                tell=lambda text: self._emit(Notice(text, level="warning")),
+            )
             for spec in specs
         }
         self._starter = asyncio.create_task(self._start_all(), name="mcp-start")
@@ -113,6 +125,10 @@ class McpManager:
         deadline = loop.time() + timeout
         while any(c.starting for c in self.connections.values()) and loop.time() < deadline:
             await asyncio.sleep(0.05)
+
+    async def lists_current(self) -> None:
+        """Waits (bounded) until every tool and prompt list a server said changed has been fetched again."""
+        await asyncio.gather(*(c.lists_current() for c in self.connections.values()))
 
     async def restart(self, name: str) -> ServerConnection:
         """``KeyError`` for a server that is not configured."""
@@ -208,7 +224,7 @@ class McpManager:
         for server_tool in connection.tools:
             tool_name = qualified_name(connection.name, server_tool.name, taken)
             taken.add(tool_name)
-            self._registry.register(McpTool(tool_name, connection, server_tool))
+            self._registry.register(McpTool(tool_name, connection, server_tool, self._emit))
             if connection.spec.config.always == "server":
                 self.always_scopes[tool_name] = server_pattern(connection.name)
             new.append(tool_name)

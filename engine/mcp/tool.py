@@ -4,19 +4,23 @@ run by calling the server. Its kind puts it in the MCP rows of the mode matrix (
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
 from engine.errors import ToolError
-from engine.messages import ToolDef
-from engine.mcp.results import result_data
+from engine.events import Event, ToolProgress
+from engine.messages import ImageRef, ToolDef
+from engine.mcp.results import result_data, result_images
+from engine.storage.blobs import BlobStore
 from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
 
 if TYPE_CHECKING:
-    from engine.mcp.connection import ServerConnection
+    from engine.mcp.connection import ProgressCallback, ServerConnection
 
 _KEY_ARGUMENT_CHARS = 120
+MIME_SUFFIXES = {"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp"}
 
 
 class McpArguments(BaseModel):
@@ -28,8 +32,12 @@ class McpArguments(BaseModel):
 class McpTool(Tool[McpArguments]):
     params = McpArguments
 
-    def __init__(self, name: str, connection: ServerConnection, server_tool: Any) -> None:
+    def __init__(
+        self, name: str, connection: ServerConnection, server_tool: Any, emit: Callable[[Event], None] | None = None
+    ) -> None:
+        """``emit`` hears the call's progress (``ToolProgress``), when the server reports any."""
         self.name = name  # type: ignore[misc]
+        self._emit = emit
         self.connection = connection
         self.server_tool = server_tool
         annotations = server_tool.annotations
@@ -62,10 +70,28 @@ class McpTool(Tool[McpArguments]):
         return json.dumps(arguments, indent=2, ensure_ascii=False) if len(arguments) > 1 else None
 
     async def run(self, params: McpArguments, ctx: ToolContext) -> ToolOutput:
-        result = await self.connection.call_tool(self.server_tool.name, params.model_dump())
+        result = await self.connection.call_tool(self.server_tool.name, params.model_dump(), self._progress(ctx))
         try:
-            return ToolOutput(result_data(result, ctx.limits.output_cap_bytes))
+            data = result_data(result, ctx.limits.output_cap_bytes)
+            blobs = BlobStore.for_workspace(ctx.workspace.root)
+            images = tuple(
+                ImageRef(blob=str(blobs.put(image.data, MIME_SUFFIXES[image.mime])), mime=image.mime, name=self.name)
+                for image in result_images(result.content)
+            )
+            return ToolOutput(data, images=images)
         except ToolError:
             raise
         except (AttributeError, TypeError, ValueError) as exc:
             raise ToolError(f"MCP server {self.connection.name} sent a result that cannot be read: {exc}") from exc
+        except OSError as exc:
+            raise ToolError(f"cannot keep the image {self.connection.name} returned: {exc.strerror or exc}") from exc
+
+    def _progress(self, ctx: ToolContext) -> ProgressCallback | None:
+        emit, call_id = self._emit, ctx.call_id
+        if emit is None or call_id is None:
+            return None
+
+        async def progress(done: float, total: float | None, message: str | None) -> None:
+            emit(ToolProgress(call_id, self.name, done, total, message))
+
+        return progress

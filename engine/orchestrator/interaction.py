@@ -9,6 +9,8 @@ from engine.interaction import (
     ApprovalAnswer,
     ApprovalDecision,
     ApprovalRequest,
+    ElicitationAnswer,
+    ElicitationRequest,
     InteractionHandler,
     QuestionAnswer,
     QuestionRequest,
@@ -46,3 +48,12 @@ class CancellingInteraction:
 
     async def request_trust(self, request: TrustRequest) -> TrustDecision:
         return await self._inner.request_trust(request)
+
+    async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer:
+        """An MCP server's request for input (SPEC 22). A front end with no form to show declines it, saying so;
+        dismissing the form answers the server "cancel" and leaves the task running (the server decides)."""
+        elicit = getattr(self._inner, "elicit", None)
+        if elicit is None:
+            return ElicitationAnswer("decline", reason="this front end cannot show a form")
+        answer: ElicitationAnswer = await elicit(request)
+        return answer

@@ -1,5 +1,6 @@
 """The orchestrator's MCP servers (SPEC 20): which servers it starts, and what follows when their tools or prompts
-change (the next model call offers the new tools; front ends hear of the new slash commands)."""
+change (the next model call offers the new tools; front ends hear of the new slash commands), and who answers
+what the servers ask (``mcp_requests``)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import TYPE_CHECKING
 from engine.events import SlashCommandsChanged
 from engine.mcp.manager import McpManager
 from engine.mcp.specs import ServerSpec, server_specs
+from engine.orchestrator.mcp_requests import SessionServerRequests
 
 if TYPE_CHECKING:
     from engine.orchestrator.orchestrator import Orchestrator
@@ -31,6 +33,7 @@ def make_mcp(orch: Orchestrator) -> McpManager:
         emit=orch.emit,
         on_tools_changed=tools_changed,
         on_prompts_changed=lambda: orch.emit(SlashCommandsChanged(tuple(orch.slash_commands()))),
+        requests=SessionServerRequests(orch),
     )
     orch.policy.always_scopes = manager.always_scopes
     return manager

@@ -203,6 +203,11 @@ class Orchestrator:
         return self._interaction
 
     @property
+    def approvals(self) -> ApprovalSettings:
+        """How an approval is answered now: by the user, by the configuration, or refused."""
+        return self._approvals
+
+    @property
     def theme(self) -> str | None:
         """The TUI colour theme the configuration names, if any (``/theme`` changes it)."""
         return self.config.theme
@@ -365,6 +370,7 @@ class Orchestrator:
         self.mcp.start()
         if not self.interactive:
             await self.mcp.settle()
+        await self.mcp.lists_current()  # a server said its tools changed: the first request offers the new ones
         attached = await self.mcp.attach_resources(text)
         request = await submit_request(self.hooks, self._hook_scope(turn_id), text, session_start=self.session_start)
         self.session_start = None

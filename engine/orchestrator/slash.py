@@ -264,6 +264,15 @@ def _prompt_handler(row: PromptCommand) -> Handler:
 COMMAND_SOURCES: list[Callable[[Orchestrator], list[SlashCommand]]] = [_mcp_prompts]
 
 
+async def settle_mcp_for(orch: Orchestrator, name: str) -> None:
+    """A non-interactive run (headless ``-p '/mcp'``) has started no server yet: a command that shows or uses them
+    (``/mcp``, ``/tools``, ``/mcp__server__prompt``) starts them and waits, bounded by their start-up timeouts."""
+    if orch.interactive or not (name in ("/mcp", "/tools") or name.startswith("/mcp__")):
+        return
+    orch.mcp.start()
+    await orch.mcp.settle()
+
+
 def available_commands(orch: Orchestrator) -> dict[str, SlashCommand]:
     """The fixed commands, then those of the sources; a source never shadows a fixed command."""
     commands = dict(COMMANDS)
@@ -275,6 +284,7 @@ def available_commands(orch: Orchestrator) -> dict[str, SlashCommand]:
 
 async def run_slash(orch: Orchestrator, text: str) -> CommandResult | TurnOutcome:
     name, _, arg = text.strip().partition(" ")
+    await settle_mcp_for(orch, name.lower())
     offered = available_commands(orch)
     command = offered.get(name.lower())
     if command is None:

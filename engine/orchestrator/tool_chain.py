@@ -20,7 +20,7 @@ from engine.events import (
     ToolStatus,
 )
 from engine.interaction import ApprovalAnswer, ApprovalDecision, ApprovalRequest
-from engine.messages import Message, ToolCall
+from engine.messages import ImageRef, Message, ToolCall
 from engine.modes import Mode
 from engine.orchestrator.deps import TurnDeps
 from engine.config.project_file import update_project_config
@@ -43,6 +43,7 @@ class ToolCallOutcome:
     result: dict[str, Any]
     diff: str | None = None
     changed_paths: tuple[str, ...] = ()
+    images: tuple[ImageRef, ...] = ()
 
 
 @record
@@ -96,7 +97,8 @@ async def run_tool_call(call: ToolCall, deps: TurnDeps) -> ToolCallOutcome:
         )
         deps.emit(ToolCallFinished(call.id, call.name, key_argument, status, duration_ms, result, diff))
         changed = output.changed_paths if output else ()
-        return ToolCallOutcome(tool_message(call, result), status, result, diff, changed)
+        images = output.images if output and status is ToolStatus.SUCCESS else ()
+        return ToolCallOutcome(tool_message(call, result), status, result, diff, changed, images)
 
     if tool is None:
         known = ", ".join(deps.registry.names())

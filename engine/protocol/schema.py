@@ -10,7 +10,7 @@ A session, front end (client) to engine (server)::
     client  → RunInput(input_id, text)                 queued in the engine; runs after the ones before it
     engine  → InputStarted(input_id)
     engine  → EngineEvent(event) ...                   everything the input does, in order
-    engine  → InteractionRequested(request_id, request)   an approval or a question; the input waits (also the
+    engine  → InteractionRequested(request_id, request)   an approval, a question or an MCP server's form; the input waits (also the
                                                        folder-trust question, asked while the engine starts)
     client  → AnswerRequest(request_id, answer)
     engine  → InteractionWithdrawn(request_id)         the input was cancelled; close the dialog, send no answer
@@ -29,6 +29,8 @@ from engine.interaction import (
     ApprovalAnswer,
     ApprovalDecision,
     ApprovalRequest,
+    ElicitationAnswer,
+    ElicitationRequest,
     QuestionAnswer,
     QuestionRequest,
     TrustDecision,
@@ -38,8 +40,8 @@ from engine.record import record
 
 PROTOCOL_VERSION = 1
 
-InteractionRequest = ApprovalRequest | QuestionRequest | TrustRequest
-InteractionAnswer = ApprovalDecision | ApprovalAnswer | QuestionAnswer | TrustDecision
+InteractionRequest = ApprovalRequest | QuestionRequest | TrustRequest | ElicitationRequest
+InteractionAnswer = ApprovalDecision | ApprovalAnswer | QuestionAnswer | TrustDecision | ElicitationAnswer
 
 
 @record

@@ -31,6 +31,8 @@ from engine.interaction import (
     ApprovalAnswer,
     ApprovalDecision,
     ApprovalRequest,
+    ElicitationAnswer,
+    ElicitationRequest,
     QuestionAnswer,
     QuestionRequest,
     TrustDecision,
@@ -82,6 +84,8 @@ class Frontend(Protocol):
     async def ask_question(self, request: QuestionRequest) -> QuestionAnswer: ...
 
     async def request_trust(self, request: TrustRequest) -> TrustDecision: ...
+
+    async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer: ...
 
 
 class EngineHost:

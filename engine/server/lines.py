@@ -22,6 +22,8 @@ from engine.interaction import (
     ApprovalAnswer,
     ApprovalDecision,
     ApprovalRequest,
+    ElicitationAnswer,
+    ElicitationRequest,
     QuestionAnswer,
     QuestionRequest,
     TrustDecision,
@@ -179,7 +181,11 @@ class LineSession:
         answer = await self._ask(request)
         return answer if isinstance(answer, TrustDecision) else TrustDecision.LATER
 
-    async def _ask(self, request: ApprovalRequest | QuestionRequest | TrustRequest) -> object:
+    async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer:
+        answer = await self._ask(request)
+        return answer if isinstance(answer, ElicitationAnswer) else ElicitationAnswer("cancel")
+
+    async def _ask(self, request: ApprovalRequest | QuestionRequest | TrustRequest | ElicitationRequest) -> object:
         request_id = next(self._request_ids)
         future: asyncio.Future[object] = asyncio.get_running_loop().create_future()
         self._answers[request_id] = future

@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from engine.errors import EngineError, ToolError
-from engine.messages import ToolDef
+from engine.messages import ImageRef, ToolDef
 from engine.record import record
 from engine.sandbox.grant import SandboxGrant
 from engine.tools.guard import Workspace
@@ -40,6 +40,8 @@ class ToolOutput:
     diff: str | None = None
     # The workspace-relative paths a write/edit/patch changed (moves: both ends), for auto-verify and /diff.
     changed_paths: tuple[str, ...] = ()
+    # Images the result carries (an MCP tool's image content): the turn sends them as image parts after the results.
+    images: tuple[ImageRef, ...] = ()
 
 
 @record

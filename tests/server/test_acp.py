@@ -86,14 +86,6 @@ async def agent(workspace: Path, server: ScriptedServer, client: ScriptedClient)
         assert process.returncode is None, "the agent died"
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "calc.py").write_text("def add(a, b):\n    return a - b\n")
-    return root
-
-
 async def test_initialize_new_session_and_a_streamed_prompt(workspace: Path, scripted_server: ScriptedServer) -> None:
     scripted_server.add(reply(text("Hello from the model", chunk=3)))
     client = ScriptedClient()

@@ -16,6 +16,8 @@ from engine.events import Event
 from engine.interaction import (
     ApprovalDecision,
     ApprovalRequest,
+    ElicitationAnswer,
+    ElicitationRequest,
     QuestionAnswer,
     QuestionRequest,
     TrustDecision,
@@ -38,6 +40,9 @@ class FakeInteraction:
         self.trust_answer = TrustDecision.LATER
         # Set to make request_approval wait until the test releases it (an "open dialog").
         self.hold: asyncio.Event | None = None
+        # MCP elicitation (SPEC 22): the forms shown, and the answers given (default: declined).
+        self.elicitations: list[ElicitationRequest] = []
+        self.elicitation_answers: list[ElicitationAnswer] = []
 
     async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision:
         self.approval_requests.append(request)
@@ -52,6 +57,10 @@ class FakeInteraction:
     async def request_trust(self, request: TrustRequest) -> TrustDecision:
         self.trust_requests.append(request)
         return self.trust_answer
+
+    async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer:
+        self.elicitations.append(request)
+        return self.elicitation_answers.pop(0) if self.elicitation_answers else ElicitationAnswer("decline")
 
 
 @dataclass

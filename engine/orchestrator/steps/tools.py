@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from engine.events import LoopDetected, TodosChanged, ToolStatus
-from engine.messages import Message, ToolCall
+from engine.messages import ImageRef, Message, ToolCall
 from engine.orchestrator.deps import TurnDeps
 from engine.orchestrator.state import TurnState
 from engine.orchestrator.tool_chain import error_result, run_tool_call, tool_message
@@ -19,6 +19,7 @@ async def tool_loop_step(
     the history, even when the turn is cancelled or stopped by a loop, so the history stays valid for the API."""
     if calls is None:
         calls = message.tool_calls or []
+    images: list[tuple[str, ImageRef]] = []
     for position, call in enumerate(calls):
         loop = deps.loops.add_tool_call(call.name, call.function.arguments)
         if loop is not None:
@@ -36,6 +37,17 @@ async def tool_loop_step(
         state.tool_calls += 1
         state.edited_paths.extend(p for p in outcome.changed_paths if p not in state.edited_paths)
         deps.session.append(outcome.message, diff=outcome.diff)
+        images += [(call.name, image) for image in outcome.images]
         if call.name == "todowrite" and outcome.status is ToolStatus.SUCCESS:
             deps.recorder.todos_changed(deps.tool_context.todos.items)
             deps.emit(TodosChanged(deps.tool_context.todos.items))
+    if images:
+        deps.session.append(images_message(images))
+
+
+def images_message(images: list[tuple[str, ImageRef]]) -> Message:
+    """The images the calls returned (an MCP tool's image content), in a user message after all the results: a
+    tool message carries text only, and the API wants the results right after the calls."""
+    names = ", ".join(dict.fromkeys(name for name, _ in images))
+    text = f"[{len(images)} image{'s' if len(images) > 1 else ''} returned by the tool call results above ({names})]"
+    return Message(role="user", content=text, images=[image for _, image in images])

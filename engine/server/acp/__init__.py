@@ -41,7 +41,8 @@ async def _serve(protocol_fd: int) -> int:
         sys.stdout = stray_output
     agent = CoderAgent()
     try:
-        await run_agent(agent, writer, reader)
+        # session/close and session/resume are still marked unstable in the SDK: served all the same (SPEC 24).
+        await run_agent(agent, writer, reader, use_unstable_protocol=True)
     finally:
         await agent.aclose()
     return 0

@@ -1,15 +1,17 @@
 """The engine's events as ACP ``session/update`` notifications (SPEC 24).
 
 One ``UpdateMapper`` per session turns each event into zero or more updates: text and reasoning deltas become
-message and thought chunks, a tool call becomes ``tool_call`` then ``tool_call_update`` (status, title, kind,
+message and thought chunks, a tool call becomes ``tool_call`` then ``tool_call_update`` (status, progress, title, kind,
 locations, the result, and for write/edit/patch the diff of every file it changed), the todo list becomes a
-``plan``, a mode change a ``current_mode_update``. Errors, notices and slash-command results reach the user as
+``plan``, a mode change a ``current_mode_update``, a change of the slash commands on offer (MCP prompts arriving) an
+``available_commands_update``, the context's size after each model call a ``usage_update``. Errors, notices and slash-command results reach the user as
 message text: an ACP client has no other place for them.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +26,8 @@ from acp import (
     update_plan,
     update_tool_call,
 )
-from acp.helpers import update_current_mode
-from acp.schema import ToolCallLocation
+from acp.helpers import update_available_commands, update_current_mode
+from acp.schema import AvailableCommand, ToolCallLocation, UsageUpdate
 
 from engine.events import (
     CommandResult,
@@ -40,7 +42,10 @@ from engine.events import (
     ToolCallExecuting,
     ToolCallFinished,
     ToolCallScheduled,
+    ToolProgress,
     ToolStatus,
+    SlashCommandsChanged,
+    UsageUpdated,
     VerificationFinished,
 )
 from engine.server.acp.diffs import file_diffs
@@ -71,7 +76,7 @@ _STATUS = {
 }
 # A tool result larger than this is cut in the update (the model still gets all of it).
 MAX_RESULT_CHARS = 20_000
-_PLAN_STATUS = {"pending": "pending", "in_progress": "in_progress", "completed": "completed"}
+PLAN_STATUS = {"pending": "pending", "in_progress": "in_progress", "completed": "completed"}
 
 
 def tool_kind(tool: str) -> str:
@@ -88,6 +93,13 @@ def tool_locations(arguments: dict[str, Any], workspace: Path) -> list[ToolCallL
         if isinstance(value, str) and value:
             return [ToolCallLocation(path=str((workspace / value).resolve()))]
     return []
+
+
+def commands_update(commands: Sequence[tuple[str, str]]) -> Any:
+    """The slash commands on offer (built-ins, custom commands, skills, MCP prompts) as ``available_commands_update``."""
+    return update_available_commands(
+        [AvailableCommand(name=name.lstrip("/"), description=summary) for name, summary in commands]
+    )
 
 
 class UpdateMapper:
@@ -113,17 +125,24 @@ class UpdateMapper:
                 ]
             case ToolCallExecuting(call_id=call_id):
                 return [update_tool_call(call_id, status="in_progress")]
+            case ToolProgress(call_id=call_id):
+                progress = [tool_content(text_block(event.summary()))]
+                return [update_tool_call(call_id, status="in_progress", content=progress)]
             case ToolCallFinished():
                 return [self._finished(event)]
             case TodosChanged(todos=todos):
                 entries = [
-                    plan_entry(todo.content, status=_PLAN_STATUS.get(todo.status, "completed"))  # type: ignore[arg-type]
+                    plan_entry(todo.content, status=PLAN_STATUS.get(todo.status, "completed"))  # type: ignore[arg-type]
                     for todo in todos
                     if todo.status != "cancelled"
                 ]
                 return [update_plan(entries)]
             case ModeChanged(mode=mode):
                 return [update_current_mode(mode)]
+            case SlashCommandsChanged(commands=commands):
+                return [commands_update(commands)]
+            case UsageUpdated(context_tokens=used, context_window=size):
+                return [UsageUpdate(session_update="usage_update", used=max(used, 0), size=max(size, 0))]
             case CommandResult(text=text):
                 return [update_agent_message_text(text.rstrip("\n") + "\n")]
             case ErrorEvent(message=message):

@@ -68,13 +68,23 @@ def sse_server(tmp_path: Path) -> Iterator[str]:
     yield from _served(tmp_path, "--sse", "/sse")
 
 
-def _served(tmp_path: Path, transport: str, path: str) -> Iterator[str]:
+@pytest.fixture
+def oauth_server(tmp_path: Path) -> Iterator[str]:
+    """An MCP server behind OAuth (``oauth_server``: its own authorization server, consenting at once), on
+    127.0.0.1; yields its URL."""
+    yield from _served(tmp_path, "", "/mcp", module="tests.engine.mcp.oauth_server")
+
+
+def _served(
+    tmp_path: Path, transport: str, path: str, module: str = "tests.engine.mcp.broken_server"
+) -> Iterator[str]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    log = open(tmp_path / f"server{transport}.log", "w")
+    log = open(tmp_path / f"server{transport or '-oauth'}.log", "w")
+    arguments = ["serve", transport, str(port)] if transport else [str(port)]
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.engine.mcp.broken_server", "serve", transport, str(port)],
+        [sys.executable, "-m", module, *arguments],
         env={**os.environ, "PYTHONPATH": str(REPO)},
         stdout=log,
         stderr=subprocess.STDOUT,

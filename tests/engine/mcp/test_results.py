@@ -1,14 +1,22 @@
-"""A CallToolResult as the tool message: text, structured content, images described, isError, capped."""
+"""A CallToolResult as the tool message: text, structured content, images described and given as images, isError, capped."""
 
 from __future__ import annotations
 
 import base64
+import json
 
 import pytest
-from mcp_types import CallToolResult, EmbeddedResource, ImageContent, TextContent, TextResourceContents
+from mcp_types import (
+    AudioContent,
+    CallToolResult,
+    EmbeddedResource,
+    ImageContent,
+    TextContent,
+    TextResourceContents,
+)
 
 from engine.errors import ToolError
-from engine.mcp.results import result_data
+from engine.mcp.results import result_data, result_images
 
 
 def text(value: str) -> TextContent:
@@ -32,10 +40,26 @@ def test_structured_content_dropped_when_it_repeats_the_text() -> None:
     assert result_data(wrapped, 30_000) == {"content": "echo: hi"}
 
 
-def test_images_are_described_not_sent() -> None:
-    data = base64.b64encode(b"\x89PNG" + b"\0" * 96).decode()
-    result = CallToolResult(content=[ImageContent(type="image", data=data, mime_type="image/png")])
-    assert result_data(result, 30_000) == {"content": "[image: image/png, 100 bytes]"}
+def test_images_are_described_in_the_text_and_given_as_images() -> None:
+    png = b"\x89PNG" + b"\0" * 96
+    data = base64.b64encode(png).decode()
+    result = CallToolResult(
+        content=[ImageContent(type="image", data=data, mime_type="image/png")],
+        # Servers mirror their content blocks here: the base64 must not reach the model as text that way either.
+        structured_content={"content": [{"type": "image", "data": data, "mimeType": "image/png"}]},
+    )
+    sent = result_data(result, 30_000)
+    assert sent["content"] == "[image: image/png, 100 bytes; attached after the tool results]"
+    assert data[:40] not in json.dumps(sent)
+    assert [(image.mime, image.data) for image in result_images(result.content)] == [("image/png", png)]
+
+
+def test_audio_and_unknown_image_types_are_described_only() -> None:
+    data = base64.b64encode(b"RIFF" + b"\0" * 60).decode()
+    result = CallToolResult(content=[AudioContent(type="audio", data=data, mime_type="audio/wav"),
+                                     ImageContent(type="image", data=data, mime_type="image/x-icon")])
+    assert result_data(result, 30_000)["content"] == "[audio: audio/wav, 64 bytes]\n[image: image/x-icon, 64 bytes]"
+    assert result_images(result.content) == []
 
 
 def test_embedded_text_resource_is_inlined() -> None:

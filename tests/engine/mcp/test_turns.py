@@ -109,7 +109,8 @@ async def test_always_can_allow_the_whole_server(workspace: Path, scripted_serve
     await orch.run_input("go")
     [request] = fake.approval_requests
     assert request.always_scope == "every mcp__broken__* call"
-    assert tool_messages(scripted_server, 2)[-1]["content"] == {"ok": True, "content": "[image: image/png, 70 bytes]"}
+    expected = "[image: image/png, 70 bytes; attached after the tool results]"
+    assert tool_messages(scripted_server, 2)[-1]["content"] == {"ok": True, "content": expected}
 
 
 async def test_esc_cancels_a_hanging_mcp_call(
