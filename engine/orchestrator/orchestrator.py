@@ -32,6 +32,7 @@ from engine.events import (
 from engine.interaction import InteractionHandler
 from engine.messages import Message
 from engine.modes import Mode
+from engine.storage.provenance import StateKey
 from engine.orchestrator.bang import run_bang_input
 from engine.orchestrator.bus import EventBus
 from engine.orchestrator.context_meter import session_context
@@ -126,6 +127,8 @@ class Orchestrator:
         )
         if mode is not None:
             self.policy.set_mode(mode)
+        # The mode was named on the command line: it wins over the one a resumed session stored.
+        self.mode_pinned = mode is not None
         self.mcp = make_mcp(self)
         self.tool_context = ToolContext(
             workspace=self.workspace,
@@ -137,7 +140,7 @@ class Orchestrator:
         )
         self.token_counter = TokenCounter(config.model)
         self.loop_detector = LoopDetector()
-        self.store = Store.open(self.workspace.root)
+        self.store = Store.open(self.workspace.root, state_key=StateKey.load(self._env))
         # One owner per session (SPEC 21): the lock of the session in use, held until the switch or exit.
         self.session_locks = SessionLocks(self.workspace.root)
         # The session whose history the front end already shows (the engine process sent it before this orchestrator

@@ -7,6 +7,7 @@ import hashlib
 from pathlib import Path
 
 from engine.storage.atomic import write_atomic
+from engine.storage.names import checked_name
 
 
 class BlobStore:
@@ -19,7 +20,7 @@ class BlobStore:
 
     def put(self, data: bytes, suffix: str = "") -> Path:
         """Stores ``data`` (once: the same bytes are never written twice) and returns the blob's path."""
-        path = self.root / f"{hashlib.sha256(data).hexdigest()}{suffix.lower()}"
+        path = self.root / checked_name(f"{hashlib.sha256(data).hexdigest()}{suffix.lower()}", "blob name")
         if not path.exists():
             write_atomic(path, data)
         return path

@@ -25,6 +25,7 @@ from engine.record import record
 from engine.storage.conversation_log import make_title
 from engine.storage.db import Database, utc_now
 from engine.storage.errors import StorageError
+from engine.storage.names import checked_name
 from engine.storage.file_state import (
     FileState,
     folders_between,
@@ -112,7 +113,7 @@ class UndoJournal:
         self.session_id = session_id
         self.root = Path(os.path.realpath(workspace_root))
         self.max_turns = max_turns
-        self._blobs = UndoBlobs(self.root / ".coder" / "undo" / session_id)
+        self._blobs = UndoBlobs(self.root / ".coder" / "undo" / checked_name(session_id, "session id"))
         self._now = clock
         self._redact = redact
         self._turn: _OpenTurn | None = None
@@ -202,6 +203,9 @@ class UndoJournal:
         current: dict[str, FileState] = {}
         problems: list[str] = []
         for snap in snapshots:
+            if not self._names_inside(snap):
+                problems.append(f"{snap.path!r}: the journal names a path outside the workspace; refused")
+                continue
             try:
                 current[snap.path] = read_state(self.root / snap.path)
             except OSError as exc:
@@ -381,6 +385,16 @@ class UndoJournal:
         return [
             _Snapshot(path, bool(existed), mode, blob, dirs, after) for path, existed, mode, blob, dirs, after in rows
         ]
+
+    def _names_inside(self, snap: _Snapshot) -> bool:
+        """Whether the row's paths stay inside the workspace once resolved (links included), checked before use."""
+        for name in (snap.path, snap.created_dirs):
+            if name is None:
+                continue
+            target = Path(os.path.realpath(self.root / name))
+            if Path(name).is_absolute() or ".." in Path(name).parts or not target.is_relative_to(self.root):
+                return False
+        return True
 
     def _relative(self, target: Path) -> str:
         if not target.is_relative_to(self.root):
