@@ -147,7 +147,7 @@ class Orchestrator:
         # was made, ``engine.server.opening``): its ``/resume`` does not send it again.
         self.history_shown: str | None = None
         self.hooks = HookDispatcher(
-            config.hooks, trusted=lambda: self.project_trusted, cwd=self.workspace.root, env=self._env,
+            config.hooks, cwd=self.workspace.root, env=self._env,
             store=self.store, emit=self._bus.emit,
         )
         # Set by every switch of session (``switching.start_session``): the session in use, its undo journal, its
@@ -259,6 +259,7 @@ class Orchestrator:
         mode_changed = (config.mode, config.permissions.preset) != (self.config.mode, self.config.permissions.preset)
         current_mode = self.policy.mode
         self.config = config
+        self.hooks.replace(config.hooks)
         self._approvals = ApprovalSettings.from_config(config, interactive=self.interactive)
         self.policy = PermissionPolicy.from_config(config.permissions, config.mode, workspace=self.workspace.root)
         self.policy.always_scopes = self.mcp.always_scopes
@@ -407,6 +408,7 @@ class Orchestrator:
             compaction=self.compaction_state,
             loops=self.loop_detector,
             hooks=self.hooks,
+            project_trusted=lambda: self.project_trusted,
             counts_shown=self.counts_shown,
         )
 
