@@ -109,7 +109,10 @@ class Orchestrator:
         self._provider = provider
         self._provider_given = provider is not None
         self._approvals = ApprovalSettings.from_config(config, interactive=interactive)
-        self.skills = SkillCatalog.for_workspace(self.workspace.root, self._env)
+        self._trusted_for_run = False
+        self.skills = SkillCatalog.for_workspace(
+            self.workspace.root, self._env, project_trusted=folder_trusted(self.workspace.root, self._env)
+        )
         self.registry = ToolRegistry(
             [
                 *core_tools(),
@@ -160,8 +163,6 @@ class Orchestrator:
         self._task: asyncio.Task[TurnOutcome] | None = None
         self._cancel_requested = False
         self.current_task_id: str | None = None
-        # ``--trust``: the folder is trusted for this run without being remembered (SPEC 19, ``/trust``).
-        self.trusted_for_run = False
 
     # -- what front ends read -------------------------------------------------------------------------------------
     @property
@@ -208,6 +209,16 @@ class Orchestrator:
     def env(self) -> dict[str, str]:
         """The environment the session runs with (read for the user's config folder)."""
         return self._env
+
+    @property
+    def trusted_for_run(self) -> bool:
+        """``--trust``: the folder is trusted for this run without being remembered (SPEC 19, ``/trust``)."""
+        return self._trusted_for_run
+
+    @trusted_for_run.setter
+    def trusted_for_run(self, trusted: bool) -> None:
+        self._trusted_for_run = trusted
+        self.skills.set_project_trusted(self.project_trusted)
 
     @property
     def project_trusted(self) -> bool:
@@ -260,6 +271,7 @@ class Orchestrator:
         current_mode = self.policy.mode
         self.config = config
         self.hooks.replace(config.hooks)
+        self.skills.set_project_trusted(self.project_trusted)
         self._approvals = ApprovalSettings.from_config(config, interactive=self.interactive)
         self.policy = PermissionPolicy.from_config(config.permissions, config.mode, workspace=self.workspace.root)
         self.policy.always_scopes = self.mcp.always_scopes
