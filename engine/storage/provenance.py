@@ -61,11 +61,16 @@ class StateKey:
             handle.write(key)
         return cls(key)
 
-    def sign(self, *parts: str) -> str:
-        message = b"\0".join(len(part.encode()).to_bytes(4, "big") + part.encode() for part in parts)
-        return hmac.new(self._key, message, hashlib.sha256).hexdigest()
+    def sign(self, *parts: str | bytes) -> str:
+        """The hex MAC of ``parts`` (text or bytes: a kind, a workspace, an id, a file's content...), each prefixed
+        by its length so that no two different lists of parts sign alike."""
+        mac = hmac.new(self._key, digestmod=hashlib.sha256)
+        for part in parts:
+            data = part.encode() if isinstance(part, str) else part
+            mac.update(len(data).to_bytes(8, "big") + data)
+        return mac.hexdigest()
 
-    def verify(self, mac: object, *parts: str) -> bool:
+    def verify(self, mac: object, *parts: str | bytes) -> bool:
         return isinstance(mac, str) and hmac.compare_digest(mac, self.sign(*parts))
 
 

@@ -100,3 +100,10 @@ def test_sessions_stored_before_seals_stay_foreign_where_git_tracks_the_state(tm
         assert store.load_session("v2session000").messages  # still readable: nothing is lost
     finally:
         store.close()
+
+
+def test_parts_are_signed_unambiguously_text_or_bytes(tmp_path: Path) -> None:
+    key = StateKey.load(env(tmp_path))
+    assert key.sign("ab", "c") != key.sign("a", "bc")
+    assert key.sign("journal", b"\x00\xffcontent") == key.sign("journal", b"\x00\xffcontent")
+    assert key.verify(key.sign("x", b"y"), "x", b"y") and not key.verify(key.sign("x", b"y"), "x", b"z")
