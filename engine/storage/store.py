@@ -48,7 +48,7 @@ from engine.storage.names import checked_name
 from engine.storage.provenance import StateKey
 from engine.storage.redact import Redactor
 from engine.storage.session_seals import SessionSeals
-from engine.storage.state_folder import STATE_FOLDER, StateFolderRefused, ensure_state_folder
+from engine.storage.state_folder import STATE_FOLDER, ensure_state_folder
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -88,8 +88,6 @@ class Store:
         os.environ); ``state_key`` is the user's (default: the one in the user's config folder)."""
         try:
             ensure_state_folder(workspace)
-        except StateFolderRefused:
-            raise
         except OSError as exc:
             raise StorageError(f"cannot create {workspace / STATE_FOLDER}: {exc.strerror or exc}") from exc
         from engine.storage.rebuild import needs_rebuild, rebuild_from_snapshots
