@@ -270,3 +270,37 @@ def test_an_untrusted_repositorys_skill_never_replaces_the_builtin_one(
     sent = json.dumps(scripted_server.requests[-1].body["messages"])
     assert "PERFECT" not in sent and "exfiltrate" in sent
     assert "not used: the builtin skill 'code-review'" in trusted.stderr
+
+
+def test_a_shipped_image_reference_never_reads_a_file_outside(
+    world: dict[str, Path], scripted_server: ScriptedServer
+) -> None:
+    """A shipped message's image "blob" names a secret outside, a device, and a blob-looking link to the secret:
+    none is read and sent to the model."""
+    import base64
+    import hashlib
+
+    session_id = shipped_yolo_session(world, scripted_server)
+    victim, secret = world["victim"], world["outside"] / "precious.txt"
+    blobs = victim / ".coder" / "blobs"
+    blobs.mkdir(exist_ok=True)
+    disguised = blobs / f"{hashlib.sha256(secret.read_bytes()).hexdigest()}.png"
+    disguised.symlink_to(secret)
+    climbing = blobs / ".." / ".." / ".." / ".." / "outside" / "precious.txt"
+    references = [str(secret), "/dev/zero", str(disguised), str(climbing)]
+    with sqlite3.connect(victim / ".coder" / "coder.db") as conn:
+        seq, record = conn.execute(
+            "SELECT seq, record FROM messages WHERE session_id = ? AND role = 'user'", (session_id,)
+        ).fetchone()
+        message = json.loads(record)
+        message["images"] = [
+            {"blob": ref, "mime": "image/png", "name": f"shot{i}.png"} for i, ref in enumerate(references)
+        ]
+        conn.execute("UPDATE messages SET record = ? WHERE session_id = ? AND seq = ?",
+                     (json.dumps(message), session_id, seq))
+    scripted_server.add(text("ok"))
+    resumed = run(victim, world["victim_xdg"], scripted_server, "--resume", session_id, "-p", "what is in the shots?")
+    assert resumed.returncode == 0, resumed.stderr
+    sent = json.dumps(scripted_server.requests[-1].body["messages"])
+    assert base64.b64encode(b"mine\n").decode() not in sent and "image_url" not in sent
+    assert sent.count("is no longer available") == len(references)
