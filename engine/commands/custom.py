@@ -1,8 +1,8 @@
 """Custom commands (SPEC 23, Claude Code's format): Markdown files in ``.coder/commands/`` (the project's, only in a
 trusted folder) and in the user's ``commands/`` folder beside the user config. ``/<file name> args`` sends the
-file's body as the user's request (the user's command wins over the project's of the same name, and a project's
-command never takes the name of the user's or a built-in skill: SPEC 19; the one not used is reported), with ``$ARGUMENTS`` replaced by the whole argument text and ``$1``..``$9`` by
-the words of it. Optional YAML front matter: ``description`` (for ``/help`` and completion) and ``argument-hint``.
+file's body as the user's request, with ``$ARGUMENTS`` replaced by the whole argument text and ``$1``..``$9`` by
+the words of it. The user's command wins over the project's of the same name, and a project's command never takes
+the name of the user's or a built-in skill (SPEC 19); the one not used is reported. Optional YAML front matter: ``description`` (for ``/help`` and completion) and ``argument-hint``.
 
 A skill runs as ``/<skill-name>`` too: its instructions and the arguments become the request.
 """

@@ -102,7 +102,9 @@ class SessionFile:
         (the same text object otherwise, so comparing it with the file's is a pointer check)."""
         key = (header.session_id, header.created_at)
         if tools is not self._tools_source or key != self._head_key:
-            fields: dict[str, Any] = {"version": SNAPSHOT_VERSION, "id": header.session_id, "created_at": header.created_at}
+            fields: dict[str, Any] = {
+                "version": SNAPSHOT_VERSION, "id": header.session_id, "created_at": header.created_at
+            }
             if self._seal is not None:
                 fields["seal"] = self._seal
             opening = json.dumps(fields, ensure_ascii=False)
