@@ -29,6 +29,9 @@ def rebuild_from_snapshots(store: Store, workspace: Path) -> list[str]:
     snapshots = []
     notes: list[str] = []
     for path in sessions_dir(workspace).glob("*.json"):
+        if path.is_symlink():  # another project's transcript, say: never read through a link (SPEC 19)
+            notes.append(f"{path} is a symbolic link; not read")
+            continue
         try:
             # The file's time breaks ties between snapshot times written within the same second.
             snapshots.append((load_snapshot(path), path.stat().st_mtime_ns))

@@ -94,3 +94,16 @@ def _check_entry(path: Path, *, want_folder: bool) -> None:
     if want_folder != stat.S_ISDIR(info.st_mode) or (not want_folder and not stat.S_ISREG(info.st_mode)):
         kind = "a folder" if want_folder else "a regular file"
         raise StateFolderRefused(f"{path} is not {kind}: {fix}")
+
+
+def refuse_links(path: Path, below: Path) -> None:
+    """``StateFolderRefused`` when ``path`` or a folder between ``below`` and it is a symbolic link: state is written
+    and swept there, never through a link a repository planted (``.coder/undo/<session>`` pointing elsewhere)."""
+    current = path
+    while current != below and below in current.parents:
+        if current.is_symlink():
+            raise StateFolderRefused(
+                f"{current} is a symbolic link; coder-tui never writes or sweeps through one: "
+                f"move it away (mv {current} {current}.moved)"
+            )
+        current = current.parent

@@ -34,7 +34,8 @@ from engine.storage.file_state import (
     remove_empty_folders,
     write_state,
 )
-from engine.storage.undo_blobs import UndoBlobs
+from engine.storage.state_folder import refuse_links
+from engine.storage.undo_blobs import BASELINE_DIR, UndoBlobs
 
 NOTHING_TO_UNDO = "nothing to undo: no file changed by write, edit or patch is left on this session's undo stack"
 
@@ -114,6 +115,7 @@ class UndoJournal:
         self.root = Path(os.path.realpath(workspace_root))
         self.max_turns = max_turns
         self._blobs = UndoBlobs(self.root / ".coder" / "undo" / checked_name(session_id, "session id"))
+        refuse_links(self._blobs.folder / BASELINE_DIR, self.root / ".coder")
         self._now = clock
         self._redact = redact
         self._turn: _OpenTurn | None = None

@@ -304,3 +304,37 @@ def test_a_shipped_image_reference_never_reads_a_file_outside(
     sent = json.dumps(scripted_server.requests[-1].body["messages"])
     assert base64.b64encode(b"mine\n").decode() not in sent and "image_url" not in sent
     assert sent.count("is no longer available") == len(references)
+
+
+@pytest.mark.parametrize("link", ["undo/{id}", "undo/{id}/baseline"])
+def test_a_shipped_undo_folder_linking_outside_is_never_written_or_swept(
+    world: dict[str, Path], scripted_server: ScriptedServer, link: str
+) -> None:
+    """The journal sweeps unreferenced copies at start: through a link, that would delete files outside."""
+    session_id = shipped_yolo_session(world, scripted_server)
+    target = world["outside"] / "target"
+    (target / "7").mkdir(parents=True)
+    (target / "7" / "keep").write_text("outside\n")
+    (target / "keep").write_text("outside\n")
+    planted = world["victim"] / ".coder" / link.format(id=session_id)
+    planted.parent.mkdir(parents=True, exist_ok=True)
+    planted.symlink_to(target)
+    before = snapshot(world["outside"])
+    resumed = run(world["victim"], world["victim_xdg"], scripted_server, "--resume", session_id, "-p", "!echo hi")
+    assert "is a symbolic link" in resumed.stderr
+    assert snapshot(world["outside"]) == before
+
+
+def test_a_linked_session_file_is_not_read_back_into_a_rebuilt_database(
+    world: dict[str, Path], scripted_server: ScriptedServer
+) -> None:
+    other = world["outside"] / "other"
+    other.mkdir()
+    scripted_server.add(text("OTHER PROJECT TRANSCRIPT"))
+    assert run(other, world["victim_xdg"], scripted_server, "-p", "other secret question").returncode == 0
+    their_file = next((other / ".coder" / "sessions").glob("*.json"))
+    sessions = world["victim"] / ".coder" / "sessions"
+    sessions.mkdir(parents=True)
+    (sessions / "abc123abc123.json").symlink_to(their_file)
+    listing = run(world["victim"], world["victim_xdg"], None, "-p", "/resume")
+    assert "other secret question" not in listing.stdout
