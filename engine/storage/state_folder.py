@@ -11,6 +11,7 @@ blobs, logs) when they are links or not what they should be.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from pathlib import Path
@@ -26,6 +27,8 @@ GITIGNORE_TEXT = (
 # What coder-tui writes inside ``.coder/``: folders, then files. Each must be what it says, never a link.
 STATE_FOLDERS = ("sessions", "locks", "undo", "blobs", "logs")
 STATE_FILES = ("coder.db", "coder.db-wal", "coder.db-shm", "coder.db-journal", "input_history.jsonl")
+# Folders whose files coder-tui opens and appends to by name (a log, a lock): none of them may be a link.
+_FLAT_FOLDERS = ("locks", "logs", "sessions", "blobs")
 
 
 class StateFolderRefused(StorageError):
@@ -56,6 +59,14 @@ def check_state_folder(workspace: Path) -> bool:
         raise StateFolderRefused(f"{folder} is writable by every user; make it yours only (chmod o-w {folder})")
     for name in (*STATE_FOLDERS, *STATE_FILES):
         _check_entry(folder / name, want_folder=name in STATE_FOLDERS)
+    for name in _FLAT_FOLDERS:
+        with os.scandir(folder / name) if (folder / name).is_dir() else contextlib.nullcontext(()) as entries:
+            for entry in entries:
+                if entry.is_symlink():
+                    raise StateFolderRefused(
+                        f"{entry.path} is a symbolic link; coder-tui never writes through one: "
+                        f"move it away (mv {entry.path} {entry.path}.moved)"
+                    )
     return True
 
 

@@ -275,8 +275,8 @@ def test_an_untrusted_repositorys_skill_never_replaces_the_builtin_one(
 def test_a_shipped_image_reference_never_reads_a_file_outside(
     world: dict[str, Path], scripted_server: ScriptedServer
 ) -> None:
-    """A shipped message's image "blob" names a secret outside, a device, and a blob-looking link to the secret:
-    none is read and sent to the model."""
+    """A shipped message's image "blob" names a secret outside, a device, a blob-looking file holding other bytes,
+    and a path climbing out of the blob folder: none is read and sent to the model."""
     import base64
     import hashlib
 
@@ -284,8 +284,9 @@ def test_a_shipped_image_reference_never_reads_a_file_outside(
     victim, secret = world["victim"], world["outside"] / "precious.txt"
     blobs = victim / ".coder" / "blobs"
     blobs.mkdir(exist_ok=True)
-    disguised = blobs / f"{hashlib.sha256(secret.read_bytes()).hexdigest()}.png"
-    disguised.symlink_to(secret)
+    # A blob-looking file whose bytes are not what its name says (a link there refuses .coder as a whole: below).
+    disguised = blobs / f"{hashlib.sha256(b'an innocent picture').hexdigest()}.png"
+    disguised.write_bytes(secret.read_bytes())
     climbing = blobs / ".." / ".." / ".." / ".." / "outside" / "precious.txt"
     references = [str(secret), "/dev/zero", str(disguised), str(climbing)]
     with sqlite3.connect(victim / ".coder" / "coder.db") as conn:
@@ -338,3 +339,13 @@ def test_a_linked_session_file_is_not_read_back_into_a_rebuilt_database(
     (sessions / "abc123abc123.json").symlink_to(their_file)
     listing = run(world["victim"], world["victim_xdg"], None, "-p", "/resume")
     assert "other secret question" not in listing.stdout
+
+
+@pytest.mark.parametrize("planted", ["logs/mcp-time.log", "logs/acp.log", "blobs/" + "a" * 64 + ".png"])
+def test_a_state_file_linking_outside_refuses_the_state_folder(world: dict[str, Path], planted: str) -> None:
+    link = world["victim"] / ".coder" / planted
+    link.parent.mkdir(parents=True)
+    link.symlink_to(world["outside"] / "precious.txt")
+    refused = run(world["victim"], world["victim_xdg"], None, "-p", "!echo hi")
+    assert refused.returncode != 0 and f"{link} is a symbolic link" in refused.stderr
+    assert (world["outside"] / "precious.txt").read_text() == "mine\n"
