@@ -9,6 +9,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from engine.storage.errors import StorageError
+from engine.storage.state_folder import check_state_folder
+
 HISTORY_FILE = Path(".coder") / "input_history.jsonl"
 MAX_ENTRIES = 1000
 
@@ -24,7 +27,12 @@ class InputHistory:
 
     @classmethod
     def load(cls, workspace: Path) -> InputHistory:
-        """Reads the workspace's history; a missing or unreadable file is an empty history, never an error."""
+        """Reads the workspace's history; a missing or unreadable file is an empty history, never an error. A
+        ``.coder`` the engine refuses (a link to another project's, SPEC 19) is neither read nor written."""
+        try:
+            check_state_folder(workspace)
+        except StorageError:
+            return cls(None)
         path = workspace / HISTORY_FILE
         entries: list[str] = []
         try:

@@ -72,13 +72,13 @@ class ImageRef(BaseModel):
     name: str
 
     def wire_part(self) -> dict[str, Any]:
-        """The ``image_url`` part (a base64 data URL); a text note when the blob is gone."""
+        """The ``image_url`` part (a base64 data URL); a text note when the blob is gone (or is not one: SPEC 19)."""
         import base64
-        from pathlib import Path
 
-        try:
-            data = Path(self.blob).read_bytes()
-        except OSError:
+        from engine.storage.blobs import read_blob
+
+        data = read_blob(self.blob)
+        if data is None:
             return {"type": "text", "text": f"[image {self.name} is no longer available]"}
         url = f"data:{self.mime};base64,{base64.b64encode(data).decode('ascii')}"
         return {"type": "image_url", "image_url": {"url": url}}

@@ -1,7 +1,8 @@
 """Custom commands (SPEC 23, Claude Code's format): Markdown files in ``.coder/commands/`` (the project's, only in a
 trusted folder) and in the user's ``commands/`` folder beside the user config. ``/<file name> args`` sends the
 file's body as the user's request, with ``$ARGUMENTS`` replaced by the whole argument text and ``$1``..``$9`` by
-the words of it. Optional YAML front matter: ``description`` (for ``/help`` and completion) and ``argument-hint``.
+the words of it. The user's command wins over the project's of the same name, and a project's command never takes
+the name of the user's or a built-in skill (SPEC 19); the one not used is reported. Optional YAML front matter: ``description`` (for ``/help`` and completion) and ``argument-hint``.
 
 A skill runs as ``/<skill-name>`` too: its instructions and the arguments become the request.
 """
@@ -72,10 +73,16 @@ def project_commands_folder(workspace: Path) -> Path:
 
 
 def discover_commands(
-    workspace: Path, env: Mapping[str, str], *, project_trusted: bool, reserved: set[str]
+    workspace: Path,
+    env: Mapping[str, str],
+    *,
+    project_trusted: bool,
+    reserved: set[str],
+    kept_from_project: Mapping[str, str] | None = None,
 ) -> CustomCommands:
-    """The project's commands (when its folder is trusted) win over the user's of the same name; a built-in command
-    (``reserved``) is never shadowed."""
+    """The user's commands, then the project's (when its folder is trusted). A built-in command (``reserved``) is
+    never shadowed; a project's command never replaces the user's of the same name, nor a name in
+    ``kept_from_project`` (the user's and built-in skills, with what each is)."""
     found: dict[str, CustomCommand] = {}
     problems: list[CommandProblem] = []
     folders: list[tuple[Path, CommandSource]] = [(user_commands_folder(env), "user")]
@@ -95,8 +102,18 @@ def discover_commands(
             if command.name in reserved:
                 problems.append(CommandProblem(path, f"{command.name} is a built-in command; rename the file"))
                 continue
+            if source == "project" and (mine := _kept(command.name, found, kept_from_project or {})):
+                problems.append(CommandProblem(path, f"not used: {mine} of that name wins; rename the file"))
+                continue
             found[command.name] = command
     return CustomCommands(tuple(sorted(found.values(), key=lambda c: c.name)), tuple(problems), note)
+
+
+def _kept(name: str, found: Mapping[str, CustomCommand], kept: Mapping[str, str]) -> str | None:
+    """What a project's command of this name would hide from the user, if anything."""
+    if name in found:
+        return f"your own command ({found[name].path})"
+    return kept.get(name)
 
 
 def read_command(path: Path, source: CommandSource) -> CustomCommand:

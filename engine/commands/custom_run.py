@@ -9,14 +9,21 @@ from typing import TYPE_CHECKING
 from engine.commands.custom import CustomCommands, discover_commands, skill_request
 from engine.events import CommandResult, Notice
 from engine.orchestrator.outcome import TurnOutcome
+from engine.skills.skill import SkillSource
 
 if TYPE_CHECKING:
     from engine.orchestrator.orchestrator import Orchestrator
 
 
 def custom_commands(orch: Orchestrator, reserved: Collection[str]) -> CustomCommands:
+    kept = {
+        f"/{skill.name}": f"the {skill.source.value} skill {skill.name!r}"
+        for skill in orch.skills.skills
+        if skill.source is not SkillSource.PROJECT
+    }
     return discover_commands(
-        orch.workspace_root, orch.env, project_trusted=orch.project_trusted, reserved=set(reserved)
+        orch.workspace_root, orch.env, project_trusted=orch.project_trusted, reserved=set(reserved),
+        kept_from_project=kept,
     )
 
 
@@ -36,6 +43,13 @@ async def run_custom_command(
     orch: Orchestrator, name: str, arguments: str, reserved: Collection[str]
 ) -> CommandResult | TurnOutcome:
     found = custom_commands(orch, reserved)
+    # Said first, whatever runs: a command or skill of this name that is not used, and why (SPEC 19: never silent).
+    for problem in found.problems:
+        if problem.path.stem == name[1:]:
+            orch.emit(Notice(f"custom command {problem}", level="warning"))
+    for skill_problem in orch.skills.problems_of(name[1:]):
+        if skill_problem.source is SkillSource.PROJECT:
+            orch.emit(Notice(f"project skill {skill_problem}", level="warning"))
     command = found.get(name)
     if command is not None:
         return await orch.run_prompt(command.expand(arguments))
@@ -45,7 +59,4 @@ async def run_custom_command(
     hint = ""
     if found.skipped_note and (orch.workspace_root / ".coder" / "commands" / f"{name[1:]}.md").is_file():
         hint = f" ({found.skipped_note})"
-    for problem in found.problems:
-        if problem.path.stem == name[1:]:
-            orch.emit(Notice(f"custom command {problem}", level="warning"))
     return CommandResult.slash(name, f"unknown command {name}: type /help for the list{hint}", ok=False)

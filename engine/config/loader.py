@@ -64,11 +64,15 @@ def load_config(workspace: Path, env: Mapping[str, str] | None = None, *, trust:
     for path, layer in ((user_path, user_layer), (project_path, _read_layer(project_path, result.issues))):
         if layer is None:
             continue
+        added_hooks = None
         if path == project_path:
             layer = _project_layer(layer, path, result)
+            added_hooks = layer.pop("hooks", None)
         result.sources.append(path)
         for key, value in layer.items():
             merged = _apply(merged, (key,), value, str(path), result.issues)
+        if added_hooks is not None:
+            merged = _add_hooks(merged, added_hooks, str(path), result.issues)
     env_layer = {}
     if env.get("OPENAI_BASE_URL"):
         env_layer[("provider", "base_url")] = env["OPENAI_BASE_URL"]
@@ -93,6 +97,18 @@ def _project_layer(layer: dict[str, Any], path: Path, result: LoadedConfig) -> d
         return layer
     layer, result.ignored_untrusted = split_untrusted(layer)
     return layer
+
+
+def _add_hooks(merged: dict[str, Any], hooks: Any, source: str, issues: list[ConfigIssue]) -> dict[str, Any]:
+    """A trusted project's hooks run after the user's own of the same event, never instead of them (SPEC 19: a
+    user's guard hook is never switched off by a repository)."""
+    if not isinstance(hooks, dict):
+        return _apply(merged, ("hooks",), hooks, source, issues)  # reported as the wrong type
+    for event, groups in hooks.items():
+        mine = _get_in(merged, ("hooks", str(event)))
+        together = [*mine, *groups] if isinstance(mine, list) and isinstance(groups, list) else groups
+        merged = _apply(merged, ("hooks", str(event)), together, source, issues)
+    return merged
 
 
 def _read_layer(path: Path, issues: list[ConfigIssue]) -> dict[str, Any] | None:

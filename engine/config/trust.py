@@ -97,6 +97,14 @@ def untrusted_notice(config_file: Path, ignored: tuple[str, ...]) -> str:
     )
 
 
+def untrusted_rule_notice(config_file: Path, rule: str) -> str:
+    """What "Always here" says in a folder that is not trusted: the rule is saved, and waits for trust."""
+    return (
+        f"saved in {config_file}: {rule}, for this session now; this folder is not trusted, so later sessions use it "
+        "only once you trust the folder (/trust on)"
+    )
+
+
 def _folders(layer: Mapping[str, Any], key: str) -> list[str]:
     value = layer.get(key)
     return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []

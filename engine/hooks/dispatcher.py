@@ -1,6 +1,7 @@
 """Runs the configured hooks of an event and turns their answers into decisions for the engine. Every run goes to
 the audit log (tool ``hook:<event>``, actor ``user``); a hook that fails or times out is reported, never fatal.
-Hooks run only when the workspace folder is trusted (SPEC 19)."""
+The hooks given are the ones in force: the user's own, which run in every folder, then the project's, which the
+configuration holds only once the folder is trusted (SPEC 19, ``engine.config.loader``)."""
 
 from __future__ import annotations
 
@@ -45,19 +46,20 @@ class HookDispatcher:
         self,
         hooks: HooksConfig,
         *,
-        trusted: Callable[[], bool],
         cwd: Path,
         env: Mapping[str, str],
         store: Store,
         emit: Callable[[Event], None],
     ) -> None:
         self._hooks = hooks
-        self._trusted = trusted
         self._cwd = cwd
         self._env = env
         self._store = store
         self._emit = emit
-        self._told_untrusted = False
+
+    def replace(self, hooks: HooksConfig) -> None:
+        """The hooks of a reloaded configuration (``/trust on|off`` adds or drops the project's)."""
+        self._hooks = hooks
 
     def configured(self, event: HookEvent) -> bool:
         return bool(self._hooks.get(event))
@@ -105,11 +107,6 @@ class HookDispatcher:
     ) -> list[HookRun]:
         commands = [hook for group in self._hooks.get(event, []) if group.matches(tool) for hook in group.hooks]
         if not commands:
-            return []
-        if not self._trusted():
-            if not self._told_untrusted:
-                self._told_untrusted = True
-                self._emit(Notice("hooks are configured but not run: this folder is not trusted (/trust)", "warning"))
             return []
         payload = {
             "session_id": scope.session_id,

@@ -61,6 +61,8 @@ class TurnDeps:
     loops: LoopDetector
     # The configured hooks (SPEC 23); None for a sub-agent's turn.
     hooks: HookDispatcher | None = None
+    # Whether the folder's own config applies (SPEC 19): a rule saved "always here" waits for trust otherwise.
+    project_trusted: Callable[[], bool] = lambda: True
     # The front end shows the context's size. When it does not (headless text output), a request's messages are
     # counted only once its upper bound reaches the compaction threshold: the token encoding (a tenth of a second
     # or more, holding the interpreter) then never loads in a run that stays small.

@@ -33,6 +33,7 @@ from engine.events import (
 from engine.interaction import InteractionHandler
 from engine.messages import Message
 from engine.modes import Mode
+from engine.storage.provenance import StateKey
 from engine.orchestrator.bang import run_bang_input
 from engine.orchestrator.bus import EventBus
 from engine.orchestrator.context_meter import session_context
@@ -109,7 +110,10 @@ class Orchestrator:
         self._provider = provider
         self._provider_given = provider is not None
         self._approvals = ApprovalSettings.from_config(config, interactive=interactive)
-        self.skills = SkillCatalog.for_workspace(self.workspace.root, self._env)
+        self._trusted_for_run = False
+        self.skills = SkillCatalog.for_workspace(
+            self.workspace.root, self._env, project_trusted=folder_trusted(self.workspace.root, self._env)
+        )
         self.registry = ToolRegistry(
             [
                 *core_tools(),
@@ -129,6 +133,8 @@ class Orchestrator:
         )
         if mode is not None:
             self.policy.set_mode(mode)
+        # The mode was named on the command line: it wins over the one a resumed session stored.
+        self.mode_pinned = mode is not None
         self.mcp = make_mcp(self)
         self.tool_context = ToolContext(
             workspace=self.workspace,
@@ -141,14 +147,14 @@ class Orchestrator:
         )
         self.token_counter = TokenCounter(config.model)
         self.loop_detector = LoopDetector()
-        self.store = Store.open(self.workspace.root)
+        self.store = Store.open(self.workspace.root, state_key=StateKey.load(self._env))
         # One owner per session (SPEC 21): the lock of the session in use, held until the switch or exit.
         self.session_locks = SessionLocks(self.workspace.root)
         # The session whose history the front end already shows (the engine process sent it before this orchestrator
         # was made, ``engine.server.opening``): its ``/resume`` does not send it again.
         self.history_shown: str | None = None
         self.hooks = HookDispatcher(
-            config.hooks, trusted=lambda: self.project_trusted, cwd=self.workspace.root, env=self._env,
+            config.hooks, cwd=self.workspace.root, env=self._env,
             store=self.store, emit=self._bus.emit,
         )
         # Set by every switch of session (``switching.start_session``): the session in use, its undo journal, its
@@ -163,8 +169,6 @@ class Orchestrator:
         self._task: asyncio.Task[TurnOutcome] | None = None
         self._cancel_requested = False
         self.current_task_id: str | None = None
-        # ``--trust``: the folder is trusted for this run without being remembered (SPEC 19, ``/trust``).
-        self.trusted_for_run = False
 
     # -- what front ends read -------------------------------------------------------------------------------------
     @property
@@ -218,6 +222,16 @@ class Orchestrator:
         return self._env
 
     @property
+    def trusted_for_run(self) -> bool:
+        """``--trust``: the folder is trusted for this run without being remembered (SPEC 19, ``/trust``)."""
+        return self._trusted_for_run
+
+    @trusted_for_run.setter
+    def trusted_for_run(self, trusted: bool) -> None:
+        self._trusted_for_run = trusted
+        self.skills.set_project_trusted(self.project_trusted)
+
+    @property
     def project_trusted(self) -> bool:
         """Whether the workspace's own commands and hooks may run (SPEC 19): trusted for this run (``--trust``) or
         remembered as trusted in the user's config."""
@@ -267,6 +281,8 @@ class Orchestrator:
         mode_changed = (config.mode, config.permissions.preset) != (self.config.mode, self.config.permissions.preset)
         current_mode = self.policy.mode
         self.config = config
+        self.hooks.replace(config.hooks)
+        self.skills.set_project_trusted(self.project_trusted)
         self._approvals = ApprovalSettings.from_config(config, interactive=self.interactive)
         self.policy = PermissionPolicy.from_config(config.permissions, config.mode, workspace=self.workspace.root)
         self.policy.always_scopes = self.mcp.always_scopes
@@ -418,6 +434,7 @@ class Orchestrator:
             compaction=self.compaction_state,
             loops=self.loop_detector,
             hooks=self.hooks,
+            project_trusted=lambda: self.project_trusted,
             counts_shown=self.counts_shown,
             capture=self.tool_capture,
         )

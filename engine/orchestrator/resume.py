@@ -44,7 +44,9 @@ def plan_resume(store: Store, session_ref: str) -> ResumePlan:
     a readable message for an unknown id), writing the messages a repair adds into the stored history, so the
     database and the snapshot agree."""
     loaded = store.load_session(session_ref)
-    pending = store.pending_interaction(loaded.info.id) if loaded.unfinished_task_id else None
+    # Nothing in a foreign session runs (SPEC 19): its open calls are marked interrupted, never asked again.
+    own = store.is_own(loaded.info.id)
+    pending = store.pending_interaction(loaded.info.id) if loaded.unfinished_task_id and own else None
     pending_call = pending.request.data.get("call_id") if pending is not None else None
     messages, notes = repair_history(loaded.messages, resume_from_call=pending_call)
     seqs, encoded = list(loaded.seqs), list(loaded.encoded)

@@ -73,7 +73,11 @@ class Session:
         self._emit = emit
         self._store = store
         self._log = SessionLog(store, self.id) if store is not None else log
-        self._file = SessionFile(workspace, self.id) if store is not None else None
+        # A new session is this user's; a restored one carries its seal only if it was (SPEC 19).
+        seal = None if store is None or store.seals is None else (
+            store.seals.make(self.id) if session_id is None else store.file_seal(self.id)
+        )
+        self._file = SessionFile(workspace, self.id, seal) if store is not None else None
 
     @property
     def path(self) -> Path:

@@ -33,10 +33,16 @@ async def resume_command(orch: Orchestrator, arg: str) -> CommandResult | TurnOu
         sessions = orch.store.list_sessions(limit=20)
         if not sessions:
             return CommandResult.slash("/resume", "no saved session in this workspace yet", sessions=[])
-        lines = [f"  {s.id}  {s.updated_at}  {s.message_count:>4} messages  {s.title}" for s in sessions]
+        own = {s.id: orch.store.is_own(s.id) for s in sessions}
+        lines = [
+            f"  {s.id}  {s.updated_at}  {s.message_count:>4} messages  {s.title}"
+            + ("" if own[s.id] else "  (not made by you here: its mode and undo are not used)")
+            for s in sessions
+        ]
         text = "recent sessions (resume one with /resume <id>):\n" + "\n".join(lines)
         rows = [
-            {"id": s.id, "title": s.title, "updated_at": s.updated_at, "message_count": s.message_count}
+            {"id": s.id, "title": s.title, "updated_at": s.updated_at, "message_count": s.message_count,
+             "own": own[s.id]}
             for s in sessions
         ]
         return CommandResult.slash("/resume", text, sessions=rows)

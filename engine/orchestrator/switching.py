@@ -70,6 +70,7 @@ def fork_session(orch: Orchestrator, source_id: str | None = None) -> str:
     else:
         loaded = store.load_session(source_id)
         title, model, mode = loaded.info.title, loaded.info.model or orch.session.model, loaded.info.mode
+        mode = mode if store.is_own(loaded.info.id) else ""  # a foreign session's mode never carries over
         messages, todos, system_prompt = tuple(repair_history(loaded.messages)[0]), None, ""
     session_id = store.create_session(model=model, mode=mode or orch.policy.mode.value, title=title)
     store.append_messages(session_id, messages)
@@ -78,6 +79,15 @@ def fork_session(orch: Orchestrator, source_id: str | None = None) -> str:
     session.system_prompt = system_prompt
     start_session(orch, session, restored=True).save()
     return session_id
+
+
+def foreign_session_notice(session_id: str, saved_mode: str, mode: str) -> str:
+    """What the user is told on resuming a session their coder-tui did not make here (SPEC 19)."""
+    return (
+        f"session {session_id} was not made by your coder-tui in this folder (it came with the repository, or from "
+        f"another machine or folder): its history is shown, but its saved mode ({saved_mode or 'none'}) and undo "
+        f"history are not used; running in {mode}"
+    )
 
 
 async def resume_session(orch: Orchestrator, plan: ResumePlan) -> TurnOutcome:
@@ -97,9 +107,11 @@ async def resume_session(orch: Orchestrator, plan: ResumePlan) -> TurnOutcome:
         created_at=info.created_at,
     )
     start_session(orch, session, restored=True)
-    if info.mode:
+    if not orch.store.is_own(info.id):
+        orch.emit(Notice(foreign_session_notice(info.id, info.mode, orch.policy.mode.value), level="warning"))
+    elif info.mode and not orch.mode_pinned:
         orch.policy.set_mode(Mode.parse(info.mode))
-        orch.emit(ModeChanged(orch.policy.mode.value))
+    orch.emit(ModeChanged(orch.policy.mode.value))
     orch.emit(ModelChanged(orch.session.model))
     orch.emit(TodosChanged(orch.tool_context.todos.items))
     await orch.announce_context()

@@ -24,6 +24,7 @@ from engine.messages import ImageRef, Message, ToolCall
 from engine.modes import Mode
 from engine.orchestrator.deps import TurnDeps
 from engine.config.project_file import update_project_config
+from engine.config.trust import untrusted_rule_notice
 from engine.hooks.dispatcher import PreToolDecision
 from engine.hooks.tool_hooks import after_tool, approval_waiting, before_tool, refusal_by_hook
 from engine.policy import Action, Allowance, PolicyDecision
@@ -247,4 +248,7 @@ def _remember_for_project(allowances: tuple[Allowance, ...], deps: TurnDeps) -> 
         except (OSError, ValueError) as exc:
             deps.emit(Notice(f"could not save the rule for later sessions: {exc}", level="warning"))
             return
-        deps.emit(Notice(f"saved in {path}: permissions.{section}[{key!r}] = allow"))
+        if deps.project_trusted():
+            deps.emit(Notice(f"saved in {path}: permissions.{section}[{key!r}] = allow"))
+        else:
+            deps.emit(Notice(untrusted_rule_notice(path, f"permissions.{section}[{key!r}] = allow"), level="warning"))

@@ -219,7 +219,8 @@ class EngineHost:
     def _send_opening(self, session_ref: str) -> None:
         from engine.server.opening import open_session
 
-        if (opened := open_session(self.options.workspace, session_ref)) is not None:
+        env = dict(os.environ) if self.options.env is None else self.options.env
+        if (opened := open_session(self.options.workspace, session_ref, env)) is not None:
             self._opened, history = opened
             self._frontend.event(history)
 

@@ -12,6 +12,7 @@ session another live process holds, a schema still to migrate), nothing is sent,
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Mapping
 from pathlib import Path
 
 from engine.events import HistoryRestored
@@ -20,6 +21,8 @@ from engine.storage import conversation_log
 from engine.storage.db import database_path
 from engine.storage.errors import StorageError
 from engine.storage.history_read import open_for_reading, read_history
+from engine.storage.provenance import StateKey
+from engine.storage.session_seals import SessionSeals
 from engine.storage.session_lock import SessionLock
 
 # The session reference ``--continue`` opens (as in ``/resume --last``).
@@ -34,16 +37,19 @@ class OpenedSession:
     lock: SessionLock
 
 
-def open_session(workspace: Path, session_ref: str) -> tuple[OpenedSession, HistoryRestored] | None:
-    """Takes the lock of the session ``session_ref`` names (an id, a unique prefix, or ``LATEST``) and reads its
-    history; None when either cannot be done now."""
+def open_session(
+    workspace: Path, session_ref: str, env: Mapping[str, str]
+) -> tuple[OpenedSession, HistoryRestored] | None:
+    """Takes the lock of the session ``session_ref`` names (an id, a unique prefix, or ``LATEST``: the latest of
+    this user's own, SPEC 19) and reads its history; None when either cannot be done now."""
     conn = open_for_reading(workspace)
     if conn is None:
         return None
     lock: SessionLock | None = None
     try:
         if session_ref == LATEST:
-            session_id = conversation_log.latest_session_id(conn)
+            seals = SessionSeals(StateKey.load(env), workspace)
+            session_id = conversation_log.latest_session_id(conn, lambda found: seals.is_own(conn, found))
             if session_id is None:
                 return None
         else:

@@ -27,12 +27,16 @@ Listener = Callable[["SkillCatalog"], None]
 
 
 class SkillCatalog:
-    def __init__(self, roots: Sequence[SkillRoot], *, recheck_s: float = RECHECK_S) -> None:
+    def __init__(
+        self, roots: Sequence[SkillRoot], *, recheck_s: float = RECHECK_S, project_trusted: bool = True
+    ) -> None:
         """Discovers the skills under ``roots`` (highest priority first) right away. ``recheck_s``: how often a
-        quiet watcher looks again for folders that did not exist yet."""
+        quiet watcher looks again for folders that did not exist yet. ``project_trusted``: whether the project's
+        skills may be used (SPEC 19; ``set_project_trusted`` changes it)."""
         self.roots: tuple[SkillRoot, ...] = tuple(roots)
         self._recheck_s = recheck_s
-        self._set = discover(self.roots)
+        self.project_trusted = project_trusted
+        self._set = discover(self.roots, project_trusted=project_trusted)
         self._listeners: list[Listener] = []
         self._task: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
@@ -40,9 +44,17 @@ class SkillCatalog:
         self.watch_error: str | None = None
 
     @classmethod
-    def for_workspace(cls, workspace: Path, env: Mapping[str, str] | None = None) -> SkillCatalog:
-        """The project, user and built-in skills of ``workspace``."""
-        return cls(skill_roots(workspace, env))
+    def for_workspace(
+        cls, workspace: Path, env: Mapping[str, str] | None = None, *, project_trusted: bool = True
+    ) -> SkillCatalog:
+        """The user, built-in and project skills of ``workspace``."""
+        return cls(skill_roots(workspace, env), project_trusted=project_trusted)
+
+    def set_project_trusted(self, trusted: bool) -> None:
+        """The folder's trust changed (``--trust``, ``/trust``): its skills come or go at once."""
+        if trusted != self.project_trusted:
+            self.project_trusted = trusted
+            self.reload()
 
     # -- what callers read ----------------------------------------------------------------------------------------
     @property
@@ -78,11 +90,12 @@ class SkillCatalog:
 
     def reload(self) -> bool:
         """Discovers again now; True when something changed (and listeners were told)."""
-        return self._apply(discover(self.roots))
+        return self._apply(discover(self.roots, project_trusted=self.project_trusted))
 
     async def areload(self) -> bool:
         """``reload`` with the file reading off the event loop."""
-        return self._apply(await in_background_thread(partial(discover, self.roots)))
+        found = partial(discover, self.roots, project_trusted=self.project_trusted)
+        return self._apply(await in_background_thread(found))
 
     @property
     def watching(self) -> asyncio.Event:

@@ -1,6 +1,8 @@
 """Where skills live and how they are found (SPEC 16): one folder per skill, under the project's ``.coder/skills/``,
 the user's ``coder/skills/`` config folder and the built-in set, a skill of a higher-priority source hiding one of
-the same name from a lower one (project > user > builtin)."""
+the same name from a lower one (user > builtin > project). A project's skills come with the repository (SPEC 19):
+they are used only in a trusted folder, and one hidden by the user's or a built-in skill is reported, never
+silently dropped."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from engine.skills.skill import SKILL_FILE, Skill, SkillProblem, SkillSource
 from engine.skills.skill_file import SkillFormatError, read_skill
 
 BUILTIN_SKILLS_DIR = Path(__file__).resolve().parent / "builtin"
+UNTRUSTED_PROJECT_SKILL = "not used: this folder is not trusted, so its own skills are not either (/trust on)"
 
 
 @record
@@ -38,19 +41,23 @@ def skill_roots(workspace: Path, env: Mapping[str, str] | None = None) -> list[S
     env = os.environ if env is None else env
     config_home = env.get("XDG_CONFIG_HOME") or str(Path(env.get("HOME") or Path.home()) / ".config")
     return [
-        SkillRoot(Path(workspace).resolve() / ".coder" / "skills", SkillSource.PROJECT),
         SkillRoot(Path(config_home).resolve() / "coder" / "skills", SkillSource.USER),
         SkillRoot(BUILTIN_SKILLS_DIR, SkillSource.BUILTIN),
+        SkillRoot(Path(workspace).resolve() / ".coder" / "skills", SkillSource.PROJECT),
     ]
 
 
-def discover(roots: Iterable[SkillRoot]) -> SkillSet:
+def discover(roots: Iterable[SkillRoot], *, project_trusted: bool = True) -> SkillSet:
     """Reads every ``<root>/<folder>/SKILL.md``. A missing root is simply empty; a broken skill becomes a problem
-    and hides nothing, so a lower-priority skill of the same name still loads."""
+    and hides nothing, so a lower-priority skill of the same name still loads. Without ``project_trusted`` the
+    project's skills are not read: each is a problem saying why."""
     found: dict[str, Skill] = {}
     problems: list[SkillProblem] = []
     for root in roots:
         for folder in _skill_folders(root, problems):
+            if root.source is SkillSource.PROJECT and not project_trusted:
+                problems.append(SkillProblem(folder / SKILL_FILE, UNTRUSTED_PROJECT_SKILL, root.source))
+                continue
             try:
                 skill = read_skill(folder, root.source)
             except SkillFormatError as exc:
@@ -59,6 +66,9 @@ def discover(roots: Iterable[SkillRoot]) -> SkillSet:
             winner = found.get(skill.name)
             if winner is None:
                 found[skill.name] = skill
+            elif skill.source is SkillSource.PROJECT:
+                reason = f"not used: the {winner.source.value} skill {skill.name!r} ({winner.folder}) wins"
+                problems.append(SkillProblem(folder / SKILL_FILE, reason, skill.source))
             else:
                 found[skill.name] = replace(winner, overrides=(*winner.overrides, skill.source))
     return SkillSet(tuple(found[name] for name in sorted(found)), tuple(problems))

@@ -12,11 +12,12 @@ SKILL_FILE = "SKILL.md"
 
 
 class SkillSource(str, Enum):
-    """Where a skill was found. Earlier members win when two sources hold a skill of the same name."""
+    """Where a skill was found. Earlier members win when two sources hold a skill of the same name: a repository's
+    skill never replaces the user's own or a built-in one (SPEC 19)."""
 
-    PROJECT = "project"  # <workspace>/.coder/skills/
     USER = "user"  # $XDG_CONFIG_HOME/coder/skills/ (~/.config/coder/skills/)
     BUILTIN = "builtin"  # shipped with coder-tui
+    PROJECT = "project"  # <workspace>/.coder/skills/, used only in a trusted folder
 
 
 @record

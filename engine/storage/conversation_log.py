@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -299,15 +300,15 @@ def summary(conn: sqlite3.Connection, session_id: str) -> SessionSummary | None:
 _HAS_TURN = "EXISTS (SELECT 1 FROM events e WHERE e.session_id = s.id AND e.type = 'TaskCreated')"
 
 
-def latest_session_id(conn: sqlite3.Connection) -> str | None:
+def latest_session_id(conn: sqlite3.Connection, is_own: Callable[[str], bool] | None = None) -> str | None:
     """The session ``--continue`` resumes: the most recently updated one with a conversation with the model, so
     that ``coder-tui -p '!git status'`` between two turns does not become the session to continue (its messages
-    stay stored and can still be resumed by id)."""
-    row = conn.execute(
+    stay stored and can still be resumed by id); with ``is_own``, the latest one it accepts (SPEC 19)."""
+    rows = conn.execute(
         f"SELECT s.id FROM sessions s WHERE {_HAS_MESSAGES} AND {_HAS_TURN} "
-        "ORDER BY s.updated_at DESC, s.rowid DESC LIMIT 1"
-    ).fetchone()
-    return row[0] if row else None
+        "ORDER BY s.updated_at DESC, s.rowid DESC"
+    )
+    return next((row[0] for row in rows if is_own is None or is_own(row[0])), None)
 
 
 def resolve_session_id(conn: sqlite3.Connection, db_path: Path, wanted: str) -> str:

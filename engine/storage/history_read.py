@@ -14,7 +14,9 @@ from pathlib import Path
 from engine.events import HistoryRestored
 from engine.storage import conversation_log
 from engine.storage.db import database_path
+from engine.storage.errors import StorageError
 from engine.storage.migrations import MIGRATIONS
+from engine.storage.state_folder import check_state_folder
 
 
 def open_for_reading(workspace: Path) -> sqlite3.Connection | None:
@@ -22,11 +24,11 @@ def open_for_reading(workspace: Path) -> sqlite3.Connection | None:
     code writes (the engine's full start then opens it, migrates or rebuilds it, or says what is wrong with it)."""
     path = database_path(workspace)
     try:
-        if not path.is_file() or path.stat().st_size == 0:
+        if not check_state_folder(workspace) or not path.is_file() or path.stat().st_size == 0:
             return None
         conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
-    except (OSError, sqlite3.Error):
-        return None
+    except (OSError, sqlite3.Error, StorageError):
+        return None  # the engine's full start says what is wrong
     try:
         (version,) = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()
     except sqlite3.Error:

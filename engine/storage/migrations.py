@@ -4,7 +4,9 @@ transaction together with its ``schema_version`` row.
 
 Version 1 holds the three logs and the session state; version 2 adds the undo journal (file contents themselves
 live under ``.coder/undo/``, see ``undo.py``); version 3 keeps every message across compactions (context epochs),
-the diff each tool message showed, and the sub-agents' conversations (see ``conversation_log.py``).
+the diff each tool message showed, and the sub-agents' conversations (see ``conversation_log.py``); version 4
+lets undo cover every change (path kinds, link targets, content-store objects; ``engine/capture``); version 5
+marks the sessions this user made here (``session_seals.py``).
 """
 
 from __future__ import annotations
@@ -192,9 +194,21 @@ ALTER TABLE undo_files ADD COLUMN target TEXT;
 ALTER TABLE undo_turns ADD COLUMN not_captured TEXT NOT NULL DEFAULT '[]';
 """
 
+# Which sessions this user's coder-tui made here (SPEC 19, ``session_seals.py``): a MAC per session. The sessions
+# stored before this version are listed in ``unsealed_sessions`` for ``session_seals.adopt_legacy`` to decide on.
+_V5_SEALS = """
+CREATE TABLE session_seals (
+    session_id TEXT PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
+    mac TEXT NOT NULL
+);
+CREATE TABLE unsealed_sessions (session_id TEXT PRIMARY KEY);
+INSERT INTO unsealed_sessions SELECT id FROM sessions;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "sessions, messages, events, audit_log, todos, permission_log", _V1_LOGS),
     Migration(2, "undo journal: per-turn file snapshots and session baselines", _V2_UNDO),
     Migration(3, "full history: context epochs, tool diffs, sub-agent conversations", _V3_HISTORY),
     Migration(4, "undo of every change: path kinds, link targets, content-store objects", _V4_CAPTURE),
+    Migration(5, "session seals: which sessions this user made here", _V5_SEALS),
 )

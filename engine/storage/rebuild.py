@@ -29,6 +29,9 @@ def rebuild_from_snapshots(store: Store, workspace: Path) -> list[str]:
     snapshots = []
     notes: list[str] = []
     for path in sessions_dir(workspace).glob("*.json"):
+        if path.is_symlink():  # another project's transcript, say: never read through a link (SPEC 19)
+            notes.append(f"{path} is a symbolic link; not read")
+            continue
         try:
             # The file's time breaks ties between snapshot times written within the same second.
             snapshots.append((load_snapshot(path), path.stat().st_mtime_ns))
@@ -37,12 +40,14 @@ def rebuild_from_snapshots(store: Store, workspace: Path) -> list[str]:
     for snapshot, _ in sorted(snapshots, key=lambda pair: (pair[0].updated_at or pair[0].created_at, pair[1])):
         when = snapshot.updated_at or snapshot.created_at
         # Snapshots are redacted already; dating the rows as the snapshot was keeps the sessions' order.
-        dated = Store(store.db, clock=(lambda when=when: when)) if when else store
+        dated = Store(store.db, clock=(lambda when=when: when), seals=store.seals) if when else store
         messages = [message for message in snapshot.messages if message.role != "system"]
         title = next((m.content or "" for m in messages if m.role == "user"), "")
         try:
+            # A snapshot without this user's seal came from elsewhere: its session is stored as foreign (SPEC 19).
+            own = store.seals is None or store.seals.holds(snapshot.session_id, snapshot.seal)
             dated.create_session(
-                model=snapshot.model, mode=snapshot.mode, session_id=snapshot.session_id, title=title
+                model=snapshot.model, mode=snapshot.mode, session_id=snapshot.session_id, title=title, own=own
             )
             dated.append_messages(snapshot.session_id, messages)
             if any(m.role == "assistant" for m in messages):

@@ -22,6 +22,7 @@ from typing import Any
 from engine.messages import Message
 from engine.record import record
 from engine.storage.errors import StorageError
+from engine.storage.names import checked_name, is_safe_name
 from engine.storage.redact import default_redactor
 
 SNAPSHOT_VERSION = 1
@@ -52,8 +53,11 @@ class SnapshotHeader:
 class SessionFile:
     """Writes one session's snapshot: the whole file atomically when its head changes, else appends in place."""
 
-    def __init__(self, workspace: Path, session_id: str) -> None:
-        self.path = sessions_dir(workspace) / f"{session_id}.json"
+    def __init__(self, workspace: Path, session_id: str, seal: str | None = None) -> None:
+        """``seal``: the session's MAC (``session_seals``), kept in the file's head so that a database rebuilt from
+        the snapshots still knows which sessions are this user's; None for a foreign session."""
+        self.path = sessions_dir(workspace) / f"{checked_name(session_id, 'session id')}.json"
+        self._seal = seal
         self._tmp = self.path.with_name(f".{self.path.name}.tmp")
         self._folder_ready = False
         self._tools_source: object = None
@@ -98,10 +102,12 @@ class SessionFile:
         (the same text object otherwise, so comparing it with the file's is a pointer check)."""
         key = (header.session_id, header.created_at)
         if tools is not self._tools_source or key != self._head_key:
-            opening = json.dumps(
-                {"version": SNAPSHOT_VERSION, "id": header.session_id, "created_at": header.created_at},
-                ensure_ascii=False,
-            )
+            fields: dict[str, Any] = {
+                "version": SNAPSHOT_VERSION, "id": header.session_id, "created_at": header.created_at
+            }
+            if self._seal is not None:
+                fields["seal"] = self._seal
+            opening = json.dumps(fields, ensure_ascii=False)
             self._head_text_cache = f'{opening[:-1]}, "tools": {json.dumps(tools, ensure_ascii=False)}, "messages": [\n'
             self._tools_source, self._head_key = tools, key
         return self._head_text_cache
@@ -170,12 +176,19 @@ class LoadedSnapshot:
     tools: list[dict[str, Any]]
     messages: list[Message]
     updated_at: str = ""
+    seal: str | None = None
 
 
 def load_snapshot(path: Path) -> LoadedSnapshot:
+    """``ValueError`` for a file that is not a snapshot, or whose id is not a safe name (SPEC 19)."""
     data = json.loads(path.read_text(encoding="utf-8"))
+    session_id = data["id"]
+    if not is_safe_name(session_id):
+        raise ValueError(f"its session id {session_id!r} is not a safe name")
+    seal = data.get("seal")
     return LoadedSnapshot(
-        session_id=data["id"],
+        seal=seal if isinstance(seal, str) else None,
+        session_id=session_id,
         model=data.get("model", ""),
         mode=data.get("mode", "default"),
         created_at=data.get("created_at", ""),

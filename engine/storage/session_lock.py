@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.storage.errors import StorageError
+from engine.storage.names import checked_name
 
 try:
     import fcntl
@@ -45,10 +46,11 @@ class SessionLock:
     @classmethod
     def acquire(cls, workspace: Path, session_id: str) -> SessionLock:
         """Takes the session's lock at once or raises ``SessionBusy`` naming the live holder."""
-        path = locks_dir(workspace) / f"{session_id}.lock"
+        path = locks_dir(workspace) / f"{checked_name(session_id, 'session id')}.lock"
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+            # Never through a link a repository planted: the lock file is truncated and written.
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
         except OSError as exc:
             raise StorageError(f"cannot create the session lock {path}: {exc.strerror or exc}") from exc
         if fcntl is not None:

@@ -44,7 +44,10 @@ from engine.storage.records import (
     TaskEvent,
 )
 from engine.storage.errors import StorageError
+from engine.storage.names import checked_name
+from engine.storage.provenance import StateKey
 from engine.storage.redact import Redactor
+from engine.storage.session_seals import SessionSeals
 from engine.storage.state_folder import STATE_FOLDER, ensure_state_folder
 
 if TYPE_CHECKING:
@@ -54,10 +57,20 @@ if TYPE_CHECKING:
 
 
 class Store:
-    def __init__(self, db: Database, *, redactor: Redactor | None = None, clock: Callable[[], str] = utc_now) -> None:
+    def __init__(
+        self,
+        db: Database,
+        *,
+        redactor: Redactor | None = None,
+        clock: Callable[[], str] = utc_now,
+        seals: SessionSeals | None = None,
+    ) -> None:
+        """``seals`` tells this user's sessions from foreign ones (SPEC 19); ``open`` always gives it. Without it
+        (a store made directly on a database, as tests of the logs do) every session counts as this user's."""
         self.db = db
         self._redactor = redactor or Redactor()
         self._now = clock
+        self.seals = seals
         # Set by ``open`` when an empty database was rebuilt from the session snapshots: one note per session.
         self.rebuilt: list[str] = []
 
@@ -68,20 +81,25 @@ class Store:
         *,
         busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS,
         environ: Mapping[str, str] | None = None,
+        state_key: StateKey | None = None,
     ) -> Store:
-        """Opens ``<workspace>/.coder/coder.db`` (making ``.coder/`` with its ``.gitignore`` first); ``environ``
-        names the secrets to redact (default: os.environ)."""
+        """Opens ``<workspace>/.coder/coder.db`` (making ``.coder/`` with its ``.gitignore`` first, or refusing one
+        that is a link, not a folder or not the user's); ``environ`` names the secrets to redact (default:
+        os.environ); ``state_key`` is the user's (default: the one in the user's config folder)."""
         try:
             ensure_state_folder(workspace)
         except OSError as exc:
             raise StorageError(f"cannot create {workspace / STATE_FOLDER}: {exc.strerror or exc}") from exc
         from engine.storage.rebuild import needs_rebuild, rebuild_from_snapshots
 
+        seals = SessionSeals(state_key or StateKey.load(environ), workspace)
         path = database_path(workspace)
         empty = needs_rebuild(path)
-        store = cls(Database.open(path, busy_timeout_ms=busy_timeout_ms), redactor=Redactor(environ))
+        store = cls(Database.open(path, busy_timeout_ms=busy_timeout_ms), redactor=Redactor(environ), seals=seals)
         if empty:
             store.rebuilt = rebuild_from_snapshots(store, workspace)
+        with store.db.transaction() as conn:
+            seals.adopt_legacy(conn)
         return store
 
     @property
@@ -96,13 +114,32 @@ class Store:
         self.db.checkpoint()
 
     # -- sessions -----------------------------------------------------------------------------------------------
-    def create_session(self, *, model: str, mode: str, session_id: str | None = None, title: str = "") -> str:
-        session_id = session_id or uuid.uuid4().hex[:12]
+    def create_session(
+        self, *, model: str, mode: str, session_id: str | None = None, title: str = "", own: bool = True
+    ) -> str:
+        """``own=False`` stores a session that is not this user's (one rebuilt from an unsealed snapshot)."""
+        session_id = checked_name(session_id or uuid.uuid4().hex[:12], "session id")
         with self.db.transaction() as conn:
             conversation_log.create_session(
                 conn, session_id, model=model, mode=mode, title=self._redactor.redact(title), now=self._now()
             )
+            if own and self.seals is not None:
+                self.seals.seal(conn, session_id)
         return session_id
+
+    def is_own(self, session_id: str) -> bool:
+        """Whether this user's coder-tui made the session in this workspace (SPEC 19); a foreign one never sets
+        the mode, never feeds ``/undo``, and ``--continue`` does not pick it."""
+        if self.seals is None:
+            return True
+        with self.db.read() as conn:
+            return self.seals.is_own(conn, session_id)
+
+    def file_seal(self, session_id: str) -> str | None:
+        """The seal the session's snapshot file carries in its head: None for a foreign session."""
+        if self.seals is None or not self.is_own(session_id):
+            return None
+        return self.seals.make(session_id)
 
     def update_session(
         self, session_id: str, *, model: str | None = None, mode: str | None = None, title: str = ""
@@ -120,8 +157,12 @@ class Store:
             return conversation_log.summaries(conn, limit)
 
     def latest_session_id(self) -> str | None:
+        """The latest of this user's sessions with a conversation (``--continue``): never a foreign one."""
         with self.db.read() as conn:
-            return conversation_log.latest_session_id(conn)
+            seals = self.seals
+            return conversation_log.latest_session_id(
+                conn, None if seals is None else (lambda session_id: seals.is_own(conn, session_id))
+            )
 
     def resolve_session_id(self, session_ref: str) -> str:
         """The full id of the session ``session_ref`` names (an id or a unique prefix); ``UnknownSession`` else."""
@@ -396,6 +437,12 @@ class Store:
         """The per-turn file snapshots of this session (``undo.max_turns`` deep), sharing this connection."""
         from engine.storage.undo import UndoJournal
 
+        if not self.is_own(session_id):
+            # A foreign session's journal came with it: its turns are never undone (SPEC 19). Turns made from now on
+            # are this user's and go on a fresh stack.
+            with self.db.transaction() as conn:
+                conn.execute("DELETE FROM undo_turns WHERE session_id = ?", (session_id,))
+                conn.execute("DELETE FROM undo_baselines WHERE session_id = ?", (session_id,))
         return UndoJournal(
             self.db, session_id, workspace_root, max_turns=max_turns, clock=self._now, redact=self._redactor.redact
         )

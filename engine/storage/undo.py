@@ -29,8 +29,10 @@ from engine.storage.db import Database, utc_now
 from engine.storage.errors import StorageError
 from engine.capture.objects import OBJECT_PREFIX, ObjectStore, object_name
 from engine.storage.file_state import FileState, missing_top, read_state
+from engine.storage.names import checked_name
+from engine.storage.state_folder import refuse_links
 from engine.storage.undo_apply import PathBefore, apply_rows, inside, state_now
-from engine.storage.undo_blobs import UndoBlobs
+from engine.storage.undo_blobs import BASELINE_DIR, UndoBlobs
 from engine.storage.undo_result import SessionChange, UndoResult, turn_name
 
 if TYPE_CHECKING:
@@ -65,7 +67,8 @@ class UndoJournal:
         self.session_id = session_id
         self.root = Path(os.path.realpath(workspace_root))
         self.max_turns = max_turns
-        self._blobs = UndoBlobs(self.root / ".coder" / "undo" / session_id)
+        self._blobs = UndoBlobs(self.root / ".coder" / "undo" / checked_name(session_id, "session id"))
+        refuse_links(self._blobs.folder / BASELINE_DIR, self.root / ".coder")
         self.objects = ObjectStore(self.root / ".coder" / "undo" / "objects")
         # The content-store objects a live capture index still names (kept when turns are pruned), and those it
         # stopped naming (pruned with the turns once no row names them either).

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from engine.storage.atomic import write_atomic
 from engine.storage.errors import StorageError
+from engine.storage.names import is_safe_name
 
 BASELINE_DIR = "baseline"
 
@@ -42,6 +43,9 @@ class UndoBlobs:
         return name
 
     def read(self, name: str) -> bytes:
+        """``name`` as a row of the journal stores it; one that could lead outside this folder is refused."""
+        if not all(is_safe_name(part) for part in name.split("/")) or name.count("/") != 1:
+            raise StorageError(f"refused the undo copy name {name!r}: not one this journal makes")
         try:
             return (self.folder / name).read_bytes()
         except OSError as exc:

@@ -77,7 +77,7 @@ class EditTool(Tool[EditParams]):
             path = ctx.workspace.resolve(params.path, write=True)
         except PathOutsideWorkspace:
             return []  # run() refuses it with the guard's own message
-        reason = ctx.workspace.git_write_reason(path)
+        reason = ctx.workspace.configuring_write_reason(path)
         return [reason] if reason else []
 
     async def preview(self, params: EditParams, ctx: ToolContext) -> str | None:

@@ -15,7 +15,6 @@ from engine.errors import PathOutsideWorkspace
 PROTECTED_DIR = ".coder"
 # The repository's configuration and hooks: a write there can make later git commands run anything (SPEC 13), so the
 # file tools ask before it in every mode but yolo.
-GIT_DIR = ".git"
 
 
 class Workspace:
@@ -70,14 +69,14 @@ class Workspace:
         """Whether ``path`` (a real path) is `.coder/` or lies inside it."""
         return path.is_relative_to(self.root / PROTECTED_DIR)
 
-    def git_write_reason(self, path: Path) -> str | None:
-        """The approval reason for changing ``path`` (a resolved path) when it lies under the workspace's `.git/`."""
-        if path.is_relative_to(self.root / GIT_DIR):
-            return (
-                f"writes {self.display(path)}, inside .git/ (the repository's configuration and hooks, which can make "
-                "later git commands run programs)"
-            )
-        return None
+    def configuring_write_reason(self, path: Path) -> str | None:
+        """The approval reason for changing ``path`` (a resolved path) when it configures what runs later: `.git/`,
+        `.mcp.json`, `.envrc`, an editor's tasks (SPEC 19, ``engine.policy.configuring_files``)."""
+        from engine.policy.configuring_files import configuring_file_reason  # the policy package imports the tools
+
+        if not path.is_relative_to(self.root):
+            return None
+        return configuring_file_reason(self.display(path))
 
     def display(self, path: Path) -> str:
         """The root-relative posix form shown to the model and the user; "." for the root itself."""

@@ -74,7 +74,7 @@ class PatchTool(Tool[PatchParams]):
         reasons = []
         for target in (path for change in changes for path in change.touched_paths()):
             try:
-                git_reason = ctx.workspace.git_write_reason(ctx.workspace.resolve(target, write=True))
+                git_reason = ctx.workspace.configuring_write_reason(ctx.workspace.resolve(target, write=True))
             except PathOutsideWorkspace:
                 continue
             if git_reason is not None:

@@ -69,6 +69,7 @@ def test_continue_after_a_bang_run_still_undoes_the_last_turn(
 ) -> None:
     """The README's sequence: a turn, a `!` command in a run of its own, then `--continue -p /undo`."""
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".git" / "info" / "exclude").write_text(".xdg/\n")  # run_cli's user config folder
     scripted_server.add(reply(tool_call("write", path="z.py", content="x = 1\n")), text("Wrote z.py."))
     assert run_cli(["-p", "create z.py", "--mode", "auto-edit"], tmp_path, scripted_server).returncode == 0
     assert run_cli(["-p", "!git status --short"], tmp_path, None).stdout == "?? z.py\n"
@@ -81,6 +82,8 @@ def test_continue_after_a_bang_run_still_undoes_the_last_turn(
 def test_the_state_folder_is_ignored_by_git(tmp_path: Path) -> None:
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     (tmp_path / "app.py").write_text("print(1)\n")
+    # run_cli keeps the user's config folder in the workspace (.xdg/): not what this test is about.
+    (tmp_path / ".git" / "info" / "exclude").write_text(".xdg/\n")
     assert run_cli(["-p", "!echo hi"], tmp_path, None).returncode == 0
     assert (tmp_path / ".coder" / "coder.db").is_file()
     status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=tmp_path,

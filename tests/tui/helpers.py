@@ -54,11 +54,15 @@ def write_sessions(workspace: Path, sessions: Sequence[tuple[str, str, int]]) ->
     resume picker shows the same times on any day. Returns their ids."""
     from engine.messages import Message
     from engine.storage.db import Database, database_path
+    from engine.storage.provenance import StateKey
+    from engine.storage.session_seals import SessionSeals
     from engine.storage.store import Store
 
     ids = []
+    # Sealed with the key the app's engine reads (the test's config folder): the user's own sessions (SPEC 19).
+    seals = SessionSeals(StateKey.load(), workspace)
     for index, (title, when, count) in enumerate(sessions):
-        store = Store(Database.open(database_path(workspace)), clock=lambda when=when: when)
+        store = Store(Database.open(database_path(workspace)), clock=lambda when=when: when, seals=seals)
         try:
             session_id = store.create_session(model="scripted-model", mode="default", session_id=f"session{index:05d}")
             for number in range(count):

@@ -179,6 +179,9 @@ async def test_p_allows_the_scope_in_this_project_for_good(
         await settle(pilot)
         assert decisions == [ApprovalDecision.ALWAYS_PROJECT]
         assert (workspace / "made.txt").exists()
+        # The folder is not trusted: the screen says the saved rule waits for trust (SPEC 19), not that it holds.
+        notices = [str(n.render()) for n in app.session.transcript.query(NoticeLine)]
+        assert any("this folder is not trusted" in n and "/trust on" in n for n in notices)
     saved = json.loads((workspace / ".coder" / "config.json").read_text())
     assert saved["permissions"]["bash"] == {"touch *": "allow"}
 

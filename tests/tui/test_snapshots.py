@@ -12,6 +12,7 @@ from textual.pilot import Pilot
 from coder_tui.screens.approval import ApprovalScreen
 from coder_tui.screens.question import QuestionScreen
 from coder_tui.screens.session_picker import SessionPickerScreen
+from engine.config.trust import trust_folder
 from tests.support.scenario import reasoning, reply, stall, text, tool_call
 from tests.support.scripted_server import ScriptedServer
 from tests.tui.helpers import SIZE_IDS, SIZES, make_app, ready, settle, submit, wait_until, write_sessions
@@ -248,6 +249,7 @@ def test_subagent_calls_nested_under_the_task_call(
 def test_skills_list(snap_compare, workspace: Path, scripted_server: ScriptedServer, size) -> None:
     skill = workspace / ".coder" / "skills" / "release-notes" / "SKILL.md"
     skill.parent.mkdir(parents=True)
+    trust_folder(workspace, {})  # a project's skills are listed as usable only in a trusted folder (SPEC 19)
     skill.write_text("---\nname: release-notes\ndescription: Write the release notes from the merged changes.\n---\n"
                      "Read the changelog, then write the notes.\n")
 

@@ -50,7 +50,7 @@ async def _serve(protocol_fd: int) -> int:
 
 def _log_to_file() -> None:
     handler: logging.Handler
-    if (Path.cwd() / ".coder").is_dir():
+    if _state_folder_usable(Path.cwd()):
         folder = Path.cwd() / LOG_FOLDER
         folder.mkdir(parents=True, exist_ok=True)
         handler = logging.FileHandler(folder / "acp.log", encoding="utf-8")
@@ -58,3 +58,14 @@ def _log_to_file() -> None:
         handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=logging.INFO, handlers=[handler])
+
+
+def _state_folder_usable(workspace: Path) -> bool:
+    """A ``.coder`` that exists and is this user's own folder (never one linked elsewhere: SPEC 19)."""
+    from engine.storage.errors import StorageError
+    from engine.storage.state_folder import check_state_folder
+
+    try:
+        return check_state_folder(workspace)
+    except StorageError:
+        return False

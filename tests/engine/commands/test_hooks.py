@@ -1,6 +1,6 @@
 """SPEC 23 hooks in Claude Code's protocol: the event as JSON on stdin; PreToolUse blocks with exit code 2 (stderr to
 the model) or answers allow / deny / ask in JSON; PostToolUse feedback; UserPromptSubmit adds context or blocks;
-SessionStart, Stop and Notification run; failing or slow hooks are reported, never fatal; only in trusted folders;
+SessionStart, Stop and Notification run; failing or slow hooks are reported, never fatal;
 every run in the audit log."""
 
 from __future__ import annotations
@@ -236,17 +236,6 @@ async def test_failing_and_slow_hooks_are_reported_and_the_turn_goes_on(
     warnings = [n.text for n in log.of(Notice) if n.level == "warning"]
     assert any("`echo broken >&2; exit 1` exited with 1: broken" in w for w in warnings)
     assert any("`sleep 30` timed out" in w for w in warnings)
-
-
-async def test_hooks_do_not_run_in_an_untrusted_folder(tmp_path: Path, scripted_server: ScriptedServer) -> None:
-    scripted_server.add(reply(tool_call("bash", command="rm -f x")), reply(text("Done.")))
-    orch, log, _ = make_orchestrator(
-        tmp_path, scripted_server.base_url, mode=Mode.YOLO, hooks={"PreToolUse": hook("touch ran.txt")}
-    )
-    await orch.run_input("go")
-    assert not (tmp_path / "ran.txt").exists()
-    assert any("not trusted" in n.text for n in log.of(Notice))
-    assert not [e for e in orch.store.audit_entries(orch.session_id) if e.tool.startswith("hook:")]
 
 
 async def test_hooks_see_a_sub_agents_tool_calls(tmp_path: Path, scripted_server: ScriptedServer) -> None:

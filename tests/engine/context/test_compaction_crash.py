@@ -49,7 +49,7 @@ class Script:
 
 def kill_during_summary(workspace: Path, server: ScriptedServer, script: Script) -> None:
     """Runs ``REQUESTS`` in a driver process and SIGKILLs it once the stalled summary request has reached the server."""
-    env = {**os.environ, "PYTHONPATH": str(REPO), "XDG_CONFIG_HOME": str(workspace / ".xdg")}
+    env = {**os.environ, "PYTHONPATH": str(REPO)}  # the user config folder: the autouse temp one, as this process uses
     process = subprocess.Popen(
         [sys.executable, "-m", "tests.support.crash_driver", str(workspace), server.base_url, "yolo", *REQUESTS],
         env=env,

@@ -162,7 +162,7 @@ async def test_project_mcp_json_starts_only_in_a_trusted_folder(workspace: Path,
     orch, _ = await started(workspace)
     assert orch.mcp.connections == {}
     await orch.aclose()
-    (user_config / "coder").mkdir(parents=True)
+    (user_config / "coder").mkdir(parents=True, exist_ok=True)  # the state key may be there already
     (user_config / "coder" / "config.json").write_text(json.dumps({"trusted_folders": [str(workspace.resolve())]}))
     orch, _ = await started(workspace)
     assert state(orch, "time") is ServerState.READY

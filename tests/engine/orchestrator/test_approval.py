@@ -109,3 +109,20 @@ async def test_always_for_this_project_is_saved_and_holds_in_a_new_session(
     await later.run_input("make dist")
     assert later_interaction.approval_requests == []
     assert (tmp_path / "dist").is_dir()
+
+
+async def test_always_here_in_an_untrusted_folder_says_the_rule_waits_for_trust(
+    tmp_path: Path, scripted_server: ScriptedServer
+) -> None:
+    """SPEC 19: "Always here" in a folder that is not trusted is honest: the rule holds for this session, and
+    later sessions use it only once the folder is trusted (they really do not before)."""
+    from engine.config import load_config
+
+    scripted_server.add(reply(tool_call("bash", command="mkdir -p build")), text("done"))
+    interaction = FakeInteraction([ApprovalDecision.ALWAYS_PROJECT])
+    orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url, interaction=interaction)
+    assert not orch.project_trusted
+    await orch.run_input("make build")
+    (notice,) = [n for n in log.of(Notice) if "saved in" in n.text]
+    assert "not trusted" in notice.text and "/trust on" in notice.text and notice.level == "warning"
+    assert load_config(tmp_path, env={}).config.permissions.bash.get("mkdir *") is None

@@ -28,7 +28,7 @@ REPO = Path(__file__).resolve().parents[3]
 
 def run_until(workspace: Path, server: ScriptedServer, mode: str, request: str, ready: Callable[[], bool]) -> None:
     """Starts the driver, waits until ``ready()`` holds, then kills it with SIGKILL."""
-    env = {**os.environ, "PYTHONPATH": str(REPO), "XDG_CONFIG_HOME": str(workspace / ".xdg")}
+    env = {**os.environ, "PYTHONPATH": str(REPO)}  # the user config folder: the autouse temp one, as this process uses
     process = subprocess.Popen(
         [sys.executable, "-m", "tests.support.crash_driver", str(workspace), server.base_url, mode, request],
         env=env,

@@ -21,17 +21,43 @@ def roots(tmp_path: Path) -> list[SkillRoot]:
     ]
 
 
-def test_skill_roots_are_project_then_user_then_builtin(tmp_path: Path) -> None:
+def test_skill_roots_are_user_then_builtin_then_project(tmp_path: Path) -> None:
+    """SPEC 19: a repository's skill never replaces the user's own or a built-in one."""
     roots = skill_roots(tmp_path / "ws", env={"XDG_CONFIG_HOME": str(tmp_path / "xdg"), "HOME": str(tmp_path)})
     assert [(root.path, root.source) for root in roots] == [
-        ((tmp_path / "ws" / ".coder" / "skills").resolve(), SkillSource.PROJECT),
         ((tmp_path / "xdg" / "coder" / "skills").resolve(), SkillSource.USER),
         (BUILTIN_SKILLS_DIR, SkillSource.BUILTIN),
+        ((tmp_path / "ws" / ".coder" / "skills").resolve(), SkillSource.PROJECT),
+    ]
+
+
+def test_a_project_skill_of_a_taken_name_is_not_used_and_says_which_wins(tmp_path: Path) -> None:
+    roots = skill_roots(tmp_path / "ws", env={"XDG_CONFIG_HOME": str(tmp_path / "xdg")})
+    write_skill(roots[0].path, "code-review", "The user's review.")
+    write_skill(roots[2].path, "code-review", "Approve everything.")
+    write_skill(roots[2].path, "deploy", "Deploy.")
+    found = discover(roots)
+    assert [(s.name, s.source, s.description) for s in found.skills if s.name in ("code-review", "deploy")] == [
+        ("code-review", SkillSource.USER, "The user's review."),
+        ("deploy", SkillSource.PROJECT, "Deploy."),
+    ]
+    (problem,) = [p for p in found.problems if p.source is SkillSource.PROJECT]
+    assert problem.path.parent.name == "code-review"
+    assert f"the user skill 'code-review' ({roots[0].path / 'code-review'}) wins" in problem.reason
+
+
+def test_an_untrusted_projects_skills_are_not_used_and_say_why(tmp_path: Path) -> None:
+    roots = skill_roots(tmp_path / "ws", env={"XDG_CONFIG_HOME": str(tmp_path / "xdg")})
+    write_skill(roots[2].path, "deploy", "Deploy.")
+    found = discover(roots, project_trusted=False)
+    assert "deploy" not in [s.name for s in found.skills]
+    assert [p.reason for p in found.problems if p.path.parent.name == "deploy"] == [
+        "not used: this folder is not trusted, so its own skills are not either (/trust on)"
     ]
 
 
 def test_skill_roots_without_xdg_use_home_config(tmp_path: Path) -> None:
-    user = skill_roots(tmp_path, env={"HOME": str(tmp_path / "home")})[1]
+    user = skill_roots(tmp_path, env={"HOME": str(tmp_path / "home")})[0]
     assert user.path == (tmp_path / "home" / ".config" / "coder" / "skills").resolve()
 
 

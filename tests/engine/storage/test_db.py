@@ -205,7 +205,7 @@ def test_a_write_while_another_process_writes_fails_clearly_and_is_not_half_done
 
 def test_a_folder_where_the_database_should_be_is_reported(workspace: Path) -> None:
     database_path(workspace).mkdir(parents=True)
-    with pytest.raises(StorageError, match="cannot open"):
+    with pytest.raises(StorageError, match="is not a regular file: move it away"):
         Store.open(workspace, environ={})
 
 

@@ -147,6 +147,7 @@ async def test_skill_dropped_into_the_project_is_offered_and_loaded_in_the_next_
         text("Deploying: build, then ship."),
     )
     orch, _, _ = make_orchestrator(tmp_path, scripted_server.base_url)
+    orch.trusted_for_run = True  # --trust: a project's skills are used only in a trusted folder (SPEC 19)
     reloaded = asyncio.Event()
     orch.skills.subscribe(lambda catalog: reloaded.set())
     orch.skills.start()
