@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -14,3 +15,12 @@ def scripted_server() -> Iterator[ScriptedServer]:
     """A started scripted server with an empty script: the test adds replies with ``.add(...)``."""
     with ScriptedServer() as server:
         yield server
+
+
+@pytest.fixture(autouse=True)
+def no_developer_model_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The developer's own model settings (``OPENAI_*``, ``CODER_*``) never reach a test, nor a process it starts:
+    each test names the server, key and model it means (the README tells users to export these, and ``.ci/run``
+    sets them to values that point nowhere to prove no test leans on them)."""
+    for name in [name for name in os.environ if name.startswith(("OPENAI_", "CODER_"))]:
+        monkeypatch.delenv(name)
