@@ -78,6 +78,9 @@ class ToolContext:
     # The sandbox the policy granted this call (bash only; SPEC 20), set per call by the tool chain; None runs
     # unsandboxed with the user's environment (yolo).
     sandbox: SandboxGrant | None = None
+    # Called with ("stdout" or "stderr", text) as a running command prints, set per call by the tool chain, so the
+    # user sees it live and an interrupted call keeps what it printed.
+    on_output: Callable[[str, str], None] | None = None
 
     def about_to_change(self, paths: Iterable[Path]) -> None:
         """Lets the undo journal keep each file's previous state; if it cannot, the change does not happen."""
