@@ -39,6 +39,7 @@ from engine.events import (
     TodosChanged,
     ToolCallExecuting,
     ToolCallFinished,
+    ToolCallOutput,
     ToolCallScheduled,
     ToolStatus,
     VerificationFinished,
@@ -71,6 +72,8 @@ _STATUS = {
 }
 # A tool result larger than this is cut in the update (the model still gets all of it).
 MAX_RESULT_CHARS = 20_000
+# A running call's live output: its last characters are the update's content (ACP replaces the content each time).
+MAX_LIVE_CHARS = 4_000
 _PLAN_STATUS = {"pending": "pending", "in_progress": "in_progress", "completed": "completed"}
 
 
@@ -93,6 +96,7 @@ def tool_locations(arguments: dict[str, Any], workspace: Path) -> list[ToolCallL
 class UpdateMapper:
     def __init__(self, workspace: Path) -> None:
         self.workspace = workspace
+        self._live: dict[str, str] = {}  # a running call's latest output, by call id
 
     def updates(self, event: Event) -> list[Any]:
         match event:
@@ -113,7 +117,11 @@ class UpdateMapper:
                 ]
             case ToolCallExecuting(call_id=call_id):
                 return [update_tool_call(call_id, status="in_progress")]
+            case ToolCallOutput(call_id=call_id, text=text):
+                live = self._live[call_id] = (self._live.get(call_id, "") + text)[-MAX_LIVE_CHARS:]
+                return [update_tool_call(call_id, status="in_progress", content=[tool_content(text_block(live))])]
             case ToolCallFinished():
+                self._live.pop(event.call_id, None)
                 return [self._finished(event)]
             case TodosChanged(todos=todos):
                 entries = [
