@@ -213,6 +213,9 @@ class SessionScreen(Screen[None]):
     def action_toggle_panes(self) -> None:
         self.panes_visible = not self.panes_visible
 
+    def action_toggle_output(self) -> None:
+        self.transcript.toggle_outputs()
+
     def action_clear_transcript(self) -> None:
         self.transcript.clear()
 

@@ -27,6 +27,7 @@ from engine.events import (
     ToolCallAwaitingApproval,
     ToolCallExecuting,
     ToolCallFinished,
+    ToolCallOutput,
     ToolCallScheduled,
     ToolStatus,
     TurnFinished,
@@ -65,6 +66,9 @@ def show_event(screen: SessionScreen, event: Event) -> None:
             if (view := transcript.tool_call(call_id)) is not None:
                 view.set_status(ToolStatus.EXECUTING)
             tool_log.set_status(call_id, ToolStatus.EXECUTING)
+        case ToolCallOutput(call_id=call_id, text=text):
+            if (view := transcript.tool_call(call_id)) is not None:
+                view.add_output(text)
         case ToolCallFinished(call_id=call_id, status=status, duration_ms=duration_ms, diff=diff):
             if (view := transcript.tool_call(call_id)) is not None:
                 view.show_result(

@@ -235,6 +235,15 @@ class Transcript(SizedByLayout, VerticalScroll):
     def tool_call(self, call_id: str) -> ToolCallView | None:
         return self._tool_views.get(call_id)
 
+    def toggle_outputs(self) -> None:
+        """Ctrl+O: unfolds every folded long output shown; when none is folded, folds them all again."""
+        from coder_tui.widgets.tool_output import ToolOutput
+
+        long = [output for output in self.query(ToolOutput) if output.is_long]
+        fold = not any(output.folded for output in long)
+        for output in long:
+            output.toggle(folded=fold)
+
     def add_command_result(self, result: CommandResult, *, now: datetime | None = None) -> None:
         """``now``: the local time, for the friendly times of ``/resume``'s list."""
         from coder_tui.widgets.command_output import CommandOutput
