@@ -22,6 +22,7 @@ from textual.widgets import Static
 from coder_tui.formatting import bash_result_text, is_bash_result, one_line, session_details
 from coder_tui.widgets.diff_view import DiffView, diff_summary
 from coder_tui.widgets.table_view import Column, TableSection, TableView
+from coder_tui.widgets.todo_list import todos_checklist
 from engine.events import CommandResult
 
 
@@ -69,6 +70,8 @@ class CommandOutput(Vertical):
             yield from self._skills(skills)
         elif result.command == "/resume" and isinstance(sessions, list) and sessions and self.now is not None:
             yield Static(self._sessions(sessions, self.now), classes="text")
+        elif result.command == "/todos" and isinstance(todos := result.data.get("todos"), list) and todos:
+            yield Static(todos_checklist(todos, result.text.rstrip().rpartition("\n")[2]), classes="text")
         elif (table := self._table()) is not None:
             yield Static(Content(result.text.partition("\n")[0]), classes="text")
             yield TableView([table])

@@ -134,7 +134,12 @@ class ToolCallView(SizedByLayout, Vertical):
             self._diff.set_diff(diff)
             self._diff.remove_class("-empty")
             return
-        output = tool_output_text(result)
+        todos = result.get("todos") if self.tool in ("todowrite", "todoread") and status is ToolStatus.SUCCESS else None
+        if isinstance(todos, list):
+            # The list itself follows as a checklist (``TodosChanged``): its JSON would say it twice.
+            output = str(result.get("summary", ""))
+        else:
+            output = tool_output_text(result)
         if output:
             self._output.show(output)
             self._output.set_class(status is not ToolStatus.SUCCESS, "-error")
