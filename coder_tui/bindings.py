@@ -12,7 +12,7 @@ from textual.binding import Binding
 
 from engine.record import record
 
-Scope = Literal["app", "screen", "prompt", "approval", "question", "picker", "rewind", "trust", "history"]
+Scope = Literal["app", "screen", "prompt", "approval", "question", "picker", "rewind", "trust", "history", "model"]
 
 
 @record
@@ -94,6 +94,7 @@ KEY_TABLE: tuple[KeySpec, ...] = (
     KeySpec("escape", "cancel", "Cancel task", "question", "dismiss the question and cancel the task"),
     KeySpec("escape", "close", "Close", "picker", "close the list of sessions (/resume) without resuming"),
     KeySpec("escape", "close", "Close", "rewind", "close the /rewind list without rewinding"),
+    KeySpec("escape", "close", "Close", "model", "close the /model list; the model is unchanged"),
     KeySpec("t", "decide('trust')", "Trust", "trust", "trust this folder: its own config applies (remembered)"),
     KeySpec("d", "decide('dont_trust')", "Don't trust", "trust",
             "keep ignoring this folder's power-widening keys (remembered)"),
@@ -140,6 +141,6 @@ def help_rows() -> list[tuple[str, str, str]]:
     """(where, keys, what it does) for every binding, for ``/help``."""
     where = {
         "app": "anywhere", "screen": "session", "prompt": "input", "approval": "approval", "question": "question",
-        "picker": "/resume list", "rewind": "/rewind list", "trust": "trust", "history": "history search",
+        "picker": "/resume list", "rewind": "/rewind list", "model": "/model list", "trust": "trust", "history": "history search",
     }
     return [(where[spec.scope], display_keys(spec.keys), spec.help) for spec in KEY_TABLE]

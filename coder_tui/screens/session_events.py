@@ -88,6 +88,9 @@ def show_event(screen: SessionScreen, event: Event) -> None:
             now = screen.clock()
             transcript.add_command_result(event, now=now)
             _pick_session(screen, sessions, now)
+        case CommandResult(command="/model", ok=True, data={"models": list(models), "model": str(current)}) if models:
+            transcript.add_command_result(event)
+            _pick_model(screen, models, current)
         case CommandResult(command="/new" | "/clear", ok=True):
             # A new, empty session: no call, no todo, no context yet (as at start-up).
             transcript.clear()
@@ -159,6 +162,17 @@ def _pick_session(screen: SessionScreen, sessions: list[dict[str, object]], now:
             screen.link.submit(f"/resume {session_id}")
 
     screen.app.push_screen(SessionPickerScreen(sessions, now), callback=chosen)
+
+
+def _pick_model(screen: SessionScreen, models: list[str], current: str) -> None:
+    """``/model`` with no name: a picker of the server's models; choosing one switches to it (and saves it)."""
+    from coder_tui.screens.model_picker import ModelPickerScreen
+
+    def chosen(model: str | None) -> None:
+        if model and model != current:
+            screen.link.submit(f"/model {model}")
+
+    screen.app.push_screen(ModelPickerScreen([str(m) for m in models], current), callback=chosen)
 
 
 def _pick_rewind(screen: SessionScreen, points: list[dict[str, object]]) -> None:

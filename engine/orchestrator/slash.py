@@ -161,7 +161,18 @@ async def _model(orch: Orchestrator, arg: str) -> CommandResult:
     except (OSError, ValueError) as exc:
         text = f"model: {arg} (for this session only: could not save it: {exc})"
         return CommandResult.slash("/model", text, model=arg)
-    return CommandResult.slash("/model", f"model: {arg} (saved in {path})", model=arg)
+    return CommandResult.slash("/model", f"model: {arg} (saved in {path}){_model_override(orch, arg)}", model=arg)
+
+
+def _model_override(orch: Orchestrator, model: str) -> str:
+    """What will win over the saved model at the next launch (SPEC 17: the environment over the project file)."""
+    from_env = orch.env.get("CODER_MODEL")
+    if not from_env or from_env == model.partition(":")[2] or from_env == model:
+        return ""
+    return (
+        f"\nnote: CODER_MODEL={from_env} is set in your environment and wins over the saved model at the next "
+        f"launch; unset it (or set it to {model}) to keep this one"
+    )
 
 
 def _profiles_line(orch: Orchestrator) -> str:
