@@ -50,8 +50,10 @@ def show_event(screen: SessionScreen, event: Event) -> None:
             pass  # the user's input is already shown by input_started
         case TextDelta(text=text):
             transcript.append_text(text)
+            screen.streamed(text)
         case ReasoningDelta(text=text):
             transcript.append_reasoning(text)
+            screen.streamed(text)
         case MessageAdded(message=message):
             if message.role == "assistant":
                 transcript.end_stream()
@@ -123,7 +125,9 @@ def show_event(screen: SessionScreen, event: Event) -> None:
             screen.mode_changed(mode)
         case ModelChanged(model=model):
             screen.status.model = model
-        case UsageUpdated(context_tokens=used, context_window=window):
+        case UsageUpdated(context_tokens=used, context_window=window, completion_tokens=completion):
+            if completion:
+                screen.request_used(completion)
             screen.status.context_used = used
             screen.status.context_window = window
         case ContextCompacted(tokens_before=before, tokens_after=after):
