@@ -52,7 +52,11 @@ class StatusLine(Widget):
         text, style = _STATE_LOOKS[self.state]
         right = Content.styled(text, style)
         if self.state == "working":
-            right = Content.assemble(right, *self._progress(), " · esc to interrupt")
+            progress = self._progress()
+            hinted = Content.assemble(right, *progress, " · esc to interrupt" if progress else " esc to interrupt")
+            # A narrow screen keeps the time and the tokens; the footer still names Esc.
+            fits = left.cell_length + hinted.cell_length + 2 <= self.size.width or not progress
+            right = hinted if fits else Content.assemble(right, *progress)
         gap = max(self.size.width - left.cell_length - right.cell_length, 2)
         return Content.assemble(left, " " * gap, right)
 

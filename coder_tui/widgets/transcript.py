@@ -41,6 +41,13 @@ if TYPE_CHECKING:
     from engine.events import CommandResult, TodoItem
     from coder_tui.widgets.streaming_markdown import StreamingMarkdown
 
+# What the empty screen says: what to do first, and where the rest is.
+WELCOME = Content.assemble(
+    ("Welcome to coder-tui.", "bold $text"), " Type a request and press Enter.\n",
+    ("/help", "$text-accent"), " commands and keys · ", ("/init", "$text-accent"), " write AGENTS.md for this project · ",
+    ("@", "$text-accent"), "file attaches a file · ", ("!", "$text-accent"), "command runs one",
+)
+
 MAX_ENTRIES = 120
 # A resumed conversation shows its last entries, as many as fill the transcript and at most this many: building more
 # makes resuming slower.
@@ -74,6 +81,7 @@ class Transcript(SizedByLayout, VerticalScroll):
         padding: 0 1 1 0;
         scrollbar-size-vertical: 1;
         & > .elided { color: $text-muted; padding: 0 1; text-style: italic; }
+        & > .welcome { color: $text-muted; padding: 1 1 0 1; }
     }
     """
 
@@ -94,6 +102,7 @@ class Transcript(SizedByLayout, VerticalScroll):
 
     def on_mount(self) -> None:
         self.anchor()
+        self.mount(Static(WELCOME, classes="welcome"))
 
     async def history_drawn(self) -> None:
         """Returns once a resumed conversation is on screen."""
@@ -301,6 +310,8 @@ class Transcript(SizedByLayout, VerticalScroll):
         current.feed(fragment)
 
     def _start_group(self) -> ExchangeGroup:
+        for welcome in self.query_children(".welcome"):
+            welcome.remove()  # the screen is not empty any more
         group = ExchangeGroup()
         self._groups.append(group)
         self.mount(group)
