@@ -81,9 +81,14 @@ class CommandOutput(Vertical):
             yield DiffView(self.diff)
 
     def _table(self) -> TableSection | None:
-        """``/tools`` (tool, state, what it does) and ``/permissions`` (what, decision) as tables; else None."""
+        """``/tools`` (tool, state, what it does), ``/permissions`` (what, decision) and ``/status`` (what, value) as
+        tables; else None."""
         data = self.result.data
-        tools, matrix = data.get("tools"), data.get("matrix")
+        tools, matrix, status = data.get("tools"), data.get("matrix"), data.get("rows")
+        if self.result.command == "/status" and isinstance(status, list) and status:
+            # A long value (the sandbox, the MCP servers) wraps under its own column, not under the names.
+            rows = tuple((str(row[0]), str(row[1])) for row in status if isinstance(row, list) and len(row) == 2)
+            return TableSection("", (Column("bold"), Column(wrap=True)), rows)
         if self.result.command == "/tools" and isinstance(tools, list) and tools:
             rows = tuple((str(t.get("name", "")), str(t.get("state", "")), str(t.get("summary", ""))) for t in tools)
             return TableSection("", (Column("bold"), Column("$text-accent"), Column(wrap=True)), rows)
