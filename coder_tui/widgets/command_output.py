@@ -42,6 +42,7 @@ class CommandOutput(Vertical):
         }
         & > .problems { height: auto; padding: 0 1; margin-top: 1; color: $text-warning; }
         & > TableView { padding: 0 1; border-left: vkey $foreground 15%; }
+        & > .summary { padding: 0 1; border-left: vkey $foreground 15%; }
     }
     """
 
@@ -70,6 +71,12 @@ class CommandOutput(Vertical):
             yield from self._skills(skills)
         elif result.command == "/resume" and isinstance(sessions, list) and sessions and self.now is not None:
             yield Static(self._sessions(sessions, self.now), classes="text")
+        elif result.command == "/compact" and result.ok and isinstance(summary := result.data.get("summary"), str):
+            # The line "context compacted here" already says what happened: this is what the model now reads.
+            from coder_tui.widgets.markdown_lines import MarkdownLines
+
+            yield Static(Content.styled("the summary the model reads from now on:", "$text-muted"), classes="text")
+            yield MarkdownLines(summary, classes="summary")
         elif result.command == "/todos" and isinstance(todos := result.data.get("todos"), list) and todos:
             yield Static(todos_checklist(todos, result.text.rstrip().rpartition("\n")[2]), classes="text")
         elif (table := self._table()) is not None:
