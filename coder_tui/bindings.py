@@ -92,7 +92,7 @@ KEY_TABLE: tuple[KeySpec, ...] = (
     KeySpec("pagedown", "scroll_preview(1)", "Scroll down", "approval", "scroll the diff or command down a page",
             show=False),
     KeySpec("escape", "cancel", "Cancel task", "question", "dismiss the question and cancel the task"),
-    *(KeySpec(str(number), f"pick({number})", "Pick", "question", "pick the option with that number", show=False)
+    *(KeySpec(str(number), f"pick({number})", "Pick", "question", f"pick option {number}", show=False)
       for number in range(1, 10)),
     KeySpec("escape", "close", "Close", "picker", "close the list of sessions (/resume) without resuming"),
     KeySpec("escape", "close", "Close", "rewind", "close the /rewind list without rewinding"),
@@ -145,12 +145,4 @@ def help_rows() -> list[tuple[str, str, str]]:
         "app": "anywhere", "screen": "session", "prompt": "input", "approval": "approval", "question": "question",
         "picker": "/resume list", "rewind": "/rewind list", "model": "/model list", "trust": "trust", "history": "history search",
     }
-    rows: list[tuple[str, str, str]] = []
-    for spec in KEY_TABLE:
-        row = (where[spec.scope], display_keys(spec.keys), spec.help)
-        if rows and rows[-1][0] == row[0] and rows[-1][2] == row[2]:
-            # Keys doing the same (the question's 1 to 9) make one row: "1 … 9".
-            rows[-1] = (row[0], f"{rows[-1][1].split(' … ')[0]} … {row[1]}", row[2])
-        else:
-            rows.append(row)
-    return rows
+    return [(where[spec.scope], display_keys(spec.keys), spec.help) for spec in KEY_TABLE]
