@@ -53,6 +53,7 @@ class MarkdownLines(SizedByLayout, Widget):
         self._chunks: list[str] = [text] if text.strip() else []
         self._width = -1
         self._lines: list[list[Segment]] = []
+        self._theme = ""  # the app theme the lines were rendered in
 
     @property
     def text(self) -> str:
@@ -134,6 +135,10 @@ class MarkdownLines(SizedByLayout, Widget):
         return selection.extract(lines_text(self._lines_at(self.content_size.width))), "\n"
 
     def _lines_at(self, width: int) -> list[list[Segment]]:
+        if self._theme != self.app.theme:
+            # Another theme (/theme): the lines are rendered again in its colours, or the old ones stay as strips.
+            self._theme = self.app.theme
+            self._width = -1
         if width != self._width and width > 0:
             self._lines = [
                 line

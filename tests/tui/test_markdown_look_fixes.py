@@ -34,3 +34,22 @@ async def test_headings_are_not_underlined_and_diff_fences_are_coloured(
         removed, added = segments("-old line")[0], segments("+new line")[0]
         assert removed.style.bgcolor is not None and added.style.bgcolor is not None
         assert removed.style.bgcolor != added.style.bgcolor and removed.style.color != added.style.color
+
+
+async def test_a_theme_switch_redraws_earlier_answers(workspace: Path, scripted_server: ScriptedServer) -> None:
+    """Issue 29 item 12: after /theme textual-light, answers shown before were left as dark strips."""
+    scripted_server.add(reply(text("Here:\n\n```python\nx = 1\n```\n")))
+    app = make_app(workspace, scripted_server)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "hi")
+        await settle(pilot)
+        answer = app.session.query(MarkdownLines).filter(".finished").first()
+
+        def background() -> object:
+            return next(s for s in answer.render_line(0) if "Here" in s.text).style.bgcolor
+
+        dark = background()
+        await submit(pilot, "/theme textual-light")
+        await settle(pilot)
+        assert background() != dark
