@@ -34,8 +34,8 @@ if TYPE_CHECKING:
 
 class CoderApp(App[int]):
     """The full-screen session. ``engine`` starts the engine connection (``EngineProcesses`` in use, an in-memory
-    engine in tests). ``workspace_label`` replaces the shown path and ``clock`` the local time (snapshots show fixed
-    ones)."""
+    engine in tests). ``workspace_label`` replaces the shown path and ``clock`` the local time, ``timer`` the clock a
+    running input's time is measured by (snapshots show fixed ones)."""
 
     CSS_PATH = Path(__file__).parent / "app.tcss"
     TITLE = "coder-tui"
@@ -53,6 +53,7 @@ class CoderApp(App[int]):
         workspace_label: str | None = None,
         history: InputHistory | None = None,
         clock: Callable[[], datetime] | None = None,
+        timer: Callable[[], float] | None = None,
     ) -> None:
         super().__init__()
         self.theme = "textual-dark"
@@ -64,6 +65,7 @@ class CoderApp(App[int]):
             location=workspace_label or display_path(workspace),
             history=history if history is not None else InputHistory.load(workspace),
             **({"clock": clock} if clock is not None else {}),
+            **({"timer": timer} if timer is not None else {}),
         )
         self._ctrl_c_armed = False
         # When the last key arrived: the session screen keeps its pauses (garbage collection) for when typing stops.

@@ -13,7 +13,7 @@ from textual.binding import Binding
 from engine.record import record
 
 Scope = Literal[
-    "app", "screen", "prompt", "approval", "question", "picker", "rewind", "trust", "history", "elicitation"
+    "app", "screen", "prompt", "approval", "question", "picker", "rewind", "trust", "history", "elicitation", "model"
 ]
 
 
@@ -70,6 +70,8 @@ KEY_TABLE: tuple[KeySpec, ...] = (
             show=False),
     KeySpec("ctrl+t", "toggle_panes", "Panes", "screen", "show or hide the todo and tool-event panes"),
     KeySpec("ctrl+l", "clear_transcript", "Clear", "screen", "clear the screen (the session is kept)"),
+    KeySpec("ctrl+o", "toggle_output", "Expand", "screen",
+            "expand the folded long tool outputs (again: fold them); a click expands one", show=False),
     # The app: these must win over every Screen's own binding for the same key.
     KeySpec("shift+tab", "cycle_mode", "Mode", "app", "cycle the mode: default → auto-edit → plan",
             priority=True, key_display="⇧⇥"),
@@ -102,8 +104,11 @@ KEY_TABLE: tuple[KeySpec, ...] = (
     KeySpec("ctrl+s", "submit", "Send", "elicitation", "send the form an MCP server asked for (Enter in a field too)"),
     KeySpec("ctrl+n", "decline", "Decline", "elicitation", "decline the MCP server's request for input"),
     KeySpec("escape", "cancel", "Dismiss", "elicitation", "dismiss the MCP server's form (it hears \"cancel\")"),
+    *(KeySpec(str(number), f"pick({number})", "Pick", "question", f"pick option {number}", show=False)
+      for number in range(1, 10)),
     KeySpec("escape", "close", "Close", "picker", "close the list of sessions (/resume) without resuming"),
     KeySpec("escape", "close", "Close", "rewind", "close the /rewind list without rewinding"),
+    KeySpec("escape", "close", "Close", "model", "close the /model list; the model is unchanged"),
     KeySpec("t", "decide('trust')", "Trust", "trust", "trust this folder: its own config applies (remembered)"),
     KeySpec("d", "decide('dont_trust')", "Don't trust", "trust",
             "keep ignoring this folder's power-widening keys (remembered)"),
@@ -150,7 +155,7 @@ def help_rows() -> list[tuple[str, str, str]]:
     """(where, keys, what it does) for every binding, for ``/help``."""
     where = {
         "app": "anywhere", "screen": "session", "prompt": "input", "approval": "approval", "question": "question",
-        "picker": "/resume list", "rewind": "/rewind list", "trust": "trust", "history": "history search",
-        "elicitation": "MCP form",
+        "picker": "/resume list", "rewind": "/rewind list", "model": "/model list", "trust": "trust",
+        "history": "history search", "elicitation": "MCP form",
     }
     return [(where[spec.scope], display_keys(spec.keys), spec.help) for spec in KEY_TABLE]

@@ -95,7 +95,10 @@ def _make_look(
     for level in range(1, 7):
         text_style = variables.get(f"markdown-h{level}-text-style", "bold")
         color = variables.get(f"markdown-h{level}-color", "$text-primary")
-        wanted[f"markdown.h{level}"] = f"{color} {'' if text_style == 'none' else text_style}"
+        # Underlined text is a link in the transcript (and a terminal's links are underlined): a heading is bold
+        # in its colour instead (Textual's theme underlines level 2 and 4).
+        kept = [word for word in text_style.split() if word not in ("underline", "none")]
+        wanted[f"markdown.h{level}"] = f"{color} {' '.join(dict.fromkeys([*kept, 'bold']))}"
     theme = Theme({name: (base + parse_style(text)).rich_style for name, text in wanted.items()})
     return MarkdownLook(theme, base + parse_style(_FENCE_STYLE), parse_style)
 
@@ -119,7 +122,13 @@ class _FenceBlock(CodeBlock):
         width = options.max_width
         inner = max(width - 2 * _FENCE_PADDING, 1)
         source = str(self.text).rstrip()
-        code = highlight(source, language=fence_language(self.lexer_name, source), theme=HighlightTheme)
+        language = fence_language(self.lexer_name, source)
+        if language == "diff":
+            from coder_tui.widgets.diff_view import diff_content
+
+            code = diff_content(source)  # coloured as the diffs of edits are, not left plain by the highlighter
+        else:
+            code = highlight(source, language=language, theme=HighlightTheme)
         fence = self.look.fence_style
         background = fence.rich_style
         blank = [Segment(" " * width, background), Segment.line()]

@@ -83,6 +83,18 @@ class ToolCallExecuting:
 
 
 @record
+class ToolCallOutput:
+    """What a running call (a ``bash`` command) printed since the last such event, as it comes (SPEC 15): a front
+    end shows the last lines live. Coalesced (a few a second at most) and bounded: a flood sends its latest text,
+    and ``skipped`` counts the characters left out before it. The whole (capped) output is in ``ToolCallFinished``."""
+
+    call_id: str
+    stream: Literal["stdout", "stderr"]
+    text: str
+    skipped: int = 0
+
+
+@record
 class ToolCallFinished:
     call_id: str
     tool: str
@@ -259,6 +271,7 @@ Event = (
     | ToolCallScheduled
     | ToolCallAwaitingApproval
     | ToolCallExecuting
+    | ToolCallOutput
     | ToolCallFinished
     | ToolProgress
     | TodosChanged

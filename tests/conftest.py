@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -21,3 +22,12 @@ def _user_config_in_tmp(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytes
     """The user's state key (and anything else the engine keeps in the user's config folder) is made in a temp
     folder, never in the developer's home, when a test does not choose a folder itself."""
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg-config")))
+
+
+@pytest.fixture(autouse=True)
+def no_developer_model_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The developer's own model settings (``OPENAI_*``, ``CODER_*``) never reach a test, nor a process it starts:
+    each test names the server, key and model it means (the README tells users to export these, and ``.ci/run``
+    sets them to values that point nowhere to prove no test leans on them)."""
+    for name in [name for name in os.environ if name.startswith(("OPENAI_", "CODER_"))]:
+        monkeypatch.delenv(name)

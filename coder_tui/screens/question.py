@@ -68,11 +68,16 @@ class QuestionScreen(ModalScreen[QuestionAnswer]):
                     yield Button("No", id="no", variant="error", compact=True)
             else:
                 if request.options:
-                    yield OptionList(*request.options, id="options", classes="-flexible")
+                    yield OptionList(
+                        *(f"{number}. {option}" if number < 10 else option
+                          for number, option in enumerate(request.options, 1)),
+                        id="options", classes="-flexible",
+                    )
                 if request.allow_input or not request.options:
                     placeholder = "or type your own answer" if request.options else "type your answer"
                     yield Input(placeholder=placeholder, validators=[Length(minimum=1)], id="answer")
-            yield Static(Content("Enter to answer · Esc cancels the task"), id="hint")
+            hint = "Enter or the option's number to answer" if request.options else "Enter to answer"
+            yield Static(Content(f"{hint} · Esc cancels the task"), id="hint")
         yield Footer(show_command_palette=False)
 
     def on_mount(self) -> None:
@@ -84,6 +89,12 @@ class QuestionScreen(ModalScreen[QuestionAnswer]):
 
     def action_cancel(self) -> None:
         self.dismiss(QuestionAnswer(None, cancelled=True))
+
+    def action_pick(self, number: int) -> None:
+        """A number key picks that option (typed into the free-text answer, it is text: the input has it first)."""
+        if self.kind == "confirm" or not 1 <= number <= len(self.request.options):
+            return
+        self.dismiss(QuestionAnswer(self.request.options[number - 1]))
 
     @on(OptionList.OptionSelected, "#options")
     def _selected(self, event: OptionList.OptionSelected) -> None:

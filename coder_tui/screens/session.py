@@ -82,10 +82,16 @@ class SessionScreen(Screen[None]):
         location: str,
         history: InputHistory,
         clock: Callable[[], datetime] = lambda: datetime.now().astimezone(),
+        timer: Callable[[], float] = time.monotonic,
     ) -> None:
         super().__init__()
         # "Now" in the local zone, for the picker's "today 09:31" (tests fix it).
         self.clock = clock
+        # What a running input's time is measured with, in seconds (tests fix it: snapshots show no clock).
+        self.timer = timer
+        self._work_started = 0.0
+        self._tokens_done = 0  # the completion tokens of the input's finished requests
+        self._streamed_chars = 0  # what streamed since, counted in tokens as about four characters each
         self.link = link
         self.workspace = workspace
         self.location = location
@@ -139,6 +145,7 @@ class SessionScreen(Screen[None]):
         # The link starts once the first frame is on screen, so the prompt takes keys at once.
         self.call_after_refresh(self.run_worker, self._start_link(), group="engine-link")
         self.call_after_refresh(self._collector.settle)
+        self.set_interval(1.0, self._show_elapsed)
 
     async def _start_link(self) -> None:
         """Imports the protocol, starts the link, and imports the other modules that render events and Markdown: the
@@ -213,6 +220,9 @@ class SessionScreen(Screen[None]):
     def action_toggle_panes(self) -> None:
         self.panes_visible = not self.panes_visible
 
+    def action_toggle_output(self) -> None:
+        self.transcript.toggle_outputs()
+
     def action_clear_transcript(self) -> None:
         self.transcript.clear()
 
@@ -253,6 +263,8 @@ class SessionScreen(Screen[None]):
         # A bare /rewind opens its picker, which is the whole of its answer: closing it leaves nothing behind.
         if echo and text.strip() != "/rewind":
             self.transcript.add_user(text)
+        self._work_started, self._tokens_done, self._streamed_chars = self.timer(), 0, 0
+        self.status.elapsed_s = self.status.streamed_tokens = 0
         self.status.state = "working"
         self.prompt.input.task_running = True
         self.app.refresh_bindings()
@@ -268,6 +280,21 @@ class SessionScreen(Screen[None]):
         self.app.attention.call("done" if outcome.reason == "completed" else f"stopped ({outcome.reason})")
         self.app.refresh_bindings()
         self.transcript.when_drawn(lambda: self._idle(state))
+
+    def streamed(self, text: str) -> None:
+        """The model streamed ``text`` (answer or reasoning) for the running input."""
+        self._streamed_chars += len(text)
+        self.status.streamed_tokens = self._tokens_done + self._streamed_chars // 4
+
+    def request_used(self, completion_tokens: int) -> None:
+        """A request of the running input ended; the server counted what it streamed."""
+        self._tokens_done += completion_tokens
+        self._streamed_chars = 0
+        self.status.streamed_tokens = self._tokens_done
+
+    def _show_elapsed(self) -> None:
+        if self.link.busy:
+            self.status.elapsed_s = int(self.timer() - self._work_started)
 
     def _idle(self, state: SessionState) -> None:
         """Once the answer's last words are drawn; not if another input started meanwhile."""

@@ -28,6 +28,7 @@ from engine.events import (
     ToolCallExecuting,
     ToolProgress,
     ToolCallFinished,
+    ToolCallOutput,
     ToolCallScheduled,
     ToolStatus,
     TurnFinished,
@@ -50,8 +51,10 @@ def show_event(screen: SessionScreen, event: Event) -> None:
             pass  # the user's input is already shown by input_started
         case TextDelta(text=text):
             transcript.append_text(text)
+            screen.streamed(text)
         case ReasoningDelta(text=text):
             transcript.append_reasoning(text)
+            screen.streamed(text)
         case MessageAdded(message=message):
             if message.role == "assistant":
                 transcript.end_stream()
@@ -70,6 +73,9 @@ def show_event(screen: SessionScreen, event: Event) -> None:
         case ToolProgress(call_id=call_id):
             if (view := transcript.tool_call(call_id)) is not None:
                 view.set_progress(event)
+        case ToolCallOutput(call_id=call_id, text=text):
+            if (view := transcript.tool_call(call_id)) is not None:
+                view.add_output(text)
         case ToolCallFinished(call_id=call_id, status=status, duration_ms=duration_ms, diff=diff):
             if diff:
                 transcript.add_diff(call_id, diff)
@@ -91,6 +97,9 @@ def show_event(screen: SessionScreen, event: Event) -> None:
             now = screen.clock()
             transcript.add_command_result(event, now=now)
             _pick_session(screen, sessions, now)
+        case CommandResult(command="/model", ok=True, data={"models": list(models), "model": str(current)}) if models:
+            transcript.add_command_result(event)
+            _pick_model(screen, models, current)
         case CommandResult(command="/new" | "/clear", ok=True):
             # A new, empty session: no call, no todo, no context yet (as at start-up).
             transcript.clear()
@@ -122,7 +131,9 @@ def show_event(screen: SessionScreen, event: Event) -> None:
             screen.mode_changed(mode)
         case ModelChanged(model=model):
             screen.status.model = model
-        case UsageUpdated(context_tokens=used, context_window=window):
+        case UsageUpdated(context_tokens=used, context_window=window, completion_tokens=completion):
+            if completion:
+                screen.request_used(completion)
             screen.status.context_used = used
             screen.status.context_window = window
         case ContextCompacted(tokens_before=before, tokens_after=after):
@@ -161,6 +172,17 @@ def _pick_session(screen: SessionScreen, sessions: list[dict[str, object]], now:
             screen.link.submit(f"/resume {session_id}")
 
     screen.app.push_screen(SessionPickerScreen(sessions, now), callback=chosen)
+
+
+def _pick_model(screen: SessionScreen, models: list[str], current: str) -> None:
+    """``/model`` with no name: a picker of the server's models; choosing one switches to it (and saves it)."""
+    from coder_tui.screens.model_picker import ModelPickerScreen
+
+    def chosen(model: str | None) -> None:
+        if model and model != current:
+            screen.link.submit(f"/model {model}")
+
+    screen.app.push_screen(ModelPickerScreen([str(m) for m in models], current), callback=chosen)
 
 
 def _pick_rewind(screen: SessionScreen, points: list[dict[str, object]]) -> None:

@@ -22,6 +22,7 @@ from textual.widgets import Static
 from coder_tui.formatting import bash_result_text, is_bash_result, one_line, session_details
 from coder_tui.widgets.diff_view import DiffView, diff_summary
 from coder_tui.widgets.table_view import Column, TableSection, TableView
+from coder_tui.widgets.todo_list import todos_checklist
 from engine.events import CommandResult
 
 
@@ -41,6 +42,7 @@ class CommandOutput(Vertical):
         }
         & > .problems { height: auto; padding: 0 1; margin-top: 1; color: $text-warning; }
         & > TableView { padding: 0 1; border-left: vkey $foreground 15%; }
+        & > .summary { padding: 0 1; border-left: vkey $foreground 15%; }
     }
     """
 
@@ -69,6 +71,14 @@ class CommandOutput(Vertical):
             yield from self._skills(skills)
         elif result.command == "/resume" and isinstance(sessions, list) and sessions and self.now is not None:
             yield Static(self._sessions(sessions, self.now), classes="text")
+        elif result.command == "/compact" and result.ok and isinstance(summary := result.data.get("summary"), str):
+            # The line "context compacted here" already says what happened: this is what the model now reads.
+            from coder_tui.widgets.markdown_lines import MarkdownLines
+
+            yield Static(Content.styled("the summary the model reads from now on:", "$text-muted"), classes="text")
+            yield MarkdownLines(summary, classes="summary")
+        elif result.command == "/todos" and isinstance(todos := result.data.get("todos"), list) and todos:
+            yield Static(todos_checklist(todos, result.text.rstrip().rpartition("\n")[2]), classes="text")
         elif (table := self._table()) is not None:
             yield Static(Content(result.text.partition("\n")[0]), classes="text")
             yield TableView([table])
@@ -78,9 +88,14 @@ class CommandOutput(Vertical):
             yield DiffView(self.diff)
 
     def _table(self) -> TableSection | None:
-        """``/tools`` (tool, state, what it does) and ``/permissions`` (what, decision) as tables; else None."""
+        """``/tools`` (tool, state, what it does), ``/permissions`` (what, decision) and ``/status`` (what, value) as
+        tables; else None."""
         data = self.result.data
-        tools, matrix = data.get("tools"), data.get("matrix")
+        tools, matrix, status = data.get("tools"), data.get("matrix"), data.get("rows")
+        if self.result.command == "/status" and isinstance(status, list) and status:
+            # A long value (the sandbox, the MCP servers) wraps under its own column, not under the names.
+            rows = tuple((str(row[0]), str(row[1])) for row in status if isinstance(row, list) and len(row) == 2)
+            return TableSection("", (Column("bold"), Column(wrap=True)), rows)
         if self.result.command == "/tools" and isinstance(tools, list) and tools:
             rows = tuple((str(t.get("name", "")), str(t.get("state", "")), str(t.get("summary", ""))) for t in tools)
             return TableSection("", (Column("bold"), Column("$text-accent"), Column(wrap=True)), rows)

@@ -19,10 +19,12 @@ from rich.console import Console, ConsoleOptions
 from rich.segment import Segment
 from rich.style import Style
 from textual.geometry import Size
+from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
 from coder_tui.markdown_look import MarkdownLook, markdown_look
+from coder_tui.selected_lines import lines_text, selectable_strip
 from coder_tui.widgets.sized_by_layout import SizedByLayout
 
 Lines = list[list[Segment]]
@@ -51,6 +53,7 @@ class MarkdownLines(SizedByLayout, Widget):
         self._chunks: list[str] = [text] if text.strip() else []
         self._width = -1
         self._lines: list[list[Segment]] = []
+        self._theme = ""  # the app theme the lines were rendered in
 
     @property
     def text(self) -> str:
@@ -122,10 +125,20 @@ class MarkdownLines(SizedByLayout, Widget):
         width = self.content_size.width
         lines = self._lines_at(width)
         if y < len(lines):
-            return Strip(lines[y], width)
+            selection = self.text_selection
+            highlight = self.screen.get_component_rich_style("screen--selection") if selection else None
+            return selectable_strip(lines[y], width, y, selection, highlight)
         return Strip.blank(width, self.rich_style)
 
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The selected text as shown (Textual's selection; the lines at the width they are drawn at)."""
+        return selection.extract(lines_text(self._lines_at(self.content_size.width))), "\n"
+
     def _lines_at(self, width: int) -> list[list[Segment]]:
+        if self._theme != self.app.theme:
+            # Another theme (/theme): the lines are rendered again in its colours, or the old ones stay as strips.
+            self._theme = self.app.theme
+            self._width = -1
         if width != self._width and width > 0:
             self._lines = [
                 line

@@ -88,6 +88,15 @@ class PromptInput(TextArea):
             event.prevent_default()
             self.action_submit()
             return
+        # The same holds for every key bound on the prompt itself (its own and TextArea's: Ctrl+J, Backspace, the
+        # arrows...): left to bubble up to the app, whose bindings run there, it would apply after the keys typed
+        # behind it (a fast "abc" Ctrl+J "def" gave "abcdef" and then the newline). So it runs here, in order. A
+        # binding that skips (Esc while a task runs) bubbles on to the screen's and the app's.
+        for binding in self._bindings.key_to_bindings.get(event.key, ()):
+            if not binding.priority and await self.app.run_action(binding.action, self):
+                event.stop()
+                event.prevent_default()
+                return
         await super()._on_key(event)
 
     def set_text(self, text: str) -> None:

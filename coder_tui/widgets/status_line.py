@@ -8,14 +8,14 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from coder_tui.formatting import format_context
+from coder_tui.formatting import format_context, format_tokens
 
 SessionState = Literal["starting", "ready", "working", "interrupted", "unavailable"]
 
 _STATE_LOOKS: dict[str, tuple[str, str]] = {
     "starting": ("starting the engine…", "$text-muted"),
     "ready": ("ready", "$text-muted"),
-    "working": ("working… esc to interrupt", "$text-accent"),
+    "working": ("working…", "$text-accent"),
     "interrupted": ("interrupted", "bold $text-warning"),
     "unavailable": ("engine unavailable", "bold $text-error"),
 }
@@ -38,6 +38,9 @@ class StatusLine(Widget):
     context_used: reactive[int] = reactive(0)
     context_window: reactive[int] = reactive(0)
     state: reactive[SessionState] = reactive("starting")
+    # While working: how long the input has run, and about how many tokens the model has streamed for it.
+    elapsed_s: reactive[int] = reactive(0)
+    streamed_tokens: reactive[int] = reactive(0)
 
     def render(self) -> Content:
         if self.model_missing:
@@ -48,5 +51,20 @@ class StatusLine(Widget):
             left = Content.assemble(left, "  ·  context ", format_context(self.context_used, self.context_window))
         text, style = _STATE_LOOKS[self.state]
         right = Content.styled(text, style)
+        if self.state == "working":
+            progress = self._progress()
+            hinted = Content.assemble(right, *progress, " · esc to interrupt" if progress else " esc to interrupt")
+            # A narrow screen keeps the time and the tokens; the footer still names Esc.
+            fits = left.cell_length + hinted.cell_length + 2 <= self.size.width or not progress
+            right = hinted if fits else Content.assemble(right, *progress)
         gap = max(self.size.width - left.cell_length - right.cell_length, 2)
         return Content.assemble(left, " " * gap, right)
+
+    def _progress(self) -> list[str]:
+        parts = []
+        if self.elapsed_s:
+            minutes, seconds = divmod(self.elapsed_s, 60)
+            parts.append(f" {minutes}m {seconds:02d}s" if minutes else f" {seconds}s")
+        if self.streamed_tokens:
+            parts.append(f" · ↓ {format_tokens(self.streamed_tokens)} tokens")
+        return parts

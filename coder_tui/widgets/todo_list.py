@@ -29,6 +29,18 @@ def todos_content(todos: Sequence[TodoItem]) -> Content:
     return Content("\n").join(lines)
 
 
+def todos_checklist(records: Sequence[object], summary: str) -> Content:
+    """``/todos``'s list (the records: id, content, status) with the pane's marks, then ``summary``."""
+    from engine.events import TodoItem
+
+    items = [
+        TodoItem(id=str(r.get("id", "")), content=str(r.get("content", "")), status=str(r.get("status", "pending")))
+        for r in records
+        if isinstance(r, dict)
+    ]
+    return Content("\n").join([todos_content(items), Content.styled(summary, "$text-muted")])
+
+
 def todos_title(todos: Sequence[TodoItem]) -> str:
     done = sum(1 for todo in todos if todo.status == "completed")
     return f"Todos {done}/{len(todos)}" if todos else "Todos"

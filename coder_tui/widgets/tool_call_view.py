@@ -1,6 +1,7 @@
 """One tool call in the transcript: a summary line, then its full output, and for a write/edit/patch its diff.
 
-SPEC 15 wants the output and the coloured diff visible without a click, so nothing here folds. The parts exist
+SPEC 15 wants the output and the coloured diff visible without a click; only an output too long to read in place is
+folded to its ends (``ToolOutput``), and a running command's output shows live. The parts exist
 from the start and are filled in as events arrive, so an update never races the widget's own mounting; a call that
 is already finished when it is mounted (a resumed session's) mounts only the parts it shows.
 """
@@ -19,6 +20,7 @@ from coder_tui.tool_status import tool_summary
 from coder_tui.widgets.diff_view import DiffView
 from coder_tui.widgets.sized_by_layout import SizedByLayout, SizedStatic
 from coder_tui.widgets.subagent_calls_view import SubagentCallsView
+from coder_tui.widgets.tool_output import ToolOutput
 from engine.events import Event, ToolProgress, ToolStatus
 
 FINISHED = frozenset({ToolStatus.SUCCESS, ToolStatus.ERROR, ToolStatus.DENIED, ToolStatus.CANCELLED})
@@ -60,7 +62,7 @@ class ToolCallView(SizedByLayout, Vertical):
         self._summary = SizedStatic(self._summary_content(), classes="summary")
         self._reasons = SizedStatic("", classes="reasons -empty")
         self._subagent = SubagentCallsView()
-        self._output = SizedStatic("", classes="output -empty")
+        self._output = ToolOutput(classes="output -empty")
         self._diff = DiffView("", classes="-empty")
 
     def compose(self) -> ComposeResult:
@@ -72,7 +74,19 @@ class ToolCallView(SizedByLayout, Vertical):
 
     @property
     def output_text(self) -> str:
-        return str(self._output.visual) if not self._output.has_class("-empty") else ""
+        """The whole output (folded or not), or what a running command printed so far as shown."""
+        if self._output.has_class("-empty"):
+            return ""
+        return self._output.text or str(self._output.visual)
+
+    @property
+    def output(self) -> ToolOutput:
+        return self._output
+
+    def add_output(self, text: str) -> None:
+        """More of what the running command prints: its last lines show live."""
+        self._output.feed(text)
+        self._output.remove_class("-empty")
 
     @property
     def nested_text(self) -> str:
@@ -126,11 +140,19 @@ class ToolCallView(SizedByLayout, Vertical):
             self._diff.set_diff(diff)
             self._diff.remove_class("-empty")
             return
-        output = tool_output_text(result)
+        todos = result.get("todos") if self.tool in ("todowrite", "todoread") and status is ToolStatus.SUCCESS else None
+        if isinstance(todos, list):
+            # The list itself follows as a checklist (``TodosChanged``): its JSON would say it twice.
+            output = str(result.get("summary", ""))
+        else:
+            output = tool_output_text(result)
         if output:
-            self._output.update(Content(output))
+            self._output.show(output)
             self._output.set_class(status is not ToolStatus.SUCCESS, "-error")
             self._output.remove_class("-empty")
+        else:
+            self._output.show("")
+            self._output.add_class("-empty")
 
     def _summary_content(self) -> Content:
         summary = tool_summary(self.tool, self.key_argument, self.status, self.duration_ms)

@@ -42,6 +42,13 @@ if TYPE_CHECKING:
     from engine.events import CommandResult, TodoItem
     from coder_tui.widgets.streaming_markdown import StreamingMarkdown
 
+# What the empty screen says: what to do first, and where the rest is.
+WELCOME = Content.assemble(
+    ("Welcome to coder-tui.", "bold $text"), " Type a request and press Enter.\n",
+    ("/help", "$text-accent"), " commands and keys · ", ("/init", "$text-accent"), " write AGENTS.md for this project · ",
+    ("@", "$text-accent"), "file attaches a file · ", ("!", "$text-accent"), "command runs one",
+)
+
 MAX_ENTRIES = 40
 # A resumed conversation shows its last entries, as many as fill the transcript and at most this many: building more
 # makes resuming slower.
@@ -89,6 +96,7 @@ class Transcript(SizedByLayout, VerticalScroll):
         padding: 0 1 1 0;
         scrollbar-size-vertical: 1;
         & > .elided { color: $text-muted; padding: 0 1; text-style: italic; }
+        & > .welcome { color: $text-muted; padding: 1 1 0 1; }
     }
     """
 
@@ -109,6 +117,7 @@ class Transcript(SizedByLayout, VerticalScroll):
 
     def on_mount(self) -> None:
         self.anchor()
+        self.mount(Static(WELCOME, classes="welcome"))
 
     async def history_drawn(self) -> None:
         """Returns once a resumed conversation is on screen."""
@@ -250,6 +259,15 @@ class Transcript(SizedByLayout, VerticalScroll):
     def tool_call(self, call_id: str) -> ToolCallView | None:
         return self._tool_views.get(call_id)
 
+    def toggle_outputs(self) -> None:
+        """Ctrl+O: unfolds every folded long output shown; when none is folded, folds them all again."""
+        from coder_tui.widgets.tool_output import ToolOutput
+
+        long = [output for output in self.query(ToolOutput) if output.is_long]
+        fold = not any(output.folded for output in long)
+        for output in long:
+            output.toggle(folded=fold)
+
     def add_command_result(self, result: CommandResult, *, now: datetime | None = None) -> None:
         """``now``: the local time, for the friendly times of ``/resume``'s list."""
         from coder_tui.widgets.command_output import CommandOutput
@@ -317,6 +335,8 @@ class Transcript(SizedByLayout, VerticalScroll):
             self._groups[-1].diffs[call_id] = diff
 
     def _start_group(self, *, live: bool = False) -> ExchangeGroup:
+        for welcome in self.query_children(".welcome"):
+            welcome.remove()  # the screen is not empty any more
         group = ExchangeGroup(live=live)
         self._groups.append(group)
         self.mount(group)

@@ -45,7 +45,7 @@ def render_markdown(title: str, session_id: str, history: Sequence[HistoryEntry]
                 out += [f"**Tool call** `{call.name}`", "", arguments, ""]
         else:
             name = message.name or calls.get(message.tool_call_id or "", "tool")
-            out += [f"**Result** of `{name}`", "", fence(_cap(_pretty_json(message.content or "")), "json"), ""]
+            out += [f"**Result** of `{name}`", "", fence(_cap(result_text(message.content or ""))), ""]
             if entry.diff:
                 out += ["**Diff**", "", fence(entry.diff, "diff"), ""]
     return "\n".join(out).rstrip() + "\n"
@@ -80,6 +80,36 @@ def fence(text: str, language: str = "") -> str:
 def default_export_name(title: str, session_id: str) -> str:
     slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")[:50].strip("-")
     return f"{slug or 'session-' + session_id}.md"
+
+
+def result_text(content: str) -> str:
+    """A tool result as the transcript shows it, not as escaped JSON: the error; a command's fixed structure ($ the
+    command, its exit code, stdout, stderr); else the short facts on one line and each long text in full."""
+    try:
+        value: Any = json.loads(content)
+    except json.JSONDecodeError:
+        return content
+    if not isinstance(value, dict):
+        return _pretty_json(content)
+    if value.get("ok") is False:
+        return f"error: {value.get('error', 'failed')}"
+    if "command" in value and "exit_code" in value:
+        lines = [f"$ {value['command']}", f"exit code {value['exit_code']}"]
+        for stream in ("stdout", "stderr"):
+            if text := str(value.get(stream) or "").rstrip("\n"):
+                lines += [f"{stream}:", text]
+        return "\n".join(lines)
+    facts, blocks = [], []
+    for key, item in value.items():
+        if key == "ok":
+            continue
+        if isinstance(item, str) and ("\n" in item or len(item) > 60):
+            blocks.append(item.rstrip("\n"))
+        elif isinstance(item, (list, dict)):
+            blocks.append(json.dumps(item, indent=2, ensure_ascii=False))
+        else:
+            facts.append(f"{key}: {item}")
+    return "\n".join(part for part in ("  ".join(facts), *blocks) if part)
 
 
 def _pretty_json(text: str) -> str:

@@ -34,6 +34,8 @@ class Mentions:
     text: str
     problems: list[str] = field(default_factory=list)
     images: list[Path] = field(default_factory=list)
+    # What was attached, for the user: "src/util.py, 40 lines", "src/ (12 entries)".
+    attached: list[str] = field(default_factory=list)
 
 
 def collect_mentions(text: str, workspace: Workspace) -> Mentions:
@@ -62,10 +64,12 @@ def collect_mentions(text: str, workspace: Workspace) -> Mentions:
         try:
             if path.is_dir():
                 attachments.append(_listing(path, workspace))
+                result.attached.append(_described(attachments[-1], workspace.display(path).rstrip("/") + "/"))
             elif path.is_file() and path.suffix.lower() in IMAGE_TYPES:
                 result.images.append(path)
             elif path.is_file():
                 attachments.append(_file(path, workspace))
+                result.attached.append(_described(attachments[-1], workspace.display(path)))
             elif _PATH_LIKE.search(raw):
                 result.problems.append(f"@{shown} not attached: no such file or folder in the workspace")
         except _NotAttached as exc:
@@ -76,6 +80,17 @@ def collect_mentions(text: str, workspace: Workspace) -> Mentions:
     if attachments:
         result.text = text + "\n\n" + "\n\n".join(attachments)
     return result
+
+
+def _described(attachment: str, shown: str) -> str:
+    """An attachment as the user is told of it: its name and how much of it went."""
+    if attachment.startswith("<folder"):
+        entries = attachment.partition('entries="')[2].partition('"')[0]
+        return f"{shown} ({entries} entries)"
+    body = attachment.partition("\n")[2].rpartition("\n</file>")[0]
+    lines = body.count("\n") + (1 if body and not body.endswith("\n") else 0)
+    cut = " (truncated)" if ' truncated="' in attachment.partition("\n")[0] else ""
+    return f"{shown}, {lines} line{'s' if lines != 1 else ''}{cut}"
 
 
 class _NotAttached(ValueError):

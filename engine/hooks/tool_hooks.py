@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from engine.hooks.dispatcher import HookScope, PreToolDecision
+from engine.hooks.tool_input import hook_tool_input
 from engine.messages import ToolCall
 
 if TYPE_CHECKING:
@@ -28,7 +29,8 @@ def scope_of(deps: TurnDeps) -> HookScope:
 async def before_tool(deps: TurnDeps, call: ToolCall, arguments: dict[str, Any]) -> PreToolDecision:
     if deps.hooks is None or not deps.hooks.configured("PreToolUse"):
         return NO_OPINION
-    return await deps.hooks.pre_tool_use(scope_of(deps), call.id, call.name, arguments)
+    tool_input = hook_tool_input(arguments, deps.tool_context.workspace.root)
+    return await deps.hooks.pre_tool_use(scope_of(deps), call.id, call.name, tool_input)
 
 
 async def after_tool(
@@ -37,7 +39,8 @@ async def after_tool(
     """The result the model reads: unchanged, or with the PostToolUse hooks' feedback under ``hook_feedback``."""
     if deps.hooks is None or not deps.hooks.configured("PostToolUse"):
         return result
-    feedback = await deps.hooks.post_tool_use(scope_of(deps), call.id, call.name, arguments, result)
+    tool_input = hook_tool_input(arguments, deps.tool_context.workspace.root)
+    feedback = await deps.hooks.post_tool_use(scope_of(deps), call.id, call.name, tool_input, result)
     return {**result, "hook_feedback": feedback} if feedback else result
 
 

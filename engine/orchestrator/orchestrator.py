@@ -35,6 +35,7 @@ from engine.messages import Message
 from engine.modes import Mode
 from engine.storage.provenance import StateKey
 from engine.orchestrator.bang import run_bang_input
+from engine.commands.cost import UsageTally
 from engine.orchestrator.bus import EventBus
 from engine.orchestrator.context_meter import session_context
 from engine.orchestrator.deps import ApprovalSettings, TurnDeps
@@ -106,6 +107,9 @@ class Orchestrator:
         # resumed session stored.
         self.model_pinned = model_pinned or bool(self._env.get("CODER_MODEL"))
         self._bus = EventBus()
+        # What the server counted for this run's requests (``/cost``).
+        self.usage = UsageTally()
+        self._bus.subscribe(self.usage)
         self._interaction = CancellingInteraction(interaction, self)
         self._provider = provider
         self._provider_given = provider is not None

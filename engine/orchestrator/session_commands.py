@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from engine.events import CommandResult
 from engine.interaction import QuestionRequest
 from engine.orchestrator.outcome import TurnOutcome
-from engine.orchestrator.resume import history_restored, plan_resume
+from engine.orchestrator.resume import ResumePlan, history_restored, plan_resume
 from engine.storage.errors import UnknownSession
 from engine.storage.session_lock import SessionBusy
 from engine.storage.undo import UndoResult
@@ -74,11 +74,19 @@ async def resume_command(orch: Orchestrator, arg: str) -> CommandResult | TurnOu
     orch.emit(
         CommandResult.slash(
             "/resume",
-            f"resumed session {info.id}: {info.title or '(untitled)'} ({len(plan.messages)} messages)",
+            f"resumed session {info.id}: {info.title or '(untitled)'} ({_message_counts(info.message_count, plan)})",
             session_id=info.id,
         )
     )
     return await orch.resume(plan)
+
+
+def _message_counts(stored: int, plan: ResumePlan) -> str:
+    """The same count ``/resume``'s list gives, and the model's context when a compaction made it smaller."""
+    in_context = len(plan.messages)
+    if stored <= in_context:
+        return f"{in_context} messages"
+    return f"{stored} messages; the model's context holds {in_context} since its last compaction"
 
 
 async def undo_command(orch: Orchestrator, arg: str) -> CommandResult:

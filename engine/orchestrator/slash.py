@@ -24,6 +24,7 @@ from engine.commands.conversation import clear_command, copy_command, fork_comma
 from engine.commands.export import export_command
 from engine.commands.init import init_command
 from engine.commands.rewind import rewind_command
+from engine.commands.cost import cost_command
 from engine.commands.status import status_command
 from engine.commands.theme import theme_command
 from engine.orchestrator.trust_command import trust_command
@@ -161,7 +162,18 @@ async def _model(orch: Orchestrator, arg: str) -> CommandResult:
     except (OSError, ValueError) as exc:
         text = f"model: {arg} (for this session only: could not save it: {exc})"
         return CommandResult.slash("/model", text, model=arg)
-    return CommandResult.slash("/model", f"model: {arg} (saved in {path})", model=arg)
+    return CommandResult.slash("/model", f"model: {arg} (saved in {path}){_model_override(orch, arg)}", model=arg)
+
+
+def _model_override(orch: Orchestrator, model: str) -> str:
+    """What will win over the saved model at the next launch (SPEC 17: the environment over the project file)."""
+    from_env = orch.env.get("CODER_MODEL")
+    if not from_env or from_env == model.partition(":")[2] or from_env == model:
+        return ""
+    return (
+        f"\nnote: CODER_MODEL={from_env} is set in your environment and wins over the saved model at the next "
+        f"launch; unset it (or set it to {model}) to keep this one"
+    )
 
 
 def _profiles_line(orch: Orchestrator) -> str:
@@ -231,6 +243,7 @@ COMMANDS: dict[str, SlashCommand] = {
         SlashCommand("/diff", "/diff", "the workspace's changes (git diff, or this session's)", diff_command),
         SlashCommand("/init", "/init", "survey the repository and write (or improve) AGENTS.md", init_command),
         SlashCommand("/status", "/status", "model, provider, session, mode and context in use", status_command),
+        SlashCommand("/cost", "/cost", "the tokens this run of the session used", cost_command),
         SlashCommand("/clear", "/clear", "start a new conversation (the old one stays resumable)", clear_command),
         SlashCommand("/fork", "/fork [id]", "continue in a new session with this one's (or session id's) history",
                      fork_command),

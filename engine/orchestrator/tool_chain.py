@@ -23,6 +23,7 @@ from engine.interaction import ApprovalAnswer, ApprovalDecision, ApprovalRequest
 from engine.messages import ImageRef, Message, ToolCall
 from engine.modes import Mode
 from engine.orchestrator.deps import TurnDeps
+from engine.orchestrator.live_output import LiveOutput
 from engine.config.project_file import update_project_config
 from engine.config.trust import untrusted_rule_notice
 from engine.hooks.dispatcher import PreToolDecision
@@ -35,6 +36,18 @@ from engine.tools.base import Tool, ToolKind, ToolOutput
 
 class ApprovalCancelled(asyncio.CancelledError):
     """Esc in the approval dialog: the whole task is cancelled, it is not a "no"."""
+
+
+class CallCancelled(asyncio.CancelledError):
+    """Esc while a call ran: the task is cancelled, and ``result`` is what the model is told of the call (with
+    what the command printed before it was stopped)."""
+
+    def __init__(self, result: dict[str, Any]) -> None:
+        super().__init__("cancelled by the user")
+        self.result = result
+
+
+INTERRUPTED = "interrupted: the user cancelled the task"
 
 
 @record
@@ -85,6 +98,7 @@ async def run_tool_call(call: ToolCall, deps: TurnDeps) -> ToolCallOutcome:
     started: float | None = None
     key_argument = ""
     tool = deps.registry.get(call.name)
+    live = LiveOutput(call.id, deps.emit, deps.tool_context.limits.output_cap_bytes)
 
     def schedule(arguments: dict[str, Any]) -> None:
         deps.recorder.tool_requested(call.id, call.name, arguments, defer=True)
@@ -92,6 +106,7 @@ async def run_tool_call(call: ToolCall, deps: TurnDeps) -> ToolCallOutcome:
 
     def finish(status: ToolStatus, result: dict[str, Any], output: ToolOutput | None = None) -> ToolCallOutcome:
         duration_ms = None if started is None else (time.perf_counter() - started) * 1000
+        live.flush()  # the live output before the result, in order
         diff = output.diff if output else None
         deps.recorder.tool_completed(
             call.id, call.name, result, is_error=status is not ToolStatus.SUCCESS, duration_ms=duration_ms, defer=True
@@ -115,7 +130,7 @@ async def run_tool_call(call: ToolCall, deps: TurnDeps) -> ToolCallOutcome:
     key_argument = tool.key_argument(params)
     schedule(arguments)
     decision = deps.policy.decide(call.name, tool.kind, arguments)
-    context = replace(deps.tool_context, call_id=call.id, sandbox=decision.sandbox)
+    context = replace(deps.tool_context, call_id=call.id, sandbox=decision.sandbox, on_output=live.feed)
     if tool.kind is ToolKind.EXECUTE and (notice := deps.policy.take_sandbox_notice()) is not None:
         deps.emit(Notice(notice, level="warning"))
     try:
@@ -141,9 +156,15 @@ async def run_tool_call(call: ToolCall, deps: TurnDeps) -> ToolCallOutcome:
             if verdict.kept_hunks is not None and verdict.reason:
                 data["user_says"] = verdict.reason  # why the user dropped the hunks named in dropped_hunks
             result = await after_tool(deps, call, arguments, {"ok": True, **data})
-    except asyncio.CancelledError:
-        finish(ToolStatus.CANCELLED, error_result("cancelled by the user"))
-        raise
+    except asyncio.CancelledError as exc:
+        if started is None:
+            finish(ToolStatus.CANCELLED, error_result("cancelled by the user"))
+            raise
+        # What the command printed before Esc stays: shown, and sent to the model with the interruption (SPEC 14).
+        printed = live.so_far()
+        result = error_result(f"{INTERRUPTED}; its output so far:\n{printed}" if printed else INTERRUPTED)
+        finish(ToolStatus.CANCELLED, result)
+        raise CallCancelled(result) from exc
     except ToolError as exc:
         return finish(ToolStatus.ERROR, error_result(str(exc)))
     except Exception as exc:  # a bug in a tool must not end the turn: the model sees it and decides

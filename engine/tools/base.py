@@ -97,6 +97,9 @@ class ToolContext:
     # The hunks of its previewed diff the user kept for this call (write, edit, patch; SPEC 5), set per call by
     # the tool chain; None applies the whole change.
     kept_hunks: frozenset[int] | None = None
+    # Called with ("stdout" or "stderr", text) as a running command prints, set per call by the tool chain, so the
+    # user sees it live and an interrupted call keeps what it printed.
+    on_output: Callable[[str, str], None] | None = None
 
     def about_to_change(self, paths: Iterable[Path]) -> None:
         """Lets the undo journal keep each file's previous state; if it cannot, the change does not happen."""

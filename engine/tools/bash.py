@@ -11,11 +11,13 @@ sandbox launcher stands between this process and the shell as a child subreaper,
 from __future__ import annotations
 
 import asyncio
+import codecs
 import contextlib
 import os
 import shutil
 import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -82,7 +84,8 @@ class BashTool(Tool[BashParams]):
         limits = ctx.limits
         timeout = min(params.timeout or limits.bash_timeout_s, limits.bash_max_timeout_s)
         result = await run_command(
-            params.command, ctx.workspace.root, timeout, limits.output_cap_bytes, sandbox=ctx.sandbox
+            params.command, ctx.workspace.root, timeout, limits.output_cap_bytes, sandbox=ctx.sandbox,
+            on_output=ctx.on_output,
         )
         if result.timed_out:
             # The partial output goes in the message: a failed call reaches the model as its error text only.
@@ -97,8 +100,19 @@ class BashTool(Tool[BashParams]):
         return ToolOutput(data=data)
 
 
+# Called with ("stdout" or "stderr", text) as the command prints: decoded as it comes, a character split between
+# two reads kept for the next.
+OutputCallback = Callable[[str, str], None]
+
+
 async def run_command(
-    command: str, cwd: Path, timeout: float, cap: int, *, sandbox: SandboxGrant | None = None
+    command: str,
+    cwd: Path,
+    timeout: float,
+    cap: int,
+    *,
+    sandbox: SandboxGrant | None = None,
+    on_output: OutputCallback | None = None,
 ) -> CommandResult:
     """Runs ``command`` with bash (sh if there is no bash) and returns its capped output.
 
@@ -106,7 +120,8 @@ async def run_command(
     the output so far; cancellation kills the group, waits for it, and re-raises ``CancelledError`` unchanged.
     With a ``sandbox`` grant the command runs confined (SPEC 13, 20; only its environment where the system has no
     sandbox) with a private temp folder, removed afterwards. With or without one, on Linux it runs under the
-    launcher, which ends every process the command started, those that left its group included.
+    launcher, which ends every process the command started, those that left its group included. ``on_output``
+    sees the output as it comes, uncapped.
     """
     support = detect()
     if sandbox is not None:
@@ -114,19 +129,25 @@ async def run_command(
     else:
         confined = unconfined(support, _shell(), command)
     try:
-        return await _run(command, confined.argv, confined, cwd, timeout, cap)
+        return await _run(command, confined.argv, confined, cwd, timeout, cap, on_output)
     finally:
         confined.cleanup()
 
 
 async def _run(
-    command: str, argv: list[str], confined: ConfinedCommand, cwd: Path, timeout: float, cap: int
+    command: str,
+    argv: list[str],
+    confined: ConfinedCommand,
+    cwd: Path,
+    timeout: float,
+    cap: int,
+    on_output: OutputCallback | None,
 ) -> CommandResult:
     started = time.monotonic()
     loop = asyncio.get_running_loop()
     starting = asyncio.ensure_future(
         loop.subprocess_exec(
-            lambda: _ShellProtocol(loop, cap),
+            lambda: _ShellProtocol(loop, cap, on_output),
             *argv,
             cwd=cwd,
             env=confined.env,
@@ -176,15 +197,19 @@ async def _run(
 class _ShellProtocol(asyncio.SubprocessProtocol):
     """Collects the two output streams and tells apart "the shell exited" from "every pipe is closed"."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, cap: int) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, cap: int, on_output: OutputCallback | None) -> None:
         self.stdout = CappedOutput(cap)
         self.stderr = CappedOutput(cap)
         self.exited: asyncio.Future[None] = loop.create_future()
         self.closed: asyncio.Future[None] = loop.create_future()
+        self._on_output = on_output
+        self._decoders = {fd: codecs.getincrementaldecoder("utf-8")(errors="replace") for fd in (1, 2)}
 
     def pipe_data_received(self, fd: int, data: bytes | str) -> None:
         chunk = data.encode() if isinstance(data, str) else data
         (self.stdout if fd == 1 else self.stderr).feed(chunk)
+        if self._on_output is not None and (text := self._decoders[fd].decode(chunk)):
+            self._on_output("stdout" if fd == 1 else "stderr", text)
 
     def process_exited(self) -> None:
         if not self.exited.done():

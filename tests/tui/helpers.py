@@ -31,6 +31,7 @@ def make_app(
     clock: Callable[[], datetime] | None = None,
     model: str | None = None,
     first_inputs: tuple[str, ...] = (),
+    timer: Callable[[], float] = lambda: 0.0,
 ) -> CoderApp:
     """The app with its engine in memory (same protocol, same codec as the engine process), so tests can patch
     engine modules and stay deterministic. ``model`` and ``first_inputs``: as ``--model`` and ``--continue`` give them."""
@@ -40,6 +41,8 @@ def make_app(
     return CoderApp(
         workspace=workspace,
         engine=lambda: InMemoryEngine(options, config=make_config(server.base_url)),
+        # A running input's time stands still: screens show no clock (a test that needs one passes its own).
+        timer=timer,
         workspace_label=WORKSPACE_LABEL,
         start_mode=start_mode,
         model=model,

@@ -32,6 +32,9 @@ async def prepare_turn_state(state: TurnState, deps: TurnDeps) -> None:
     )
     if state.hook_context:
         content = f"{content}\n\n<hook-context>\n{state.hook_context}\n</hook-context>"
+    if found.attached or images:
+        named = [*found.attached, *(f"{image.name} (image)" for image in images)]
+        deps.emit(Notice(f"attached {', '.join(named)}"))
     for problem in problems:
         deps.emit(Notice(problem, level="warning"))
     verdict = is_complex(state.user_text)

@@ -9,7 +9,7 @@ from engine.events import LoopDetected, TodosChanged, ToolStatus
 from engine.messages import ImageRef, Message, ToolCall
 from engine.orchestrator.deps import TurnDeps
 from engine.orchestrator.state import TurnState
-from engine.orchestrator.tool_chain import error_result, run_tool_call, tool_message
+from engine.orchestrator.tool_chain import INTERRUPTED, CallCancelled, error_result, run_tool_call, tool_message
 
 
 async def tool_loop_step(
@@ -30,9 +30,11 @@ async def tool_loop_step(
             return
         try:
             outcome = await run_tool_call(call, deps)
-        except asyncio.CancelledError:
-            for pending in calls[position:]:
-                deps.session.append(tool_message(pending, error_result("interrupted: the user cancelled the task")))
+        except asyncio.CancelledError as exc:
+            # The running call's own result keeps what it printed; the calls after it never ran.
+            deps.session.append(tool_message(call, exc.result if isinstance(exc, CallCancelled) else error_result(INTERRUPTED)))
+            for pending in calls[position + 1:]:
+                deps.session.append(tool_message(pending, error_result(INTERRUPTED)))
             raise
         state.tool_calls += 1
         state.edited_paths.extend(p for p in outcome.changed_paths if p not in state.edited_paths)

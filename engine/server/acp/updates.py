@@ -41,6 +41,7 @@ from engine.events import (
     TodosChanged,
     ToolCallExecuting,
     ToolCallFinished,
+    ToolCallOutput,
     ToolCallScheduled,
     ToolProgress,
     ToolStatus,
@@ -76,6 +77,8 @@ _STATUS = {
 }
 # A tool result larger than this is cut in the update (the model still gets all of it).
 MAX_RESULT_CHARS = 20_000
+# A running call's live output: its last characters are the update's content (ACP replaces the content each time).
+MAX_LIVE_CHARS = 4_000
 PLAN_STATUS = {"pending": "pending", "in_progress": "in_progress", "completed": "completed"}
 
 
@@ -105,6 +108,7 @@ def commands_update(commands: Sequence[tuple[str, str]]) -> Any:
 class UpdateMapper:
     def __init__(self, workspace: Path) -> None:
         self.workspace = workspace
+        self._live: dict[str, str] = {}  # a running call's latest output, by call id
 
     def updates(self, event: Event) -> list[Any]:
         match event:
@@ -128,7 +132,11 @@ class UpdateMapper:
             case ToolProgress(call_id=call_id):
                 progress = [tool_content(text_block(event.summary()))]
                 return [update_tool_call(call_id, status="in_progress", content=progress)]
+            case ToolCallOutput(call_id=call_id, text=text):
+                live = self._live[call_id] = (self._live.get(call_id, "") + text)[-MAX_LIVE_CHARS:]
+                return [update_tool_call(call_id, status="in_progress", content=[tool_content(text_block(live))])]
             case ToolCallFinished():
+                self._live.pop(event.call_id, None)
                 return [self._finished(event)]
             case TodosChanged(todos=todos):
                 entries = [

@@ -7,7 +7,7 @@ import asyncio
 import json
 from pathlib import Path
 
-from engine.events import ToolCallExecuting, ToolCallFinished, ToolStatus, TurnFinished
+from engine.events import ToolCallExecuting, ToolCallFinished, ToolCallOutput, ToolStatus, TurnFinished
 from engine.interaction import ApprovalDecision
 from engine.modes import Mode
 from engine.tools.bash import group_still_runs
@@ -124,3 +124,28 @@ async def test_work_done_before_cancel_stays_done(tmp_path: Path, scripted_serve
     orch.cancel()
     assert (await task).reason == "cancelled"
     assert (tmp_path / "kept.txt").read_text() == "kept\n"
+
+
+async def test_esc_keeps_what_a_running_command_printed_and_tells_the_model(
+    tmp_path: Path, scripted_server: ScriptedServer
+) -> None:
+    scripted_server.add(
+        reply(tool_call("bash", command="for i in 1 2 3; do echo line $i; done; echo oops >&2; sleep 30")),
+        reply(text("I see it printed three lines.")),
+    )
+    orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url, mode=Mode.YOLO)
+    task = asyncio.create_task(orch.run_input("run it"))
+    printed = lambda: "".join(e.text for e in log.of(ToolCallOutput))  # noqa: E731
+    await wait_for(lambda: "line 3" in printed() and "oops" in printed())
+    orch.cancel()
+    assert (await task).reason == "cancelled"
+    finished = log.of(ToolCallFinished)[-1]
+    assert finished.status is ToolStatus.CANCELLED
+    assert "stdout:\nline 1\nline 2\nline 3" in finished.result["error"] and "stderr:\noops" in finished.result["error"]
+    # The history the model reads next has the output with the interruption, in the call's own result.
+    last = orch.session.messages[-1]
+    assert last.role == "tool" and "interrupted" in (last.content or "") and "line 3" in (last.content or "")
+    await orch.run_input("what happened?")
+    sent = [m for m in scripted_server.requests[-1].body["messages"] if m["role"] == "tool"][-1]
+    error = json.loads(sent["content"])["error"]
+    assert error.startswith("interrupted") and "stdout:\nline 1\nline 2\nline 3" in error
