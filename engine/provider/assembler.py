@@ -3,8 +3,11 @@
 Servers differ in how they cut tool calls into deltas: OpenAI sends id and name once, then argument pieces; others
 repeat the id and name on every delta, send the name late, or never send an id. Joining by ``index`` and taking id
 and name from the first delta that carries them handles all of these. Ollama sends parallel calls whole, each with
-``index`` 0 and its own id: a delta whose id differs from the call at its index starts a new call, and so does a
-named delta (with no ids at all) once the call at its index holds complete JSON arguments.
+``index`` 0 and its own id: a named delta whose id differs from the call at its index starts a new call, and so
+does a named delta (with no ids at all) once the call at its index holds complete JSON arguments. A delta that
+changes the id but names no function (a gateway that renumbers the pieces of one call) adds to the call it follows,
+which keeps its first id. Ids a server repeats across turns (Kimi K2 sends ``functions.glob:0`` every turn) are
+made unique against the ids the history already holds (``taken_ids``).
 A call that never got a name is kept with an empty one, so the tool step tells the model instead of dropping it.
 """
 
@@ -55,7 +58,8 @@ class _PartialCall:
 class StreamAssembler:
     """Pure accumulator: ``feed`` every chunk of one stream, then read ``message()``."""
 
-    def __init__(self) -> None:
+    def __init__(self, taken_ids: set[str] | frozenset[str] = frozenset()) -> None:
+        self._taken_ids = taken_ids  # tool-call ids the history already holds
         self._serial = next(_assembler_serials)
         self._text: list[str] = []
         self._reasoning: list[str] = []
@@ -93,7 +97,7 @@ class StreamAssembler:
     def _call_for(self, index: int, call_id: str | None, name: str | None) -> _PartialCall:
         call = self._current.get(index)
         starts_new = call is None or (
-            (call_id is not None and call.id is not None and call_id != call.id)
+            (call_id is not None and call.id is not None and call_id != call.id and bool(name))
             or (call_id is None and call.id is None and name and call.name and call.arguments_complete())
         )
         if starts_new:
@@ -137,14 +141,23 @@ class StreamAssembler:
             generated = f"call_{max(call.index, 0)}_{self._serial}"
             if any(made.id == generated for made in calls):
                 generated += f"_{position}"
+            call_id = self._unique(call.id or generated, calls, position)
             calls.append(
                 ToolCall(
-                    id=call.id or generated,
+                    id=call_id,
                     function=FunctionCall(name=call.name or "", arguments="".join(call.arguments)),
                     extra=call.extra or None,
                 )
             )
         return calls
+
+    def _unique(self, call_id: str, made: list[ToolCall], position: int) -> str:
+        """``call_id``, or a variant of it that neither the history nor this message holds yet."""
+        unique, attempt = call_id, 0
+        while unique in self._taken_ids or any(call.id == unique for call in made):
+            attempt += 1
+            unique = f"{call_id}_{self._serial}_{position}" + (f"_{attempt}" if attempt > 1 else "")
+        return unique
 
     def message(self, interrupted: bool = False) -> Message:
         """The assistant message; ``interrupted`` marks a stream cut short (its text is kept, its tool calls are
