@@ -53,6 +53,7 @@ from engine.policy import PermissionPolicy
 from engine.provider.base import ChatProvider
 from engine.provider.factory import missing_model_setup
 from engine.provider.profiles import effective_config, split_model_spec
+from engine.provider.server_window import ServerWindow
 from engine.skills import SkillCatalog
 from engine.storage.errors import StorageError
 from engine.storage.session_lock import SessionLocks
@@ -96,6 +97,8 @@ class Orchestrator:
         self._base_config = config
         self.provider_profile, model = split_model_spec(config.model, config.providers)
         self.config = config = effective_config(config, self.provider_profile, model)
+        # The context window a local server reports, asked in the background (SPEC 18).
+        self.server_window = ServerWindow()
         self.workspace = Workspace(workspace)
         self.interactive = interactive
         self.counts_shown = counts_shown
@@ -244,6 +247,7 @@ class Orchestrator:
                 asyncio.get_running_loop().create_task(self._provider.aclose())
             self._provider = None
         self.provider_profile, self.config = profile, config
+        self.server_window.start(config, self._apply_server_window)
         model = config.model
         self.session.model = model
         self.token_counter.set_model(model)
@@ -256,6 +260,7 @@ class Orchestrator:
         mode_changed = (config.mode, config.permissions.preset) != (self.config.mode, self.config.permissions.preset)
         current_mode = self.policy.mode
         self.config = config
+        self.server_window.start(config, self._apply_server_window)
         self._approvals = ApprovalSettings.from_config(config, interactive=self.interactive)
         self.policy = PermissionPolicy.from_config(config.permissions, config.mode, workspace=self.workspace.root)
         self.policy.always_scopes = self.mcp.always_scopes
@@ -305,6 +310,15 @@ class Orchestrator:
         start_loading(self.token_counter)
         self.skills.start()
         self.mcp.start()
+        self.server_window.start(self.config, self._apply_server_window)
+
+    def _apply_server_window(self) -> None:
+        self.config = self.server_window.applied(self._base_config, self.provider_profile, self.config)
+
+    @property
+    def context_window_source(self) -> str:
+        """Where the context window in use comes from (``/status``)."""
+        return self.server_window.source(self._base_config, self.provider_profile, self.config)
 
     async def aclose(self) -> None:
         """Cancels what runs and releases the provider's connections and the database. Called on exit."""

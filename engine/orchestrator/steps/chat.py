@@ -16,6 +16,8 @@ from engine.orchestrator.state import TurnState
 from engine.orchestrator.token_loading import correct_when_loaded
 from engine.provider.assembler import StreamAssembler
 from engine.provider.base import ChatRequest, ReasoningChunk, RetryNotice, StreamChunk, TextChunk, UsageChunk
+from engine.provider.prompt_cut import prompt_cut_warning
+from engine.provider.server_probe import cached
 from engine.workflow.loop_detection import LoopFound
 
 
@@ -76,7 +78,10 @@ def _announce(chunk: StreamChunk, deps: TurnDeps, sent: tuple[Message, ...]) -> 
         )
     elif isinstance(chunk, UsageChunk):
         session = deps.session
-        if deps.counts_shown or deps.counter.ready:  # a correction counts what it corrects: it loads the encoding
+        cut = _prompt_cut(chunk.usage.prompt_tokens, deps, sent)
+        if cut is not None:
+            deps.emit(Notice(cut, level="warning"))  # and no correction: the count of what was sent stands
+        elif deps.counts_shown or deps.counter.ready:  # a correction counts what it corrects: it loads the encoding
             correct_when_loaded(
                 deps.counter, chunk.usage.prompt_tokens, sent, system=session.system_prompt, tools=session.tools
             )
@@ -89,6 +94,17 @@ def _announce(chunk: StreamChunk, deps: TurnDeps, sent: tuple[Message, ...]) -> 
             )
         )
     return None
+
+
+def _prompt_cut(reported: int, deps: TurnDeps, sent: tuple[Message, ...]) -> str | None:
+    """The warning when the server read far fewer prompt tokens than were sent (judged only when the counts of
+    what was sent are at hand: it never loads or counts anything)."""
+    counter, session = deps.counter, deps.session
+    if not counter.ready or counter.uncounted(sent):
+        return None
+    sent_tokens = counter.total(sent, system=session.system_prompt, tools=session.tools) - counter.correction
+    server = cached(deps.config.provider.base_url, deps.config.model)
+    return prompt_cut_warning(reported, sent_tokens, server.kind if server else None)
 
 
 def _keep_partial(assembler: StreamAssembler, deps: TurnDeps) -> Message | None:
