@@ -184,6 +184,11 @@ class Orchestrator:
         return missing_model_setup(self.config, self._env)
 
     @property
+    def env(self) -> dict[str, str]:
+        """The environment the configuration reads (the API key, ``CODER_*``): the process's unless one was given."""
+        return self._env
+
+    @property
     def session_id(self) -> str:
         return self.session.id
 
