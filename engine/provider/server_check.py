@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from engine.errors import ProviderError
 from engine.provider.base import TextChunk, ToolCallChunk
-from engine.provider.server_probe import SERVER_NAMES, ServerInfo, probe_server
+from engine.provider.server_probe import SERVER_NAMES, ServerInfo, http_library, probe_server
 from engine.provider.stream_reader import read_stream
 from engine.provider.text_tool_calls import OfferedTools, first_marker, parse_marked, parse_whole_json
 from engine.record import record
@@ -105,8 +106,7 @@ async def check_server(
     base_url: str, model: str, *, api_key: str | None, headers: dict[str, str], window_in_use: int,
     timeout: float = CHECK_TIMEOUT_S,
 ) -> ServerCheck:
-    import httpx
-
+    httpx = http_library()
     auth = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     info = await probe_server(base_url, model, headers={**headers, **auth})
     async with httpx.AsyncClient(timeout=timeout, headers={**headers, **auth}) as client:
@@ -120,10 +120,8 @@ async def check_server(
     return ServerCheck(_without_secrets(base_url), model, info, models, call, error, window_in_use)
 
 
-async def _models(client: object, base_url: str) -> list[str] | None:
-    import httpx
-
-    assert isinstance(client, httpx.AsyncClient)
+async def _models(client: Any, base_url: str) -> list[str] | None:
+    httpx = http_library()
     try:
         response = await client.get(f"{base_url.rstrip('/')}/models")
         data = response.json().get("data") if response.status_code == 200 else None
@@ -134,10 +132,7 @@ async def _models(client: object, base_url: str) -> list[str] | None:
     return [item["id"] for item in data if isinstance(item, dict) and isinstance(item.get("id"), str)]
 
 
-async def _tool_call(client: object, base_url: str, model: str) -> ToolCallCheck:
-    import httpx
-
-    assert isinstance(client, httpx.AsyncClient)
+async def _tool_call(client: Any, base_url: str, model: str) -> ToolCallCheck:
     body = {
         "model": model,
         "messages": [{"role": "user", "content": _ASK}],

@@ -17,11 +17,14 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import re
+import sys
 from typing import Any
 
 from engine.record import record
 
 PROBE_TIMEOUT_S = 2.0
+# The probe's requests say what they are, so a server's log (and the tests' scripted server) can tell them apart.
+PROBE_USER_AGENT = "coder-tui (server probe)"
 
 # What to raise on each server when it cut the prompt, and the server's name.
 SERVER_SETTINGS = {
@@ -43,6 +46,22 @@ class ServerInfo:
 
 
 _cache: dict[tuple[str, str], ServerInfo] = {}
+
+
+def http_library() -> Any:
+    """The HTTP library the openai SDK runs on (``httpx2`` in recent versions, ``httpx`` before), imported as the
+    SDK imports it: the probe adds no library and no second import path (two threads importing different roots of
+    the same modules at once can see a half-made module)."""
+    from engine.provider.sdk_import import import_openai
+
+    import_openai()
+    for name in ("httpx2", "httpx"):
+        module = sys.modules.get(name)
+        if module is not None:
+            return module
+    import httpx
+
+    return httpx
 
 
 def cached(base_url: str | None, model: str) -> ServerInfo | None:
@@ -68,10 +87,10 @@ async def probe_server(
     key = (base_url, model)
     if key in _cache:
         return _cache[key]
-    import httpx
-
+    httpx = http_library()
     root = server_root(base_url)
-    async with httpx.AsyncClient(timeout=timeout, headers=headers or {}) as client:
+    sent_headers = {**(headers or {}), "User-Agent": PROBE_USER_AGENT}
+    async with httpx.AsyncClient(timeout=timeout, headers=sent_headers) as client:
 
         async def ask(method: str, url: str, body: Any = None) -> Any:
             try:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from engine.config import Config
 from engine.provider.known_windows import known_context_window
 from engine.provider.profiles import window_is_configured
-from engine.provider.server_probe import cached, probe_server
+from engine.provider.server_probe import cached, http_library, probe_server
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +38,7 @@ class ServerWindow:
 
     async def _probe(self, config: Config, apply: Callable[[], None]) -> None:
         try:
+            await asyncio.to_thread(http_library)  # the SDK's import, off the event loop, as the preload does
             await probe_server(config.provider.base_url, config.model, headers=config.provider.headers)
         except Exception:  # noqa: BLE001 - a probe that fails says nothing; the session goes on without it
             log.debug("probing the model server failed", exc_info=True)

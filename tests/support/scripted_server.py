@@ -50,6 +50,7 @@ from tests.support.scenario import (
     as_reply,
 )
 
+PROBE_USER_AGENT = "coder-tui (server probe)"  # as engine.provider.server_probe sends it
 NO_REPLY_LEFT = "scripted server: no reply left for this request"
 CHAT_PATH = "/v1/chat/completions"
 MODELS_PATH = "/v1/models"
@@ -95,6 +96,8 @@ class ScriptedServer:
         # Set by stop(); slow and stalled replies wait on it, so none outlives the server.
         self.stopping = threading.Event()
         self.fixed: dict[tuple[str, str], tuple[int, Any]] = {}  # (method, path): (status, JSON payload)
+        # What coder-tui's server probe asked (its own user agent), kept apart so ``requests`` stays the script's.
+        self.probes: list[RecordedRequest] = []
         self._httpd: _ScriptedHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -161,6 +164,10 @@ class ScriptedServer:
             self.served.append((start, time.perf_counter()))
 
     def record(self, request: RecordedRequest) -> None:
+        if request.headers.get("user-agent", "").startswith(PROBE_USER_AGENT):
+            with self._lock:
+                self.probes.append(request)
+            return
         with self._lock:
             self._requests.append(request)
         if self._log is not None:

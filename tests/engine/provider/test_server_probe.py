@@ -65,6 +65,7 @@ async def test_session_takes_the_servers_window_and_status_says_where_from(
     await orchestrator.server_window.wait()
 
     assert orchestrator.context_window == window
+    assert scripted_server.probes and not scripted_server.requests  # kept apart from the script's requests
     await orchestrator.run_input("/status")
     status = log.of(CommandResult)[-1]
     assert status.data["context_window"] == window and status.data["context_window_source"] == source
