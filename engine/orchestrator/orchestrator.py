@@ -437,6 +437,8 @@ class Orchestrator:
 
                 provider = XmlToolCallingProvider(provider)
             self._provider = provider
+            if self.server_window.idle:  # headless and ACP: asked beside the first turn, which does not wait
+                self.server_window.start(self.config, self._apply_server_window)
         return self._provider
 
     # -- inside -----------------------------------------------------------------------------------------------------

@@ -25,6 +25,11 @@ class ServerWindow:
         self._task: asyncio.Task[None] | None = None
         self._from: str | None = None  # where the server's window was read, once applied
 
+    @property
+    def idle(self) -> bool:
+        """Whether no probe was started yet."""
+        return self._task is None
+
     def start(self, config: Config, apply: Callable[[], None]) -> None:
         """Asks the configured server in the background; ``apply`` is called once it has answered."""
         base_url = config.provider.base_url
