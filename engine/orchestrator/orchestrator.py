@@ -330,6 +330,7 @@ class Orchestrator:
         task = self._task
         if task is not None and self.cancel():
             await asyncio.gather(task, return_exceptions=True)
+        await self.server_window.aclose()
         await self.mcp.aclose()
         await self.skills.stop()
         if self._provider is not None:

@@ -55,6 +55,12 @@ class ServerWindow:
         if self._task is not None:
             await asyncio.gather(self._task, return_exceptions=True)
 
+    async def aclose(self) -> None:
+        """Stops a probe still under way (the session is closing)."""
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+        await self.wait()
+
     def applied(self, base: Config, profile: str | None, config: Config) -> Config:
         """``config`` with the window the server reported, unless the configuration sets one."""
         info = cached(config.provider.base_url, config.model)
