@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.config import Config
+from engine.config.loader import resolve_api_key
 from engine.config.trust import folder_trusted
 from engine.context.tokens import TokenCounter
 from engine.context.system_prompt import Environment, build_system_prompt
@@ -252,7 +253,7 @@ class Orchestrator:
                 asyncio.get_running_loop().create_task(self._provider.aclose())
             self._provider = None
         self.provider_profile, self.config = profile, config
-        self.server_window.start(config, self._apply_server_window)
+        self._ask_server()
         model = config.model
         self.session.model = model
         self.token_counter.set_model(model)
@@ -265,7 +266,7 @@ class Orchestrator:
         mode_changed = (config.mode, config.permissions.preset) != (self.config.mode, self.config.permissions.preset)
         current_mode = self.policy.mode
         self.config = config
-        self.server_window.start(config, self._apply_server_window)
+        self._ask_server()
         self._approvals = ApprovalSettings.from_config(config, interactive=self.interactive)
         self.policy = PermissionPolicy.from_config(config.permissions, config.mode, workspace=self.workspace.root)
         self.policy.always_scopes = self.mcp.always_scopes
@@ -315,7 +316,11 @@ class Orchestrator:
         start_loading(self.token_counter)
         self.skills.start()
         self.mcp.start()
-        self.server_window.start(self.config, self._apply_server_window)
+        self._ask_server()
+
+    def _ask_server(self) -> None:
+        """Asks the configured server for its context window, in the background (``ServerWindow``)."""
+        self.server_window.start(self.config, self._apply_server_window, resolve_api_key(self.config, self._env))
 
     def _apply_server_window(self) -> None:
         self.config = self.server_window.applied(self._base_config, self.provider_profile, self.config)
@@ -439,7 +444,7 @@ class Orchestrator:
                 provider = XmlToolCallingProvider(provider)
             self._provider = provider
             if self.server_window.idle:  # headless and ACP: asked beside the first turn, which does not wait
-                self.server_window.start(self.config, self._apply_server_window)
+                self._ask_server()
         return self._provider
 
     # -- inside -----------------------------------------------------------------------------------------------------

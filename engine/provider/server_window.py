@@ -30,8 +30,9 @@ class ServerWindow:
         """Whether no probe was started yet."""
         return self._task is None
 
-    def start(self, config: Config, apply: Callable[[], None]) -> None:
-        """Asks the configured server in the background; ``apply`` is called once it has answered."""
+    def start(self, config: Config, apply: Callable[[], None], api_key: str | None = None) -> None:
+        """Asks the configured server in the background (with the key, which vLLM's ``--api-key`` requires even
+        for ``/v1/models``); ``apply`` is called once it has answered."""
         base_url = config.provider.base_url
         if not base_url:
             return
@@ -39,12 +40,13 @@ class ServerWindow:
             loop = asyncio.get_running_loop()
             if self._task is not None and not self._task.done():
                 self._task.cancel()
-            self._task = loop.create_task(self._probe(config, apply))
+            self._task = loop.create_task(self._probe(config, apply, api_key))
 
-    async def _probe(self, config: Config, apply: Callable[[], None]) -> None:
+    async def _probe(self, config: Config, apply: Callable[[], None], api_key: str | None) -> None:
         try:
             await asyncio.to_thread(http_library)  # the SDK's import, off the event loop, as the preload does
-            await probe_server(config.provider.base_url, config.model, headers=config.provider.headers)
+            auth = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+            await probe_server(config.provider.base_url, config.model, headers={**config.provider.headers, **auth})
         except Exception:  # noqa: BLE001 - a probe that fails says nothing; the session goes on without it
             log.debug("probing the model server failed", exc_info=True)
             return

@@ -66,6 +66,8 @@ async def test_session_takes_the_servers_window_and_status_says_where_from(
 
     assert orchestrator.context_window == window
     assert scripted_server.probes and not scripted_server.requests  # kept apart from the script's requests
+    # With the key: vLLM started with --api-key refuses even /v1/models without it.
+    assert all(probe.headers["authorization"] == "Bearer sk-test-key" for probe in scripted_server.probes)
     await orchestrator.run_input("/status")
     status = log.of(CommandResult)[-1]
     assert status.data["context_window"] == window and status.data["context_window_source"] == source
