@@ -41,7 +41,7 @@ async def test_recorded_stream(stream: RecordedStream, tmp_path: Path, scripted_
         assert (usage["prompt_tokens"], usage["completion_tokens"], usage["total_tokens"]) in reported, reported
     if expect.get("repeat"):
         assert (await orchestrator.run_input("again")).ok
-        check_ids_unique(orchestrator.session.messages)
+        check_ids_unique(orchestrator.session.messages, expect.get("repeat_ids"))
 
     if "error" in expect:
         assert outcome.reason == "error" and expect["error"] in (outcome.error or ""), outcome
@@ -82,10 +82,11 @@ def check_message(assistant: Message, expect: dict[str, Any]) -> None:
         assert len({call.id for call in calls}) == len(calls), "every call has its own id"
 
 
-def check_ids_unique(messages: tuple[Message, ...]) -> None:
+def check_ids_unique(messages: tuple[Message, ...], expected: list[str] | None) -> None:
     """Every tool call of the history has its own id, and each result answers the call it follows."""
     ids = [call.id for m in messages if m.role == "assistant" for call in m.tool_calls or ()]
     assert len(ids) >= 2 and len(set(ids)) == len(ids), ids
+    assert ids == (expected or ids)
     assert [m.tool_call_id for m in messages if m.role == "tool"] == ids
 
 
