@@ -43,6 +43,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --continue or --resume: continue in a new session that copies that one's history (works while "
         "another coder-tui process has the session open)",
     )
+    parser.add_argument(
+        "--check-server",
+        action="store_true",
+        help="ask the configured model server what it is, whether it streams, how it sends tool calls and its "
+        "context window; print a short report to paste into a bug report (no secrets in it), then exit",
+    )
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--resume", metavar="ID", help="resume a saved session of this workspace (see /resume)")
     which.add_argument(
@@ -75,7 +81,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--fork copies a saved session: give --continue or --resume ID with it")
 
     text: str | None = args.prompt
-    if text is None and not sys.stdin.isatty():
+    if args.check_server:
+        text = "/doctor"  # the same check, run headless
+    elif text is None and not sys.stdin.isatty():
         text = sys.stdin.read()
     if text is not None:
         if not text.strip():

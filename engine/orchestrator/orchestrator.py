@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from engine.capture.tool_capture import ToolCapture
 from engine.config import Config
+from engine.config.loader import resolve_api_key
 from engine.config.trust import folder_trusted
 from engine.context.tokens import TokenCounter
 from engine.context.system_prompt import Environment, build_system_prompt
@@ -56,6 +57,7 @@ from engine.policy import PermissionPolicy
 from engine.provider.base import ChatProvider
 from engine.provider.factory import missing_model_setup
 from engine.provider.profiles import effective_config, split_model_spec
+from engine.provider.server_window import ServerWindow
 from engine.skills import SkillCatalog
 from engine.storage.errors import StorageError
 from engine.storage.session_lock import SessionLocks
@@ -99,6 +101,8 @@ class Orchestrator:
         self._base_config = config
         self.provider_profile, model = split_model_spec(config.model, config.providers)
         self.config = config = effective_config(config, self.provider_profile, model)
+        # The context window a local server reports, asked in the background (SPEC 18).
+        self.server_window = ServerWindow()
         self.workspace = Workspace(workspace)
         self.interactive = interactive
         self.counts_shown = counts_shown
@@ -195,6 +199,11 @@ class Orchestrator:
         return missing_model_setup(self.config, self._env)
 
     @property
+    def env(self) -> dict[str, str]:
+        """The environment the configuration reads (the API key, ``CODER_*``): the process's unless one was given."""
+        return self._env
+
+    @property
     def session_id(self) -> str:
         return self.session.id
 
@@ -273,6 +282,7 @@ class Orchestrator:
                 asyncio.get_running_loop().create_task(self._provider.aclose())
             self._provider = None
         self.provider_profile, self.config = profile, config
+        self._ask_server()
         model = config.model
         self.session.model = model
         self.token_counter.set_model(model)
@@ -287,6 +297,7 @@ class Orchestrator:
         self.config = config
         self.hooks.replace(config.hooks)
         self.skills.set_project_trusted(self.project_trusted)
+        self._ask_server()
         self._approvals = ApprovalSettings.from_config(config, interactive=self.interactive)
         self.policy = PermissionPolicy.from_config(config.permissions, config.mode, workspace=self.workspace.root)
         self.policy.always_scopes = self.mcp.always_scopes
@@ -337,12 +348,26 @@ class Orchestrator:
         self.tool_capture.start()
         self.skills.start()
         self.mcp.start()
+        self._ask_server()
+
+    def _ask_server(self) -> None:
+        """Asks the configured server for its context window, in the background (``ServerWindow``)."""
+        self.server_window.start(self.config, self._apply_server_window, resolve_api_key(self.config, self._env))
+
+    def _apply_server_window(self) -> None:
+        self.config = self.server_window.applied(self._base_config, self.provider_profile, self.config)
+
+    @property
+    def context_window_source(self) -> str:
+        """Where the context window in use comes from (``/status``)."""
+        return self.server_window.source(self._base_config, self.provider_profile, self.config)
 
     async def aclose(self) -> None:
         """Cancels what runs and releases the provider's connections and the database. Called on exit."""
         task = self._task
         if task is not None and self.cancel():
             await asyncio.gather(task, return_exceptions=True)
+        await self.server_window.aclose()
         await self.mcp.aclose()
         await self.skills.stop()
         if self._provider is not None:
@@ -454,6 +479,8 @@ class Orchestrator:
 
                 provider = XmlToolCallingProvider(provider)
             self._provider = provider
+            if self.server_window.idle:  # headless and ACP: asked beside the first turn, which does not wait
+                self._ask_server()
         return self._provider
 
     # -- inside -----------------------------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from engine.commands.export import export_command
 from engine.commands.init import init_command
 from engine.commands.rewind import rewind_command
 from engine.commands.cost import cost_command
+from engine.commands.doctor import doctor_command
 from engine.commands.status import status_command
 from engine.commands.theme import theme_command
 from engine.orchestrator.trust_command import trust_command
@@ -244,6 +245,8 @@ COMMANDS: dict[str, SlashCommand] = {
         SlashCommand("/init", "/init", "survey the repository and write (or improve) AGENTS.md", init_command),
         SlashCommand("/status", "/status", "model, provider, session, mode and context in use", status_command),
         SlashCommand("/cost", "/cost", "the tokens this run of the session used", cost_command),
+        SlashCommand("/doctor", "/doctor", "check the model server: what it is, streaming, tool calls, context",
+                     doctor_command),
         SlashCommand("/clear", "/clear", "start a new conversation (the old one stays resumable)", clear_command),
         SlashCommand("/fork", "/fork [id]", "continue in a new session with this one's (or session id's) history",
                      fork_command),

@@ -3,14 +3,20 @@
 Servers differ in how they cut tool calls into deltas: OpenAI sends id and name once, then argument pieces; others
 repeat the id and name on every delta, send the name late, or never send an id. Joining by ``index`` and taking id
 and name from the first delta that carries them handles all of these. Ollama sends parallel calls whole, each with
-``index`` 0 and its own id: a delta whose id differs from the call at its index starts a new call, and so does a
-named delta (with no ids at all) once the call at its index holds complete JSON arguments.
+``index`` 0 and its own id: a delta with another id starts a new call when it names another function or the call
+at its index holds complete JSON arguments, and so does a named delta (with no ids at all) once the call at its
+index holds complete JSON arguments. A delta that changes the id but names no new function (Poolside renumbers the
+pieces of one call; some servers repeat the name on every piece) adds to the call it follows, which keeps its first
+id. Ids a server repeats across turns (Kimi K2 counts ``functions.read:0`` from 0 again each turn) are made unique
+against the ids the history already holds (``taken_ids``), in the server's own form where the id ends in a count
+(``functions.read:1``: Kimi's template reads that form back).
 A call that never got a name is kept with an empty one, so the tool step tells the model instead of dropping it.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from itertools import count
 from typing import Any
@@ -29,6 +35,8 @@ from engine.provider.base import (
 from engine.provider.delta_merge import merge_fields
 from engine.provider.think_tags import split_prefilled
 
+# An id that ends in a count, as Kimi K2's ``functions.read:0``.
+_COUNTED_ID = re.compile(r"^(.*:)(\d+)$")
 # Numbers the assemblers of this process, so ids generated for id-less calls never repeat across messages.
 _assembler_serials = count(1)
 
@@ -55,7 +63,8 @@ class _PartialCall:
 class StreamAssembler:
     """Pure accumulator: ``feed`` every chunk of one stream, then read ``message()``."""
 
-    def __init__(self) -> None:
+    def __init__(self, taken_ids: set[str] | frozenset[str] = frozenset()) -> None:
+        self._taken_ids = taken_ids  # tool-call ids the history already holds
         self._serial = next(_assembler_serials)
         self._text: list[str] = []
         self._reasoning: list[str] = []
@@ -93,7 +102,10 @@ class StreamAssembler:
     def _call_for(self, index: int, call_id: str | None, name: str | None) -> _PartialCall:
         call = self._current.get(index)
         starts_new = call is None or (
-            (call_id is not None and call.id is not None and call_id != call.id)
+            (
+                call_id is not None and call.id is not None and call_id != call.id and bool(name)
+                and (name != call.name or call.arguments_complete())
+            )
             or (call_id is None and call.id is None and name and call.name and call.arguments_complete())
         )
         if starts_new:
@@ -137,14 +149,35 @@ class StreamAssembler:
             generated = f"call_{max(call.index, 0)}_{self._serial}"
             if any(made.id == generated for made in calls):
                 generated += f"_{position}"
+            call_id = self._unique(call.id or generated, calls, position)
             calls.append(
                 ToolCall(
-                    id=call.id or generated,
+                    id=call_id,
                     function=FunctionCall(name=call.name or "", arguments="".join(call.arguments)),
                     extra=call.extra or None,
                 )
             )
         return calls
+
+    def _unique(self, call_id: str, made: list[ToolCall], position: int) -> str:
+        """``call_id``, or a variant of it that neither the history nor this message holds yet: the next free count
+        for an id that ends in ``:N``, else the id with this stream's serial and the call's place appended."""
+        def taken(candidate: str) -> bool:
+            return candidate in self._taken_ids or any(call.id == candidate for call in made)
+
+        if not taken(call_id):
+            return call_id
+        counted = _COUNTED_ID.match(call_id)
+        if counted:
+            number = int(counted.group(2)) + 1
+            while taken(f"{counted.group(1)}{number}"):
+                number += 1
+            return f"{counted.group(1)}{number}"
+        unique, attempt = f"{call_id}_{self._serial}_{position}", 1
+        while taken(unique):
+            attempt += 1
+            unique = f"{call_id}_{self._serial}_{position}_{attempt}"
+        return unique
 
     def message(self, interrupted: bool = False) -> Message:
         """The assistant message; ``interrupted`` marks a stream cut short (its text is kept, its tool calls are

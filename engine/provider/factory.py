@@ -22,13 +22,15 @@ def missing_model_setup(config: Config, env: dict[str, str] | None = None) -> st
 
 
 def make_provider(config: Config, env: dict[str, str] | None = None) -> ChatProvider:
-    """Raises ``ProviderError`` saying how to configure a model when there is neither a key nor a server URL."""
+    """Raises ``ProviderError`` saying how to configure a model when there is neither a key nor a server URL.
+    Tool calls a model writes as text are read as calls (``text_tool_stream``) unless the XML format is set, which
+    rewrites the request itself."""
     if (missing := missing_model_setup(config, env)) is not None:
         raise ProviderError(missing)
     api_key = resolve_api_key(config, env)
     from engine.provider.openai_provider import OpenAIProvider
 
-    return OpenAIProvider(
+    provider = OpenAIProvider(
         base_url=config.provider.base_url,
         api_key=api_key,
         timeout=config.provider.timeout,
@@ -37,3 +39,8 @@ def make_provider(config: Config, env: dict[str, str] | None = None) -> ChatProv
         headers=config.provider.headers,
         api_key_env=config.provider.api_key_env,
     )
+    if config.tool_call_format == "xml":
+        return provider
+    from engine.provider.text_tool_stream import TextToolCallProvider
+
+    return TextToolCallProvider(provider)

@@ -33,6 +33,12 @@ def check_profile(name: str, config: Config) -> None:
         raise ConfigError(f"no provider profile named {name!r} in the configuration (providers: {known})")
 
 
+def window_is_configured(base: Config, profile: str | None) -> bool:
+    """Whether the configuration (the profile, or the top level) sets the context window itself."""
+    chosen = base.providers.get(profile) if profile is not None else None
+    return (chosen is not None and chosen.context_window is not None) or base.context_window != DEFAULT_CONTEXT_WINDOW
+
+
 def effective_config(base: Config, profile: str | None, model: str) -> Config:
     """The configuration for ``model`` on ``profile`` (None: the ``provider`` section alone). An empty ``model``
     means the profile's model, else the configured one."""

@@ -4,7 +4,10 @@ decoded here and each event parsed with ``json.loads`` into a plain dict (no SDK
 How an answer ends decides what it is (SPEC 18):
 - an ``error`` event (``data: {"error": ...}``, ``event: error``, llama.cpp's ``error:`` line) is a
   ``ProviderError`` with the server's message;
-- a finish reason or ``[DONE]`` completes it; neither, when the body ends, is "the stream ended early";
+- a finish reason or ``[DONE]`` completes it; neither, when the body ends, is "the stream ended early"; a
+  connection that breaks once the answer is complete (a proxy that never sends the last chunk or closes the body
+  uncleanly) loses nothing: the answer stands;
+- usage an error event carries is passed on before the error is raised;
 - ``finish_reason: "length"`` (or ``content_filter``) is an answer cut short: the text is kept and the error says why;
 - a body that is not an event stream is a clear error, unless it is a whole ``chat.completion`` (a server that
   ignored ``stream: true``), which is read as one chunk.
@@ -17,10 +20,10 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from engine.errors import ProviderError
-from engine.provider.base import StreamChunk
+from engine.provider.base import StreamChunk, UsageChunk
 from engine.provider.server_errors import is_error_payload, one_line, server_message
 from engine.provider.sse import LineSplitter, SseDecoder, SseEvent, looks_like_sse
-from engine.provider.wire_chunks import ChunkReader
+from engine.provider.wire_chunks import ChunkReader, usage_of
 
 ENDED_EARLY = "the stream ended early: the server closed it before the answer was finished"
 _CUT_REASONS = {
@@ -41,7 +44,16 @@ async def read_stream(body: AsyncIterator[bytes], content_type: str = "") -> Asy
     one pass (no suspension per line)."""
     splitter = LineSplitter()
     parsed = _Body()
-    async for piece in body:
+    pieces = aiter(body)
+    while True:
+        try:
+            piece = await anext(pieces)
+        except StopAsyncIteration:
+            break
+        except Exception:
+            if parsed.done or parsed.reader.finish_reason is not None:
+                break  # the answer was complete before the link broke
+            raise
         for chunk in parsed.take(splitter.feed(piece)):
             yield chunk
         if parsed.error is not None:
@@ -57,8 +69,11 @@ async def read_stream(body: AsyncIterator[bytes], content_type: str = "") -> Asy
     event = parsed.decoder.flush()
     done = parsed.done
     if event is not None and not _is_done(event):
-        for chunk in _event_chunks(event, parsed.reader):
+        chunks, error = _event_chunks(event, parsed.reader)
+        for chunk in chunks:
             yield chunk
+        if error is not None:
+            raise error
     elif event is not None:
         done = True
     for chunk in parsed.reader.finish():
@@ -101,10 +116,9 @@ class _Body:
             if _is_done(event):
                 self.done = True
                 continue
-            try:
-                chunks += _event_chunks(event, self.reader)
-            except ProviderError as exc:
-                self.error = exc
+            taken, self.error = _event_chunks(event, self.reader)
+            chunks += taken
+            if self.error is not None:
                 break
         return chunks
 
@@ -113,17 +127,20 @@ def _is_done(event: SseEvent) -> bool:
     return event.data.strip() == "[DONE]"
 
 
-def _event_chunks(event: SseEvent, reader: ChunkReader) -> list[StreamChunk]:
+def _event_chunks(event: SseEvent, reader: ChunkReader) -> tuple[list[StreamChunk], ProviderError | None]:
+    """The chunks of one event, and the error it reports (with the usage it carries among the chunks)."""
     try:
         payload: Any = json.loads(event.data)
     except ValueError:
         payload = None
     if event.event == "error" or (isinstance(payload, dict) and is_error_payload(payload)):
         detail = server_message(payload if payload is not None else event.data) or one_line(event.data)
-        raise ProviderError(f"the model server reported an error: {detail or 'no details given'}")
+        usage = usage_of(payload) if isinstance(payload, dict) else None
+        error = ProviderError(f"the model server reported an error: {detail or 'no details given'}")
+        return ([UsageChunk(usage)] if usage is not None else []), error
     if not isinstance(payload, dict):
-        return []  # keep-alive pings and other non-JSON data carry nothing of the answer
-    return list(reader.chunks(payload))
+        return [], None  # keep-alive pings and other non-JSON data carry nothing of the answer
+    return list(reader.chunks(payload)), None
 
 
 def _whole_body(lines: list[str], content_type: str, reader: ChunkReader) -> list[StreamChunk]:

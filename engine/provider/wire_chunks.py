@@ -9,7 +9,9 @@ Servers differ from the OpenAI reference (SPEC 18), and each difference is read 
 - the legacy ``function_call`` is a tool call;
 - any other field of the delta or of a tool call (``reasoning_details``, ``extra_content``...) is kept for the
   round trip, and so is ``reasoning_content``, which DeepSeek wants back;
-- usage at the top level, or under ``x_groq`` (Groq).
+- reasoning sent only as ``reasoning_details`` (OpenRouter): its ``reasoning.text`` and ``reasoning.summary`` items
+  are the reasoning shown and saved (encrypted items carry none); the field itself is kept for the round trip;
+- usage at the top level, under ``x_groq`` (Groq), or inside the choice (Moonshot).
 An event that reports an error is raised as ``ProviderError`` by the reader (``stream_reader``), not here.
 """
 
@@ -63,15 +65,9 @@ class ChunkReader:
             if isinstance(reason, str) and reason:
                 self.finish_reason = "tool_calls" if reason == "function_call" else reason
                 yield FinishChunk(self.finish_reason)
-        usage = payload.get("usage") or (payload.get("x_groq") or {}).get("usage")
-        if isinstance(usage, dict):
-            yield UsageChunk(
-                Usage(
-                    prompt_tokens=_int(usage.get("prompt_tokens")),
-                    completion_tokens=_int(usage.get("completion_tokens")),
-                    total_tokens=_int(usage.get("total_tokens")),
-                )
-            )
+        usage = usage_of(payload)
+        if usage is not None:
+            yield UsageChunk(usage)
 
     def finish(self) -> Iterator[StreamChunk]:
         """What the inline-reasoning state still holds when the stream ends."""
@@ -83,6 +79,11 @@ class ChunkReader:
             if isinstance(reasoning, str) and reasoning:
                 yield ReasoningChunk(reasoning)
                 break
+        else:
+            if not any(isinstance(delta.get(field), str) for field in ("reasoning_content", "reasoning")):
+                details = _details_text(delta.get("reasoning_details"))
+                if details:
+                    yield ReasoningChunk(details)
         content = delta.get("content")
         if isinstance(content, str):
             if content:
@@ -117,6 +118,35 @@ class ChunkReader:
                         yield ReasoningChunk(text)
                 elif isinstance(part.get("text"), str) and part["text"]:
                     yield from _text_and_reasoning(*self._think.feed(part["text"]))
+
+
+def usage_of(payload: dict[str, Any]) -> Usage | None:
+    """The usage an event carries: at the top level, under ``x_groq``, or inside its first choice (Moonshot)."""
+    usage = payload.get("usage") or (payload.get("x_groq") or {}).get("usage")
+    if not isinstance(usage, dict):
+        choices = payload.get("choices")
+        first = choices[0] if isinstance(choices, list) and choices else None
+        usage = first.get("usage") if isinstance(first, dict) else None
+    if not isinstance(usage, dict):
+        return None
+    return Usage(
+        prompt_tokens=_int(usage.get("prompt_tokens")),
+        completion_tokens=_int(usage.get("completion_tokens")),
+        total_tokens=_int(usage.get("total_tokens")),
+    )
+
+
+def _details_text(details: Any) -> str:
+    """The readable reasoning of ``reasoning_details`` items (``reasoning.text``, ``reasoning.summary``)."""
+    if not isinstance(details, list):
+        return ""
+    pieces = []
+    for item in details:
+        if isinstance(item, dict) and item.get("type") in ("reasoning.text", "reasoning.summary"):
+            value = item.get("text", item.get("summary"))
+            if isinstance(value, str):
+                pieces.append(value)
+    return "".join(pieces)
 
 
 def _text_and_reasoning(text: str, reasoning: str) -> Iterator[StreamChunk]:

@@ -3,7 +3,9 @@
 Real HTTP on 127.0.0.1 (standard library only, served from a daemon thread, so sync and async callers alike can use
 it). ``POST /v1/chat/completions`` consumes one scripted reply per request, in order, and answers exactly as OpenAI
 does: SSE ``data: {chunk}`` events ending in ``data: [DONE]`` when ``stream`` is true, a JSON completion otherwise.
-``GET /v1/models`` lists the model names. Every request is recorded so a test can assert what the client sent, and
+``GET /v1/models`` lists the model names. ``answer(method, path, payload)`` gives any other route (or that one) a
+fixed JSON answer, to play a local server's own endpoints (Ollama's ``/api/show``, llama.cpp's ``/props``...).
+Every request is recorded so a test can assert what the client sent, and
 timed from its request line to the end of the answer: ``GET /v1/_scripted/stats`` returns those spans
 (``{"served": [[start, end], ...]}``, seconds on the server's clock) so a benchmark can tell server time from
 client time.
@@ -48,6 +50,7 @@ from tests.support.scenario import (
     as_reply,
 )
 
+PROBE_USER_AGENT = "coder-tui (server probe)"  # as engine.provider.server_probe sends it
 NO_REPLY_LEFT = "scripted server: no reply left for this request"
 CHAT_PATH = "/v1/chat/completions"
 MODELS_PATH = "/v1/models"
@@ -92,6 +95,9 @@ class ScriptedServer:
         self.served: list[tuple[float, float]] = []  # each chat request's (start, end), time.perf_counter()
         # Set by stop(); slow and stalled replies wait on it, so none outlives the server.
         self.stopping = threading.Event()
+        self.fixed: dict[tuple[str, str], tuple[int, Any]] = {}  # (method, path): (status, JSON payload)
+        # What coder-tui's server probe asked (its own user agent), kept apart so ``requests`` stays the script's.
+        self.probes: list[RecordedRequest] = []
         self._httpd: _ScriptedHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -135,6 +141,10 @@ class ScriptedServer:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
+    def answer(self, method: str, path: str, payload: Any, status: int = 200) -> None:
+        """Answers ``method path`` (no query string) with ``payload`` as JSON, before any built-in route."""
+        self.fixed[(method.upper(), path.rstrip("/"))] = (status, payload)
+
     def add(self, *replies: ReplyLike) -> None:
         with self._lock:
             self._script.extend(as_reply(item) for item in replies)
@@ -154,6 +164,10 @@ class ScriptedServer:
             self.served.append((start, time.perf_counter()))
 
     def record(self, request: RecordedRequest) -> None:
+        if request.headers.get("user-agent", "").startswith(PROBE_USER_AGENT):
+            with self._lock:
+                self.probes.append(request)
+            return
         with self._lock:
             self._requests.append(request)
         if self._log is not None:
@@ -238,7 +252,9 @@ class _ScriptedHandler(BaseHTTPRequestHandler):
             self._send_json(200, {"served": served})
             return
         self.scripted.record(RecordedRequest("GET", self.path, self._headers(), None))
-        if self.route == MODELS_PATH:
+        if ("GET", self.route) in self.scripted.fixed:
+            self._send_json(*self.scripted.fixed[("GET", self.route)])
+        elif self.route == MODELS_PATH:
             models = [{"id": name, "object": "model", "created": 0, "owned_by": "scripted"}
                       for name in self.scripted.models]
             self._send_json(200, {"object": "list", "data": models})
@@ -255,6 +271,9 @@ class _ScriptedHandler(BaseHTTPRequestHandler):
             return
         request = RecordedRequest("POST", self.path, self._headers(), body)
         self.scripted.record(request)
+        if ("POST", self.route) in self.scripted.fixed:
+            self._send_json(*self.scripted.fixed[("POST", self.route)])
+            return
         if self.route != CHAT_PATH:
             self._send_error(404, f"scripted server: no route for POST {self.path}")
             return

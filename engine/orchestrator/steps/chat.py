@@ -9,6 +9,7 @@ from contextlib import aclosing
 
 from engine.context.images import refused_images
 from engine.errors import ProviderError
+from engine.context.tokens import CHARS_PER_TOKEN
 from engine.events import LoopDetected, Notice, ReasoningDelta, TextDelta, UsageUpdated
 from engine.messages import Message
 from engine.orchestrator.deps import TurnDeps
@@ -16,6 +17,8 @@ from engine.orchestrator.state import TurnState
 from engine.orchestrator.token_loading import correct_when_loaded
 from engine.provider.assembler import StreamAssembler
 from engine.provider.base import ChatRequest, ReasoningChunk, RetryNotice, StreamChunk, TextChunk, UsageChunk
+from engine.provider.prompt_cut import prompt_cut_warning
+from engine.provider.server_probe import cached
 from engine.workflow.loop_detection import LoopFound
 
 
@@ -24,7 +27,7 @@ async def chat_step(state: TurnState, deps: TurnDeps) -> Message:
     session = deps.session
     sent = session.messages
     request = ChatRequest(model=session.model, messages=session.request_messages(), tools=session.tools)
-    assembler = StreamAssembler()
+    assembler = StreamAssembler(taken_ids={call.id for message in sent for call in message.tool_calls or ()})
     deps.loops.new_stream()
     loop: LoopFound | None = None
     try:
@@ -78,7 +81,10 @@ def _announce(chunk: StreamChunk, deps: TurnDeps, sent: tuple[Message, ...]) -> 
     elif isinstance(chunk, UsageChunk):
         session = deps.session
         deps.counter.server_context = chunk.usage.total_tokens
-        if deps.counter.ready:  # a correction counts what it corrects: with no encoding loaded, nothing to correct
+        cut = _prompt_cut(chunk.usage.prompt_tokens, deps, sent)
+        if cut is not None:
+            deps.emit(Notice(cut, level="warning"))  # and no correction: the count of what was sent stands
+        elif deps.counter.ready:  # a correction counts what it corrects: with no encoding loaded, nothing to correct
             correct_when_loaded(
                 deps.counter, chunk.usage.prompt_tokens, sent, system=session.system_prompt, tools=session.tools
             )
@@ -91,6 +97,19 @@ def _announce(chunk: StreamChunk, deps: TurnDeps, sent: tuple[Message, ...]) -> 
             )
         )
     return None
+
+
+def _prompt_cut(reported: int, deps: TurnDeps, sent: tuple[Message, ...]) -> str | None:
+    """The warning when the server read far fewer prompt tokens than were sent. It never loads or counts anything:
+    the exact counts when they are at hand, else about ``CHARS_PER_TOKEN`` bytes a token of what was sent (the
+    warning needs the server to have read less than half, far beyond that estimate's error)."""
+    counter, session = deps.counter, deps.session
+    if counter.ready and not counter.uncounted(sent):
+        sent_tokens = counter.total(sent, system=session.system_prompt, tools=session.tools) - counter.correction
+    else:
+        sent_tokens = counter.upper_bound(sent, system=session.system_prompt, tools=session.tools) // CHARS_PER_TOKEN
+    server = cached(deps.config.provider.base_url, deps.config.model)
+    return prompt_cut_warning(reported, sent_tokens, server.kind if server else None)
 
 
 def _keep_partial(assembler: StreamAssembler, deps: TurnDeps) -> Message | None:

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from coder_tui.headless import exit_code
+from engine.events import UsageUpdated
 from engine.messages import Message
 from engine.storage.session_file import load_snapshot
 from tests.support.fakes import make_orchestrator
@@ -26,11 +27,21 @@ async def test_recorded_stream(stream: RecordedStream, tmp_path: Path, scripted_
     expect = stream.expect
     (tmp_path / "a.py").write_text("print('a')\n")
     (tmp_path / "b.py").write_text("print('b')\n")
-    scripted_server.add(stream.reply, text("Done."), text("Done again."))
-    orchestrator, _, _ = make_orchestrator(tmp_path, scripted_server.base_url, provider={
+    if expect.get("repeat"):
+        scripted_server.add(stream.reply, text("Done."), stream.reply, text("Done again."))
+    else:
+        scripted_server.add(stream.reply, text("Done."), text("Done again."))
+    orchestrator, log, _ = make_orchestrator(tmp_path, scripted_server.base_url, provider={
         "base_url": scripted_server.base_url, "max_retries": 0})
 
     outcome = await orchestrator.run_input("go")
+    if "usage" in expect:
+        reported = [(u.prompt_tokens, u.completion_tokens, u.context_tokens) for u in log.of(UsageUpdated)]
+        usage = expect["usage"]
+        assert (usage["prompt_tokens"], usage["completion_tokens"], usage["total_tokens"]) in reported, reported
+    if expect.get("repeat"):
+        assert (await orchestrator.run_input("again")).ok
+        check_ids_unique(orchestrator.session.messages, expect.get("repeat_ids"))
 
     if "error" in expect:
         assert outcome.reason == "error" and expect["error"] in (outcome.error or ""), outcome
@@ -69,6 +80,14 @@ def check_message(assistant: Message, expect: dict[str, Any]) -> None:
             assert call.id == expected.get("id", call.id)
             assert call.extra == expected.get("extra")
         assert len({call.id for call in calls}) == len(calls), "every call has its own id"
+
+
+def check_ids_unique(messages: tuple[Message, ...], expected: list[str] | None) -> None:
+    """Every tool call of the history has its own id, and each result answers the call it follows."""
+    ids = [call.id for m in messages if m.role == "assistant" for call in m.tool_calls or ()]
+    assert len(ids) >= 2 and len(set(ids)) == len(ids), ids
+    assert ids == (expected or ids)
+    assert [m.tool_call_id for m in messages if m.role == "tool"] == ids
 
 
 def check_follow_up(follow_up: list[dict[str, Any]], assistant: Message, expect: dict[str, Any]) -> None:

@@ -1,0 +1,32 @@
+"""``/doctor`` (and ``coder-tui --check-server``, SPEC 18): what the configured model server is and how it answers,
+in a few lines to paste into a bug report (``server_check``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engine.config.loader import resolve_api_key
+from engine.events import CommandResult
+from engine.provider.server_check import check_server
+
+if TYPE_CHECKING:
+    from engine.orchestrator.orchestrator import Orchestrator
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+async def doctor_command(orch: Orchestrator, arg: str) -> CommandResult:
+    config = orch.config
+    check = await check_server(
+        config.provider.base_url or DEFAULT_BASE_URL,
+        config.model,
+        api_key=resolve_api_key(config, orch.env),
+        headers=config.provider.headers,
+        window_in_use=orch.context_window,
+    )
+    ok = check.call is not None
+    return CommandResult.slash(
+        "/doctor", "model server check:\n" + check.report(), ok=ok, verdict=check.verdict(), server=check.info.kind,
+        context_window=check.info.context_window, tool_calls=check.call.tool_calls if check.call else None,
+        streams=check.call.streamed if check.call else None,
+    )
