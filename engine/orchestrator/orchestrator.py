@@ -131,14 +131,7 @@ class Orchestrator:
                 TaskTool(NestedTurnRunner(self)),
             ]
         )
-        self.policy = PermissionPolicy.from_config(
-            config.permissions,
-            config.mode,
-            workspace=self.workspace.root,
-            sandbox_writable=tuple(config.sandbox.writable),
-            sandbox_readable=tuple(config.sandbox.readable),
-            env_names=tuple(config.bash.env),
-        )
+        self.policy = PermissionPolicy.for_settings(config, config.mode, self.workspace.root)
         if mode is not None:
             self.policy.set_mode(mode)
         # The mode was named on the command line: it wins over the one a resumed session stored.
@@ -299,7 +292,7 @@ class Orchestrator:
         self.skills.set_project_trusted(self.project_trusted)
         self._ask_server()
         self._approvals = ApprovalSettings.from_config(config, interactive=self.interactive)
-        self.policy = PermissionPolicy.from_config(config.permissions, config.mode, workspace=self.workspace.root)
+        self.policy = PermissionPolicy.for_settings(config, config.mode, self.workspace.root)
         self.policy.always_scopes = self.mcp.always_scopes
         if not mode_changed:
             self.policy.set_mode(current_mode)

@@ -63,14 +63,7 @@ class NestedTurnRunner:
             log=SubagentLog(orch.store, orch.session_id, parent_call_id, orch.current_task_id),
         )
         config = orch.config.model_copy(update={"max_steps": orch.config.subagent.max_steps})
-        policy = PermissionPolicy.from_config(
-            config.permissions,
-            Mode.PLAN.value,
-            workspace=orch.workspace_root,
-            sandbox_writable=tuple(config.sandbox.writable),
-            sandbox_readable=tuple(config.sandbox.readable),
-            env_names=tuple(config.bash.env),
-        )
+        policy = PermissionPolicy.for_settings(config, Mode.PLAN.value, orch.workspace_root)
         gate = PolicyFetchGate(lambda: policy, lambda: config.fetch.allow_private)
         deps = TurnDeps(
             session=session,

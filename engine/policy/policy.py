@@ -43,7 +43,7 @@ from engine.policy.tool_patterns import name_matches
 from engine.tools.base import ToolKind
 
 if TYPE_CHECKING:
-    from engine.config.schema import PermissionsConfig
+    from engine.config.schema import Config, PermissionsConfig
 
 _KIND_WORK = {
     ToolKind.READ: "reading",
@@ -99,6 +99,20 @@ class PermissionPolicy:
         # Tool name -> the name pattern "always" allows for it (an MCP server's tools may share one); default: the
         # tool alone. Shared with whoever registers such tools (the MCP manager), who keeps it up to date.
         self.always_scopes: dict[str, str] = {}
+
+    @classmethod
+    def for_settings(cls, config: Config, mode: str | None, workspace: Path) -> PermissionPolicy:
+        """From a whole configuration: its `permissions`, and the sandbox folders and environment names its
+        `sandbox` and `bash` sections add. Every policy a session makes (start, `/trust`, a sub-agent) is made
+        here, so none forgets a setting."""
+        return cls.from_config(
+            config.permissions,
+            mode,
+            workspace=workspace,
+            sandbox_writable=tuple(config.sandbox.writable),
+            sandbox_readable=tuple(config.sandbox.readable),
+            env_names=tuple(config.bash.env),
+        )
 
     @classmethod
     def from_config(
