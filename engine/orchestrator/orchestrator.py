@@ -193,7 +193,8 @@ class Orchestrator:
 
     @property
     def env(self) -> dict[str, str]:
-        """The environment the configuration reads (the API key, ``CODER_*``): the process's unless one was given."""
+        """The environment the configuration reads (the API key, ``CODER_*``, the user's config folder): the
+        process's unless one was given."""
         return self._env
 
     @property
@@ -221,11 +222,6 @@ class Orchestrator:
     def theme(self) -> str | None:
         """The TUI colour theme the configuration names, if any (``/theme`` changes it)."""
         return self.config.theme
-
-    @property
-    def env(self) -> dict[str, str]:
-        """The environment the session runs with (read for the user's config folder)."""
-        return self._env
 
     @property
     def trusted_for_run(self) -> bool:
