@@ -8,7 +8,7 @@ from pathlib import Path
 from acp import text_block
 from acp.schema import ToolCallProgress
 
-from tests.server.test_acp import ScriptedClient, agent, workspace  # noqa: F401 (the fixture)
+from tests.server.test_acp import ScriptedClient, agent
 from tests.support.scenario import reply, text, tool_call
 from tests.support.scripted_server import ScriptedServer
 
