@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from textual import events
 from textual.app import App
 
+import coder_tui.textual_fixes  # noqa: F401 (applied at import, before any widget draws)
 from coder_tui.attention import Attention
 from coder_tui.bindings import bindings_for
 from coder_tui.engine_link import EngineLink, EngineStarter

@@ -104,7 +104,7 @@ KEY_TABLE: tuple[KeySpec, ...] = (
     KeySpec("ctrl+s", "submit", "Send", "elicitation", "send the form an MCP server asked for (Enter in a field too)"),
     KeySpec("ctrl+n", "decline", "Decline", "elicitation", "decline the MCP server's request for input"),
     KeySpec("escape", "cancel", "Dismiss", "elicitation", "dismiss the MCP server's form (it hears \"cancel\")"),
-    *(KeySpec(str(number), f"pick({number})", "Pick", "question", f"pick option {number}", show=False)
+    *(KeySpec(str(number), f"pick({number})", "Pick", "question", "pick the option with that number", show=False)
       for number in range(1, 10)),
     KeySpec("escape", "close", "Close", "picker", "close the list of sessions (/resume) without resuming"),
     KeySpec("escape", "close", "Close", "rewind", "close the /rewind list without rewinding"),
@@ -158,4 +158,18 @@ def help_rows() -> list[tuple[str, str, str]]:
         "picker": "/resume list", "rewind": "/rewind list", "model": "/model list", "trust": "trust",
         "history": "history search", "elicitation": "MCP form",
     }
-    return [(where[spec.scope], display_keys(spec.keys), spec.help) for spec in KEY_TABLE]
+    rows: list[tuple[str, list[str], str]] = []
+    for spec in KEY_TABLE:
+        scope, keys = where[spec.scope], display_keys(spec.keys)
+        if rows and rows[-1][0] == scope and rows[-1][2] == spec.help:
+            rows[-1][1].append(keys)  # keys side by side that do the same (1 to 9 in a question): one row
+        else:
+            rows.append((scope, [keys], spec.help))
+    return [(scope, _key_run(keys), help) for scope, keys, help in rows]
+
+
+def _key_run(keys: list[str]) -> str:
+    """``1…9`` for a run of digits, else the keys side by side."""
+    if len(keys) > 2 and all(k.isdigit() and len(k) == 1 for k in keys):
+        return f"{keys[0]}…{keys[-1]}"
+    return " / ".join(keys)

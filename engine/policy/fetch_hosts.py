@@ -49,13 +49,14 @@ class FetchHosts:
         self._source = source
 
     @staticmethod
-    def matrix_row(mode: Mode) -> tuple[str, str]:
-        """The fetch row of /permissions for ``mode``."""
+    def matrix_rows(mode: Mode) -> list[tuple[str, str]]:
+        """The fetch rows of /permissions for ``mode``: public hosts, then private addresses."""
         if mode in ASKING_MODES:
-            return ("fetch", "ask per host (a: this session, p: this project); never private addresses")
-        if mode is Mode.YOLO:
-            return ("fetch", "allow, private addresses too")
-        return ("fetch", "allow public hosts; never private addresses")
+            public = ("fetch: a host not yet allowed (a: this session, p: this project)", Action.ASK.value)
+        else:
+            public = ("fetch: public hosts", Action.ALLOW.value)
+        private = Action.ALLOW if mode is Mode.YOLO else Action.DENY
+        return [public, ("fetch: private addresses (loopback, LAN, metadata; fetch.allow_private)", private.value)]
 
     def rows(self) -> list[tuple[str, str]]:
         return [(f"permissions.fetch {pattern!r}", action.value) for pattern, action in self._rules.items()]

@@ -205,7 +205,7 @@ class PermissionPolicy:
     def matrix(self) -> list[tuple[str, str]]:
         """What /permissions shows under the preset and mode: the matrix column in force, config rules, allowances."""
         table = rows(self.mode, self.preset == STRICT)
-        table.insert(1, FetchHosts.matrix_row(self.mode))
+        table[1:1] = FetchHosts.matrix_rows(self.mode)
         for row, value in self._rules.rows() + self._fetch_hosts.rows():
             skipped = self.mode is Mode.YOLO
             table.append((row, f"{value} (skipped in yolo)" if skipped else value))

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from engine.record import record
@@ -39,7 +39,7 @@ class TextCall:
     arguments: str  # a JSON object, as text
 
 
-@dataclass(frozen=True)
+@record
 class OfferedTools:
     """The tools a request offered: the argument names each schema lists (None: any) and those it requires."""
 

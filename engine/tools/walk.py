@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
+from engine.record import record
 from engine.tools.opened_where_checked import open_checked
 
 DEFAULT_MAX_DEPTH = 64
@@ -30,7 +31,7 @@ DEFAULT_MAX_SECONDS = 20.0
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
+@record
 class WalkLimits:
     max_depth: int = DEFAULT_MAX_DEPTH
     max_entries: int = DEFAULT_MAX_ENTRIES

@@ -26,8 +26,8 @@ def run_cli(
     extra_env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "CODER_"))}
-    env.update(extra_env or {})
     env["XDG_CONFIG_HOME"] = str(workspace / ".xdg")
+    env.update(extra_env or {})
     env["PYTHONPATH"] = str(REPO)
     if server is not None:
         env["OPENAI_BASE_URL"] = server.base_url

@@ -285,8 +285,8 @@ def test_headless_yolo_and_allow_private_do_reach_it(
     auto-edit once the user's config sets fetch.allow_private."""
     scripted_server.add(reply(tool_call("fetch", id="y", url=f"http://127.0.0.1:{listener.port}/yolo")), text("ok"))
     assert run_cli(["--mode", "yolo", "-p", "go"], tmp_path, scripted_server).returncode == 0
-    config = tmp_path / ".xdg" / "coder" / "config.json"
-    config.parent.mkdir(parents=True)
+    config = tmp_path / ".xdg" / "coder" / "config.json"  # the first run made the folder (the user's state key)
+    config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text(json.dumps({"fetch": {"allow_private": True}}))
     scripted_server.add(reply(tool_call("fetch", id="p", url=f"http://localhost:{listener.port}/private")), text("ok"))
     assert run_cli(["--mode", "auto-edit", "-p", "go"], tmp_path, scripted_server).returncode == 0

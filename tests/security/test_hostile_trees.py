@@ -141,7 +141,9 @@ def test_headless_plan_turn_in_a_hostile_tree(tmp_path: Path, scripted_server: S
         ),
         text("done"),
     )
-    done = run_cli(["--mode", "plan", "-p", "find the needle"], root, scripted_server)
+    # The user's config folder outside the tree, so the listing holds only what the tree holds.
+    xdg = {"XDG_CONFIG_HOME": str(tmp_path / "xdg")}
+    done = run_cli(["--mode", "plan", "-p", "find the needle"], root, scripted_server, extra_env=xdg)
     assert done.returncode == 0, done.stderr
     results = _results(scripted_server)
     assert results["g"]["ok"] and results["g"]["files"][0].endswith("/d/bottom.txt")

@@ -47,7 +47,8 @@ async def test_cancel_then_prompt_at_once_works_every_time(workspace: Path, scri
 
 
 async def test_a_prompt_sent_while_one_runs_waits_for_it(workspace: Path, scripted_server: ScriptedServer) -> None:
-    scripted_server.add(reply(text("first answer"), usage=(120, 8)), text("second answer"))
+    # A usage the size of what was sent (a far smaller count would read as a prompt the server cut).
+    scripted_server.add(reply(text("first answer"), usage=(3600, 8)), text("second answer"))
     client = ScriptedClient()
     async with agent(workspace, scripted_server, client) as conn:
         session = await conn.new_session(cwd=str(workspace), mcp_servers=[])

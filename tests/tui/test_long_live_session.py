@@ -3,6 +3,8 @@ built from the messages the engine stored, as a resumed session's older entries 
 
 from __future__ import annotations
 
+import gc
+import weakref
 from pathlib import Path
 
 from coder_tui.widgets.markdown_lines import MarkdownLines
@@ -27,11 +29,19 @@ async def test_pruned_live_exchanges_come_back_when_scrolled_up_to(
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         transcript = app.session.transcript
+        drawn: list[weakref.ref[object]] = []  # the render caches of the first exchange's widgets
         for index in range(EXCHANGES):
             await submit(pilot, f"question {index}")
             await wait_until(pilot, lambda i=index: len(scripted_server.requests) == 2 * (i + 1) and not app.link.busy)
+            if index == 0:
+                await pilot.pause()
+                drawn = [weakref.ref(entry._styles_cache) for entry in transcript.entries[-3:]]
         await pilot.pause()
         assert len(transcript.entries) <= MAX_ENTRIES
+        # What was pruned is freed, the lines it drew too (Textual's lru_cache on StylesCache.get_inner_outer kept
+        # them: coder_tui.textual_fixes).
+        gc.collect()
+        assert drawn and [ref() for ref in drawn] == [None] * len(drawn)
         assert transcript.older_count > 0  # pruned, not lost
         assert "scroll up to show them" in str(transcript.query_one(".elided").visual)
 

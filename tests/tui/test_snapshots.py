@@ -33,7 +33,7 @@ def test_empty_start(snap_compare, workspace: Path, scripted_server: ScriptedSer
 
 
 def test_streamed_answer_with_code_block(snap_compare, workspace: Path, scripted_server: ScriptedServer, size) -> None:
-    scripted_server.add(reply(text(CODE_ANSWER), usage=(1200, 40)))
+    scripted_server.add(reply(text(CODE_ANSWER), usage=(3900, 40)))  # about what the request holds
 
     async def run_before(pilot: Pilot[object]) -> None:
         await ready(pilot)
