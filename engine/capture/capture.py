@@ -297,22 +297,27 @@ class WorkspaceCapture:
         """Every captured path under ``start`` (not following links, not entering skipped folders)."""
         stack = [start]
         while stack:
-            folder = stack.pop()
-            try:
-                with os.scandir(self.root / folder if folder else self.root) as entries:
-                    listed = [(entry.name, entry.stat(follow_symlinks=False)) for entry in entries]
-            except OSError:
-                continue
-            for name, info in listed:
-                relative = f"{folder}/{name}" if folder else name
-                is_dir = stat.S_ISDIR(info.st_mode)
-                if not folder and name in (GIT_DIR, STATE_DIR):
-                    continue
-                if self.skip.reason(relative, is_dir) is not None:
-                    continue
+            for relative, info in self._listed(stack.pop()):
                 yield relative, info
-                if is_dir:
+                if stat.S_ISDIR(info.st_mode):
                     stack.append(relative)
+
+    def _listed(self, folder: str) -> list[tuple[str, os.stat_result]]:
+        """The captured entries of ``folder`` (its own state, ``.git`` and skipped paths left out); none when it
+        cannot be listed."""
+        try:
+            with os.scandir(self.root / folder if folder else self.root) as entries:
+                listed = [(entry.name, entry.stat(follow_symlinks=False)) for entry in entries]
+        except OSError:
+            return []
+        children = []
+        for name, info in listed:
+            relative = f"{folder}/{name}" if folder else name
+            if not folder and name in (GIT_DIR, STATE_DIR):
+                continue
+            if self.skip.reason(relative, stat.S_ISDIR(info.st_mode)) is None:
+                children.append((relative, info))
+        return children
 
     def first_capture(self) -> None:
         """Reads every captured path into the index and its content into the store (a folder at a time)."""
@@ -324,21 +329,12 @@ class WorkspaceCapture:
                 with self._lock:
                     epoch = self._epoch
                     self._scanned[folder] = epoch
-                    try:
-                        with os.scandir(self.root / folder if folder else self.root) as entries:
-                            listed = [(entry.name, entry.stat(follow_symlinks=False)) for entry in entries]
-                    except OSError:
-                        continue
-                    for name, info in listed:
-                        relative = f"{folder}/{name}" if folder else name
-                        is_dir = stat.S_ISDIR(info.st_mode)
-                        if (not folder and name in (GIT_DIR, STATE_DIR)) or self.skip.reason(relative, is_dir):
-                            continue
+                    for relative, info in self._listed(folder):
                         if relative not in self.index:
                             entry = self._entry(self.root / relative, info, None, epoch)
                             if entry is not None:
                                 self._put(relative, entry)
-                        if is_dir:
+                        if stat.S_ISDIR(info.st_mode):
                             stack.append(relative)
         finally:
             self.first_capture_seconds = time.perf_counter() - started

@@ -22,14 +22,14 @@ from engine.provider.text_tool_calls import (
     parse_marked,
     parse_whole_json,
 )
-from engine.provider.warm import warm_provider
+from engine.provider.wrapping import WrappingProvider
 from engine.provider.xml_tools import new_call_id
 
 # How a JSON call opens, whitespace removed: an answer that starts otherwise is shown as it streams.
 _JSON_OPENINGS = ('{"name"', '[{"name"', '{"function"', '[{"function"', '{"type"', '[{"type"')
 
 
-class TextToolCallProvider:
+class TextToolCallProvider(WrappingProvider):
     """Wraps ``inner``; see the module docstring."""
 
     def __init__(self, inner: ChatProvider, new_id: Callable[[], str] = new_call_id) -> None:
@@ -59,17 +59,6 @@ class TextToolCallProvider:
         for out in reader.finish():
             yield out
 
-    def warm(self) -> None:
-        warm_provider(self._inner)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def list_models(self) -> list[str]:
-        return await self._inner.list_models()
-
-    def __getattr__(self, name: str) -> object:  # base_url, timeout... of the wrapped provider
-        return getattr(self._inner, name)
 
 
 class _TextCallReader:

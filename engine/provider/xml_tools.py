@@ -20,7 +20,7 @@ from typing import Any
 from engine.messages import ToolDef
 from engine.provider.base import ChatProvider, ChatRequest, FinishChunk, StreamChunk, TextChunk, ToolCallChunk
 from engine.provider.think_tags import partial_tag_length
-from engine.provider.warm import warm_provider
+from engine.provider.wrapping import WrappingProvider
 
 OPEN_TAG = "<tool_use"
 CLOSE_TAG = "</tool_use>"
@@ -261,7 +261,7 @@ class XmlToolCallParser:
             out.append(TextChunk(body))
 
 
-class XmlToolCallingProvider:
+class XmlToolCallingProvider(WrappingProvider):
     """A ``ChatProvider`` that offers tools to a model without native tool calling, through ``inner``."""
 
     def __init__(self, inner: ChatProvider, new_id: Callable[[], str] = new_call_id) -> None:
@@ -291,15 +291,6 @@ class XmlToolCallingProvider:
             for parsed in parser.finish():
                 yield parsed
 
-    def warm(self) -> None:
-        """Warms the wrapped provider (see ``OpenAIProvider.warm``)."""
-        warm_provider(self._inner)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def list_models(self) -> list[str]:
-        return await self._inner.list_models()
 
 
 def _inside_json_string(body: str) -> bool:
