@@ -105,6 +105,9 @@ def one_run(exchanges: int, tools: bool, verbose: bool = False) -> dict[str, flo
         term.close()
         server.process.kill()
         server.process.wait()
+    if verbose:
+        blocks = [statistics.median(times[i:i + 10]) * 1000 for i in range(0, len(times), 10)]
+        print("time per exchange by ten (median, ms):", " ".join(f"{ms:.0f}" for ms in blocks))
     figures["first10_ms"] = statistics.median(times[:10]) * 1000
     figures["last10_ms"] = statistics.median(times[-10:]) * 1000
     return figures
@@ -116,7 +119,8 @@ def main() -> None:
     parser.add_argument("--long", action="store_true", help="1,000 exchanges")
     parser.add_argument("--tools", action="store_true", help="a read tool call in every exchange")
     parser.add_argument("--runs", type=int, default=1)
-    parser.add_argument("--verbose", action="store_true", help="memory by process after 10 and at the end")
+    parser.add_argument("--verbose", action="store_true",
+                        help="memory by process at each checkpoint, and the time per exchange by tens")
     args = parser.parse_args()
     exchanges = 1000 if args.long else args.exchanges
     compile_bytecode()
