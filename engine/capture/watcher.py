@@ -19,9 +19,10 @@ from watchfiles._rust_notify import RustNotify
 from engine.capture.skip import STATE_DIR
 
 SYNC_FOLDER = f"{STATE_DIR}/capture"
-# How often the Rust loop wakes to look at what arrived: each wake takes the GIL, so 1 ms cost the idle engine 3% of
-# a core and every tool call a share of its CPU; 10 ms costs under 1% idle and at most that on a ``sync``.
-_STEP_MS = 10
+# How often the Rust loop wakes to look at what arrived. Each wake takes the GIL (at 1 ms the idle engine used 3% of
+# a core), and a ``sync`` waits for the wake after the debounce (at 10 ms a bash command's capture cost 18 ms, over
+# issue 28's 15). At 3 ms: 1.8% idle, 7 ms a command (``benchmarks/capture.py``).
+_STEP_MS = 3
 # A batch is handed over after at most this long, even while events keep coming (a sync waits on it).
 _DEBOUNCE_MS = 5
 _SYNC_TIMEOUT_S = 2.0
