@@ -81,12 +81,6 @@ def tool_message(call: ToolCall, result: dict[str, Any]) -> Message:
     return Message.tool(call.id, call.name, json.dumps(result, ensure_ascii=False))
 
 
-# Tools of these kinds never change a file of the workspace (read, list, glob, grep, the todo list, skill, fetch,
-# question): what changes while one runs is someone else's, and the next captured call absorbs it as such. An MCP
-# tool is captured even when its server calls it read-only: that is the server's word.
-NEVER_WRITES = frozenset({ToolKind.READ, ToolKind.INTERACT})
-
-
 def captured(deps: TurnDeps, wanted: bool = True) -> AbstractAsyncContextManager[None]:
     """What the enclosed step changes in the workspace joins the turn's undo (SPEC 7). Only the steps that may
     change files are enclosed (the hooks, the tool), never the wait for an approval, while the user may be editing."""
@@ -155,7 +149,7 @@ async def run_tool_call(call: ToolCall, deps: TurnDeps) -> ToolCallOutcome:
             context = replace(context, kept_hunks=frozenset(verdict.kept_hunks))
         deps.recorder.commit()
         deps.emit(ToolCallExecuting(call.id, call.name))
-        async with captured(deps, tool.kind not in NEVER_WRITES):
+        async with captured(deps, tool.kind.may_change_files):
             started = time.perf_counter()
             output = await tool.run(params, context)
             data = dict(output.data)

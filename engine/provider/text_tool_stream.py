@@ -60,7 +60,6 @@ class TextToolCallProvider(WrappingProvider):
             yield out
 
 
-
 class _TextCallReader:
     def __init__(self, tools: OfferedTools, new_id: Callable[[], str]) -> None:
         self._tools = tools

@@ -292,7 +292,6 @@ class XmlToolCallingProvider(WrappingProvider):
                 yield parsed
 
 
-
 def _inside_json_string(body: str) -> bool:
     """Whether ``body`` breaks off inside a JSON string: then a closing tag right after it is part of the string."""
     text = body.strip()

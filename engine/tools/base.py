@@ -31,6 +31,13 @@ class ToolKind(str, Enum):
     MCP = "mcp"  # a tool of an MCP server (SPEC 22)
     MCP_READ_ONLY = "mcp_read_only"  # an MCP tool annotated readOnlyHint
 
+    @property
+    def may_change_files(self) -> bool:
+        """Whether a tool of this kind may change the workspace's files: what the undo capture encloses (SPEC 7).
+        Reading tools (the todo list and fetch included: they write no file) and the question never do; an MCP tool
+        may even when its server calls it read-only, which is the server's word."""
+        return self not in (ToolKind.READ, ToolKind.INTERACT)
+
 
 @record
 class ToolOutput:
