@@ -101,11 +101,11 @@ KEY_TABLE: tuple[KeySpec, ...] = (
     KeySpec("pagedown", "scroll_preview(1)", "Scroll down", "approval", "scroll the diff or command down a page",
             show=False),
     KeySpec("escape", "cancel", "Cancel task", "question", "dismiss the question and cancel the task"),
+    *(KeySpec(str(number), f"pick({number})", "Pick", "question", "pick the option with that number", show=False)
+      for number in range(1, 10)),
     KeySpec("ctrl+s", "submit", "Send", "elicitation", "send the form an MCP server asked for (Enter in a field too)"),
     KeySpec("ctrl+n", "decline", "Decline", "elicitation", "decline the MCP server's request for input"),
     KeySpec("escape", "cancel", "Dismiss", "elicitation", "dismiss the MCP server's form (it hears \"cancel\")"),
-    *(KeySpec(str(number), f"pick({number})", "Pick", "question", "pick the option with that number", show=False)
-      for number in range(1, 10)),
     KeySpec("escape", "close", "Close", "picker", "close the list of sessions (/resume) without resuming"),
     KeySpec("escape", "close", "Close", "rewind", "close the /rewind list without rewinding"),
     KeySpec("escape", "close", "Close", "model", "close the /model list; the model is unchanged"),
