@@ -34,13 +34,15 @@ from coder_tui.widgets.tool_log import ToolLog
 from coder_tui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from coder_tui.engine_link import EngineLink
     from engine.events import Event
     from engine.protocol import EngineState, InputFinished
 
 # How long after an input ends the garbage collector gets its quiet moment.
 QUIET_AFTER_S = 0.3
-# ... and only once no key has been pressed for this long: a full collection is a pause no key is drawn in.
+# The pass over every object (a pause no key is drawn in) waits until no key has been pressed for this long.
 KEYS_IDLE_S = 1.0
 # Below this width the side panes start hidden (Ctrl+T shows them); at 80x24 the transcript needs the room.
 WIDE_LAYOUT = 100
@@ -109,6 +111,7 @@ class SessionScreen(Screen[None]):
         self.status = StatusLine(id="status")
         self.prompt = Prompt(self.workspace, self.history, id="prompt")
         self._collector = CollectionPacer()
+        self._keys_rest_timer: Timer | None = None
         # Its keys are shown once the user pauses: built right after the first frame, they held up the first keys.
         self.footer = FooterBar(id="footer", deferred=True)
 
@@ -252,7 +255,7 @@ class SessionScreen(Screen[None]):
         self._set_mode(state.mode)
         # Start-up is over: what it made is frozen now; the collection waits until the keys stop.
         self._collector.settle()
-        self._quiet_when_keys_idle()
+        self._quiet_moment()
 
     def engine_failed(self, message: str) -> None:
         self.status.state = "unavailable"
@@ -260,6 +263,9 @@ class SessionScreen(Screen[None]):
 
     def input_started(self, text: str, *, echo: bool = True) -> None:
         self._collector.busy()
+        if self._collector.overdue:
+            # The keys never rested since the pass came due: now, while the model is asked, once the echo is drawn.
+            self.call_after_refresh(self._collector.full_pass)
         # A bare /rewind opens its picker, which is the whole of its answer: closing it leaves nothing behind.
         if echo and text.strip() != "/rewind":
             self.transcript.add_user(text)
@@ -272,7 +278,7 @@ class SessionScreen(Screen[None]):
     def input_finished(self, outcome: InputFinished) -> None:
         self._collector.idle()
         # Once the input's last frames are drawn (a resumed conversation takes a few), not before them.
-        self.set_timer(QUIET_AFTER_S, self._quiet_when_keys_idle)
+        self.set_timer(QUIET_AFTER_S, self._quiet_moment)
         if self.link.queued:
             return
         state: SessionState = "interrupted" if outcome.reason == "cancelled" else "ready"
@@ -301,12 +307,28 @@ class SessionScreen(Screen[None]):
         if not self.link.busy:
             self.status.state = state
 
-    def _quiet_when_keys_idle(self) -> None:
-        idle_for = time.monotonic() - getattr(self.app, "last_key_at", 0.0)
-        if idle_for < KEYS_IDLE_S:
-            self.set_timer(KEYS_IDLE_S - idle_for, self._quiet_when_keys_idle)
-        else:
-            self._collector.quiet()
+    def _keys_idle_for(self) -> float:
+        return time.monotonic() - getattr(self.app, "last_key_at", 0.0)
+
+    def _quiet_moment(self) -> None:
+        self._collector.quiet(keys_idle=self._keys_idle_for() >= KEYS_IDLE_S)
+        self._full_pass_when_keys_rest()
+
+    def _full_pass_when_keys_rest(self) -> None:
+        """An overdue pass over everything runs once no key has been pressed for ``KEYS_IDLE_S``: one timer waits
+        for that at a time, and it stops when the pass ran (at an input's start, say)."""
+        if self._keys_rest_timer is not None or not self._collector.overdue:
+            return
+        idle_for = self._keys_idle_for()
+        if idle_for >= KEYS_IDLE_S and not self.link.busy:
+            self._collector.full_pass()
+            return
+
+        def again() -> None:
+            self._keys_rest_timer = None
+            self._full_pass_when_keys_rest()
+
+        self._keys_rest_timer = self.set_timer(max(KEYS_IDLE_S - idle_for, 0.05), again)
 
     def queue_changed(self, queued: list[str]) -> None:
         self.query_one(QueueView).set_items(queued)

@@ -97,3 +97,36 @@ def test_settle_freezes_without_a_collection_and_the_next_quiet_moment_collects(
         assert alive() is None
     finally:
         gc.callbacks.pop()
+
+
+def test_a_quiet_moment_with_busy_keys_collects_what_is_young_and_leaves_the_full_pass_overdue() -> None:
+    """Issue 32: a user who types the next request while an answer is read never rests the keys; the pass over
+    everything waits, but what the last input made is still collected, and a frozen cycle is freed once the
+    overdue pass runs (at the next input's start, or when the keys rest)."""
+    pacer = CollectionPacer(full_every=2)
+    node = Node()
+    pacer.quiet(keys_idle=False)  # freezes ``node``; the full pass is not due yet
+    dropped = weakref.ref(node)
+    del node
+    young = weakref.ref(Node())
+    pacer.quiet(keys_idle=False)  # due, but the keys are busy
+    assert young() is None  # the young pass ran
+    assert dropped() is not None and pacer.overdue
+    pacer.quiet(keys_idle=False)
+    assert dropped() is not None and pacer.overdue  # still waiting, however many quiet moments pass
+    pacer.busy()
+    pacer.full_pass()  # at the next input's start
+    assert dropped() is None and not pacer.overdue
+    assert gc.get_threshold()[2] >= 100_000  # the input runs on with full collections deferred
+
+
+def test_an_overdue_full_pass_runs_at_the_first_quiet_moment_the_keys_rest() -> None:
+    pacer = CollectionPacer(full_every=1)
+    node = Node()
+    pacer.settle()
+    dropped = weakref.ref(node)
+    del node
+    pacer.quiet(keys_idle=False)
+    assert dropped() is not None and pacer.overdue
+    pacer.quiet(keys_idle=True)
+    assert dropped() is None and not pacer.overdue

@@ -7,6 +7,9 @@ import gc
 import weakref
 from pathlib import Path
 
+import pytest
+
+import coder_tui.screens.session as session_screen
 from coder_tui.widgets.markdown_lines import MarkdownLines
 from coder_tui.widgets.tool_call_view import ToolCallView
 from coder_tui.widgets.transcript import MAX_ENTRIES
@@ -39,7 +42,9 @@ async def test_pruned_live_exchanges_come_back_when_scrolled_up_to(
         await pilot.pause()
         assert len(transcript.entries) <= MAX_ENTRIES
         # What was pruned is freed, the lines it drew too (Textual's lru_cache on StylesCache.get_inner_outer kept
-        # them: coder_tui.textual_fixes).
+        # them: coder_tui.textual_fixes). Unfrozen first: the app's quiet moments froze them, and their own
+        # collection of frozen objects is the next test's.
+        gc.unfreeze()
         gc.collect()
         assert drawn and [ref() for ref in drawn] == [None] * len(drawn)
         assert transcript.older_count > 0  # pruned, not lost
@@ -57,3 +62,32 @@ async def test_pruned_live_exchanges_come_back_when_scrolled_up_to(
         assert isinstance(first[2], MarkdownLines) and "answer **0** done" in first[2].text
         questions = [entry.text for entry in entries if isinstance(entry, UserMessage)]
         assert questions == [f"question {index}" for index in range(len(questions))]  # in order, none twice
+
+
+async def test_what_is_pruned_is_freed_when_the_keys_never_rest(
+    workspace: Path, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 32: a user typing the next request while each answer is read never leaves the keys alone for a
+    second, which the pass over every object waited for: it never ran, and every pruned exchange stayed in memory
+    (the UI grew 0.25 MB an exchange). Pruned widgets are freed by the app's own collections: no ``gc.collect``
+    here."""
+    monkeypatch.setattr(session_screen, "KEYS_IDLE_S", 1e9)  # the keys never rest
+    monkeypatch.setattr(session_screen, "QUIET_AFTER_S", 0.01)
+    exchanges = MAX_ENTRIES // 2 + 6  # two entries each: the question and its answer
+    for index in range(exchanges):
+        scripted_server.add(reply(text(f"answer {index}")))
+    app = make_app(workspace, scripted_server)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        app.session._collector._full_every = 2
+        transcript = app.session.transcript
+        first: list[weakref.ref[object]] = []
+        for index in range(exchanges):
+            await submit(pilot, f"question {index}")
+            await wait_until(pilot, lambda i=index: len(scripted_server.requests) == i + 1 and not app.link.busy)
+            await pilot.pause(0.05)  # the quiet moment after the answer
+            if index == 0:
+                first = [weakref.ref(entry) for entry in transcript.entries[-2:]]
+        assert transcript.older_count > 0  # the first exchange was pruned...
+        assert gc.get_freeze_count() > 0  # ... after the app's quiet moments froze it
+        assert first and [ref() for ref in first] == [None] * len(first)  # ... and freed
