@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from engine.context.bpe_ranks import read_ranks
 from engine.context.running_sums import RunningSums
+from engine.context.server_report import ServerReport
 from engine.record import record
 
 if TYPE_CHECKING:
@@ -213,6 +214,7 @@ class TokenCounter:
         self._tools: tuple[object, int] | None = None
         self._bounds = RunningSums()  # the byte bounds of the history bounded so far
         self._tools_bytes: tuple[object, int] = (None, 0)
+        self._report: ServerReport | None = None  # the server's count of the latest request it reported
 
     @property
     def model(self) -> str:
@@ -269,7 +271,31 @@ class TokenCounter:
             self._bounds.update(messages, _byte_bound)
             rest = self._bounds.total(len(messages)) - self._bounds.total(counted)
         fixed = self._system_bound(system) + self._tools_bound(tools) + REPLY_PRIMING
-        return fixed + exact + rest + max(0, self._correction)
+        bound = fixed + exact + rest + max(0, self._correction)
+        reported = self._reported_bound(messages, system, tools)
+        return bound if reported is None else min(bound, reported)
+
+    def report(
+        self, prompt_tokens: int, sent: Sequence[Message], *, system: str = "", tools: Sequence[dict[str, Any]] = ()
+    ) -> None:
+        """Takes the server's ``prompt_tokens`` for the request made of exactly these parts as the start of later
+        ``upper_bound``s (``ServerReport``): the encoding need not load to know a request is far from the
+        threshold."""
+        if prompt_tokens > 0:
+            self._report = ServerReport.of(prompt_tokens, sent, system, tools)
+
+    def _reported_bound(self, messages: Sequence[Message], system: str, tools: Sequence[dict[str, Any]]) -> int | None:
+        """The server's count of the last request plus the bytes of what is new since; None without a report that
+        this request continues."""
+        report = self._report
+        if report is None or not report.continued_by(messages):
+            return None
+        self._bounds.update(messages, _byte_bound)
+        rest = self._bounds.total(len(messages)) - self._bounds.total(report.count)
+        changed = (0 if system == report.system else self._system_bound(system)) + (
+            0 if tools is report.tools else self._tools_bound(tools)
+        )
+        return report.prompt_tokens + rest + changed + REPLY_PRIMING
 
     def meter(
         self, messages: Sequence[Message], *, system: str = "", tools: Sequence[dict[str, Any]] = ()

@@ -84,10 +84,13 @@ def _announce(chunk: StreamChunk, deps: TurnDeps, sent: tuple[Message, ...]) -> 
         cut = _prompt_cut(chunk.usage.prompt_tokens, deps, sent)
         if cut is not None:
             deps.emit(Notice(cut, level="warning"))  # and no correction: the count of what was sent stands
-        elif deps.counter.ready:  # a correction counts what it corrects: with no encoding loaded, nothing to correct
-            correct_when_loaded(
-                deps.counter, chunk.usage.prompt_tokens, sent, system=session.system_prompt, tools=session.tools
-            )
+        else:
+            # The next request's bound starts from it, so the encoding is loaded only near the threshold.
+            deps.counter.report(chunk.usage.prompt_tokens, sent, system=session.system_prompt, tools=session.tools)
+            if deps.counter.ready:  # a correction counts what it corrects: with no encoding, nothing to correct
+                correct_when_loaded(
+                    deps.counter, chunk.usage.prompt_tokens, sent, system=session.system_prompt, tools=session.tools
+                )
         deps.emit(
             UsageUpdated(
                 prompt_tokens=chunk.usage.prompt_tokens,

@@ -215,3 +215,55 @@ async def test_without_shown_counts_a_request_near_the_threshold_is_still_counte
     outcome = await orch.run_input("word " * 1_000)  # its upper bound passes 70% of the window
     assert outcome.ok
     assert loads and orch.token_counter.ready
+
+
+async def test_the_servers_count_bounds_the_next_request_so_the_encoding_waits_until_the_threshold_is_near(
+    tmp_path: Path, scripted_server: ScriptedServer, loads: list[str]
+) -> None:
+    """Issue 32: bounded by its bytes (about four a token), a long session's request seemed to reach the threshold
+    at a quarter of it, and the engine loaded the encoding (30 MB) with no compaction in sight. The server's count
+    of the last request, plus the bytes of what is new, is the bound: nothing loads until it nears the threshold,
+    and then the request is counted exactly as before."""
+    window = 40_000  # threshold 70%: 28,000 tokens
+    words = "word " * 1_200  # 6,000 bytes, about 1,200 tokens
+    # What a real server counts for these requests (tools and system prompt included): tokens, not bytes.
+    scripted_server.add(
+        reply(text("One."), usage=(6_000, 2)),
+        reply(text("Two."), usage=(7_300, 2)),
+        reply(text("Three."), usage=(8_600, 2)),
+        reply(text("Four."), usage=(23_000, 2)),
+        reply(text("Five."), usage=(24_300, 2)),
+    )
+    orch, _, _ = make_orchestrator(tmp_path, scripted_server.base_url, context_window=window)
+    for _ in range(3):
+        assert (await asyncio.wait_for(orch.run_input(words), 10)).ok
+    session = orch.session
+    parts = {"system": session.system_prompt, "tools": session.tools}
+    assert orch.token_counter.upper_bound(session.messages, **parts) < 28_000  # type: ignore[arg-type]
+    assert tokens.TokenCounter(session.model).upper_bound(session.messages, **parts) > 28_000  # type: ignore[arg-type]
+    assert loads == [] and not orch.token_counter.ready
+    assert (await asyncio.wait_for(orch.run_input(words), 10)).ok  # the server said 8,600: still far
+    assert loads == []
+    # It said 23,000 for the fourth: with 6,000 bytes more the fifth may pass 28,000, so it is counted exactly.
+    assert (await asyncio.wait_for(orch.run_input(words), 10)).ok
+    assert loads and orch.token_counter.ready
+
+
+def test_a_server_report_bounds_only_the_requests_that_continue_it() -> None:
+    from engine.messages import Message
+
+    counter = tokens.TokenCounter("gpt-4o")
+    history = [Message(role="user", content="a" * 4_000), Message(role="assistant", content="b" * 4_000)]
+    later = [*history, Message(role="user", content="c" * 100)]
+    bytes_bound = counter.upper_bound(later, system="sys")
+    counter.report(1_000, history, system="sys")
+    reported = counter.upper_bound(later, system="sys")
+    assert reported < bytes_bound and 1_100 <= reported <= 1_000 + 100 + 20
+    # A new system prompt is added whole (never less than a bound); a history that does not continue the report
+    # (a compaction's) is bounded by its bytes.
+    assert counter.upper_bound(later, system="sys " * 100) >= reported + 400
+    compacted = [Message(role="user", content="summary " * 10), later[-1]]
+    assert counter.upper_bound(compacted, system="sys") == tokens.TokenCounter("gpt-4o").upper_bound(
+        compacted, system="sys"
+    )
+    assert not counter.ready  # none of it needed the encoding
