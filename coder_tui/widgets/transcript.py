@@ -3,10 +3,12 @@
 Long sessions stay fast in three ways. A streaming answer renders its finished blocks once and re-renders only
 its last block (``StreamingMarkdown``), and every Markdown entry is one light widget (``MarkdownLines``). Entries
 are grouped by exchange (``ExchangeGroup``): when the live answer grows, the transcript re-arranges a few groups,
-whose own arrangement Textual keeps cached, instead of measuring every entry again. And only the last ``MAX_ENTRIES``
-entries stay mounted: a live exchange pruned goes back, as the message records the engine stored for it, to the
-same lazy list a resumed history uses, and is built again when the user scrolls up to it. So layout, typing and
-memory do not grow with the length of an answer or of the session (``benchmarks/long_session.py``).
+whose own arrangement Textual keeps cached, instead of measuring every entry again. And only the exchanges that fill
+the last ``KEEP_SCREENS`` screens stay mounted (``MAX_ENTRIES`` at most), while the user follows the end: a live
+exchange pruned goes back, as the message records the engine stored for it, to the same lazy list a resumed history
+uses, and is built again when the user scrolls up to it. So layout, typing and memory do not grow with the length of
+an answer or of the session (``benchmarks/long_session.py``): every layout still arranges each mounted group, so
+short exchanges (forty entries were four screens of them) are pruned by height, not only by count.
 
 A resumed session's history arrives whole (``HistoryRestored``) but is built lazily: at once only its last entries
 that fill the transcript (at most ``RESUMED_ENTRIES``), mounted in one go with the screen held until they are, so
@@ -50,6 +52,8 @@ WELCOME = Content.assemble(
 )
 
 MAX_ENTRIES = 40
+# While the user follows the end, older exchanges are pruned once the newer ones fill this many screens.
+KEEP_SCREENS = 2
 # A resumed conversation shows its last entries, as many as fill the transcript and at most this many: building more
 # makes resuming slower.
 RESUMED_ENTRIES = 30
@@ -349,12 +353,13 @@ class Transcript(SizedByLayout, VerticalScroll):
         self._prune()
 
     def _prune(self) -> None:
-        """Keeps at most ``MAX_ENTRIES`` mounted: older exchanges go whole (back to the history not built yet,
-        when they can be rebuilt), and an exchange too long on its own loses its oldest entries."""
+        """Keeps at most ``MAX_ENTRIES`` mounted, and while the user follows the end only the exchanges that fill
+        ``KEEP_SCREENS`` screens: older exchanges go whole (back to the history not built yet, when they can be
+        rebuilt), and an exchange too long on its own loses its oldest entries."""
         excess = sum(len(group.entries) for group in self._groups) - MAX_ENTRIES
-        if excess <= 0:
+        if excess <= 0 and not self._taller_than_kept():
             return
-        while excess > 0:
+        while excess > 0 or self._taller_than_kept():
             if len(self._groups) > 1:
                 group = self._groups.pop(0)
                 group.remove()
@@ -371,6 +376,15 @@ class Transcript(SizedByLayout, VerticalScroll):
                 self._forget(dropped)
             excess -= len(dropped)
         self._update_elided_line()
+
+    def _taller_than_kept(self) -> bool:
+        """Whether the exchanges after the oldest mounted one fill ``KEEP_SCREENS`` screens, the user following
+        the end (never while they read above it: what they read stays). Exchanges not laid out yet count as
+        nothing."""
+        viewport = self.scrollable_content_region.height
+        if len(self._groups) < 2 or viewport <= 0 or not self.is_anchored or self._anchor_released:
+            return False
+        return sum(group.outer_size.height for group in self._groups[1:]) >= KEEP_SCREENS * viewport
 
     def _give_back_exchange(self, group: ExchangeGroup) -> bool:
         """A whole live exchange pruned: it joins the history not built yet, shown again when scrolled up to. False

@@ -12,7 +12,7 @@ import pytest
 import coder_tui.screens.session as session_screen
 from coder_tui.widgets.markdown_lines import MarkdownLines
 from coder_tui.widgets.tool_call_view import ToolCallView
-from coder_tui.widgets.transcript import MAX_ENTRIES
+from coder_tui.widgets.transcript import KEEP_SCREENS, MAX_ENTRIES
 from coder_tui.widgets.user_message import UserMessage
 from tests.support.scenario import reply, text, tool_call
 from tests.support.scripted_server import ScriptedServer
@@ -91,3 +91,44 @@ async def test_what_is_pruned_is_freed_when_the_keys_never_rest(
         assert transcript.older_count > 0  # the first exchange was pruned...
         assert gc.get_freeze_count() > 0  # ... after the app's quiet moments froze it
         assert first and [ref() for ref in first] == [None] * len(first)  # ... and freed
+
+
+async def test_short_exchanges_are_pruned_by_height_but_never_while_the_user_reads_above(
+    workspace: Path, scripted_server: ScriptedServer
+) -> None:
+    """Issue 32: every layout arranges each mounted exchange, so forty entries of short ones (four screens) cost
+    a long session a layout twice as long as a short one's. While the user follows the end, the exchanges kept
+    are those that fill ``KEEP_SCREENS`` screens; scrolled up, what they read stays."""
+    exchanges = 16
+    for index in range(exchanges):
+        scripted_server.add(reply(text(f"answer {index}")))
+    app = make_app(workspace, scripted_server)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        transcript = app.session.transcript
+        for index in range(exchanges):
+            await submit(pilot, f"question {index}")
+            await wait_until(pilot, lambda i=index: len(scripted_server.requests) == i + 1 and not app.link.busy)
+            await pilot.pause()
+        viewport = transcript.scrollable_content_region.height
+        groups = transcript._groups
+        heights = [group.outer_size.height for group in groups]
+        assert len(transcript.entries) < 2 * exchanges <= MAX_ENTRIES  # fewer than the count alone keeps
+        assert transcript.older_count > 0
+        # Two screens to scroll back through before anything is built again, and not much more.
+        assert KEEP_SCREENS * viewport <= sum(heights) < KEEP_SCREENS * viewport + max(heights) + heights[0]
+
+        # The user scrolls up while the exchange goes on (entries arrive: notices here): what they read stays.
+        transcript.scroll_by_key("page_up")
+        await pilot.pause()
+        first, mounted = groups[0], len(transcript.entries)
+        for index in range(8):
+            transcript.add_notice(f"notice {index}")
+            await pilot.pause()
+        assert transcript._groups[0] is first and len(transcript.entries) == mounted + 8
+        # Back at the end, the next entry prunes again.
+        transcript.scroll_by_key("bottom")
+        await pilot.pause()
+        transcript.add_notice("one more")
+        await pilot.pause()
+        assert transcript._groups[0] is not first and len(transcript.entries) < mounted + 9
