@@ -16,12 +16,12 @@ Frozen objects are still freed by reference counting; only a frozen object that 
 pruned transcript entry, say) would linger, so every ``FULL_EVERY`` quiet moments everything is unfrozen and
 collected once.
 
-A quiet moment's own pass walks only what was made since the last one (an exchange's worth: 1-6 ms), so it never
-waits for the keys. The pass over everything (80-130 ms with a long session's transcript mounted) does, but not
-for ever: a user who types the next request while the answer is read never stops for a second, and while no
-full pass ran every pruned exchange stayed in memory (issue 32: the UI grew 0.25 MB an exchange, 315 MB after
-1,000). A pass that is due and found the keys busy is ``overdue``: it runs at the first moment the keys rest, or
-at the start of the next input (the user has just sent it and waits for the model), whichever comes first.
+A quiet moment waits for the keys to rest (no key for a second): even the pass over what is young is a pause, and
+after a long answer it is a long one (100 ms, measured by ``pty_latency.py``'s "finish" figure). But not for ever:
+a user who types the next request while the answer is read never stops for a second, and while no pass ran every
+pruned exchange stayed in memory (issue 32: the UI grew 0.25 MB an exchange, 315 MB after 1,000). A quiet moment
+the keys did not give is ``owed``: it runs at the first moment the keys rest, or at the start of the next input
+(the user has just sent it and waits for the model), whichever comes first.
 """
 
 from __future__ import annotations
@@ -35,19 +35,20 @@ _DEFERRED = 1_000_000
 
 class CollectionPacer:
     """``busy()`` when an input starts and ``idle()`` when it ends; ``quiet()`` at a moment with nothing urgent to
-    do, best after a repaint (it is skipped while an input runs); ``full_pass()`` when ``overdue`` and the keys rest
-    or an input starts; ``close()`` when the app exits."""
+    do, best after a repaint (it is skipped while an input runs); ``catch_up()`` when an input starts, for a pass
+    that is ``owed``; ``close()`` when the app exits."""
 
     def __init__(self, full_every: int = FULL_EVERY) -> None:
         self._full_every = full_every
         self._since_full = 0
+        self._owed = False
         self._thresholds: tuple[int, int, int] | None = None
         self._running = False
 
     @property
-    def overdue(self) -> bool:
-        """A pass over everything is due and has not run (the keys were busy at the quiet moment)."""
-        return self._since_full >= self._full_every
+    def owed(self) -> bool:
+        """A quiet moment found the keys busy, and no pass has run since."""
+        return self._owed
 
     def busy(self) -> None:
         self._running = True
@@ -76,23 +77,26 @@ class CollectionPacer:
         gc.enable()
 
     def quiet(self, keys_idle: bool = True) -> None:
-        """Collects what the last input made and freezes what survived; when a pass over everything is due, that
-        pass instead, if ``keys_idle`` (otherwise it is ``overdue``)."""
+        """Collects what is young and freezes what survived (every ``full_every`` times, everything); with the
+        keys busy, nothing yet: the pass is ``owed``."""
         if self._running:
             return  # an input started meanwhile: its end is the next quiet moment
-        self._since_full += 1
-        if self.overdue and keys_idle:
-            self.full_pass()
+        if not keys_idle:
+            self._owed = True
             return
-        gc.collect()
-        gc.freeze()
+        self._pass()
         self.close()
 
-    def full_pass(self) -> None:
-        """Unfreezes everything, collects it once and freezes the survivors again."""
-        self._since_full = 0
-        gc.unfreeze()
+    def catch_up(self) -> None:
+        """At an input's start: the pass a quiet moment owed, if no later one ran it."""
+        if self._owed:
+            self._pass()
+
+    def _pass(self) -> None:
+        self._owed = False
+        self._since_full += 1
+        if self._since_full >= self._full_every:
+            self._since_full = 0
+            gc.unfreeze()
         gc.collect()
         gc.freeze()
-        if not self._running:
-            self.close()

@@ -263,9 +263,10 @@ class SessionScreen(Screen[None]):
 
     def input_started(self, text: str, *, echo: bool = True) -> None:
         self._collector.busy()
-        if self._collector.overdue:
-            # The keys never rested since the pass came due: now, while the model is asked, once the echo is drawn.
-            self.call_after_refresh(self._collector.full_pass)
+        if self._collector.owed:
+            # The keys never rested since the last input ended: its pass now, while the model is asked, once the
+            # echo is drawn.
+            self.call_after_refresh(self._collector.catch_up)
         # A bare /rewind opens its picker, which is the whole of its answer: closing it leaves nothing behind.
         if echo and text.strip() != "/rewind":
             self.transcript.add_user(text)
@@ -311,22 +312,17 @@ class SessionScreen(Screen[None]):
         return time.monotonic() - getattr(self.app, "last_key_at", 0.0)
 
     def _quiet_moment(self) -> None:
-        self._collector.quiet(keys_idle=self._keys_idle_for() >= KEYS_IDLE_S)
-        self._full_pass_when_keys_rest()
-
-    def _full_pass_when_keys_rest(self) -> None:
-        """An overdue pass over everything runs once no key has been pressed for ``KEYS_IDLE_S``: one timer waits
-        for that at a time, and it stops when the pass ran (at an input's start, say)."""
-        if self._keys_rest_timer is not None or not self._collector.overdue:
-            return
+        """The collector's quiet moment once no key has been pressed for ``KEYS_IDLE_S``: one timer waits for that
+        at a time; until then the pass is owed (``CollectionPacer.owed``), and an input's start runs it."""
         idle_for = self._keys_idle_for()
-        if idle_for >= KEYS_IDLE_S and not self.link.busy:
-            self._collector.full_pass()
+        self._collector.quiet(keys_idle=idle_for >= KEYS_IDLE_S)
+        if not self._collector.owed or self._keys_rest_timer is not None:
             return
 
         def again() -> None:
             self._keys_rest_timer = None
-            self._full_pass_when_keys_rest()
+            if self._collector.owed:
+                self._quiet_moment()
 
         self._keys_rest_timer = self.set_timer(max(KEYS_IDLE_S - idle_for, 0.05), again)
 

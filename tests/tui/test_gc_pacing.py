@@ -99,34 +99,31 @@ def test_settle_freezes_without_a_collection_and_the_next_quiet_moment_collects(
         gc.callbacks.pop()
 
 
-def test_a_quiet_moment_with_busy_keys_collects_what_is_young_and_leaves_the_full_pass_overdue() -> None:
-    """Issue 32: a user who types the next request while an answer is read never rests the keys; the pass over
-    everything waits, but what the last input made is still collected, and a frozen cycle is freed once the
-    overdue pass runs (at the next input's start, or when the keys rest)."""
+def test_a_quiet_moment_with_busy_keys_collects_nothing_and_the_input_that_starts_next_catches_up() -> None:
+    """Issue 32: a user typing the next request while an answer is read never rests the keys. No pass runs while
+    they type (after a long answer it is a long pause), but it is owed, and the next input's start runs it: the
+    pass over everything too when due, which frees a frozen cycle."""
     pacer = CollectionPacer(full_every=2)
     node = Node()
-    pacer.quiet(keys_idle=False)  # freezes ``node``; the full pass is not due yet
+    pacer.quiet()  # freezes ``node``
     dropped = weakref.ref(node)
     del node
     young = weakref.ref(Node())
-    pacer.quiet(keys_idle=False)  # due, but the keys are busy
-    assert young() is None  # the young pass ran
-    assert dropped() is not None and pacer.overdue
     pacer.quiet(keys_idle=False)
-    assert dropped() is not None and pacer.overdue  # still waiting, however many quiet moments pass
+    pacer.quiet(keys_idle=False)
+    assert young() is not None and dropped() is not None and pacer.owed  # nothing ran, however many go by
     pacer.busy()
-    pacer.full_pass()  # at the next input's start
-    assert dropped() is None and not pacer.overdue
+    pacer.catch_up()  # at the next input's start: the full pass was due
+    assert young() is None and dropped() is None and not pacer.owed
     assert gc.get_threshold()[2] >= 100_000  # the input runs on with full collections deferred
+    pacer.catch_up()  # nothing owed: nothing runs
+    assert not pacer.owed
 
 
-def test_an_overdue_full_pass_runs_at_the_first_quiet_moment_the_keys_rest() -> None:
-    pacer = CollectionPacer(full_every=1)
-    node = Node()
-    pacer.settle()
-    dropped = weakref.ref(node)
-    del node
+def test_an_owed_pass_runs_at_the_first_quiet_moment_the_keys_rest() -> None:
+    pacer = CollectionPacer(full_every=100)
+    young = weakref.ref(Node())
     pacer.quiet(keys_idle=False)
-    assert dropped() is not None and pacer.overdue
+    assert young() is not None and pacer.owed
     pacer.quiet(keys_idle=True)
-    assert dropped() is None and not pacer.overdue
+    assert young() is None and not pacer.owed
