@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
 # How long after an input ends the garbage collector gets its quiet moment.
 QUIET_AFTER_S = 0.3
-# The pass over every object (a pause no key is drawn in) waits until no key has been pressed for this long.
+# ... and waits until no key has been pressed for this long (a pass is a pause no key is drawn in), or it is owed.
 KEYS_IDLE_S = 1.0
 # Below this width the side panes start hidden (Ctrl+T shows them); at 80x24 the transcript needs the room.
 WIDE_LAYOUT = 100
