@@ -7,9 +7,10 @@ tool call. For each exchange: the time from Enter until its answer's last word i
 
 Printed, each beside its target: time per exchange over the first 10 and the last 10, and over exchanges 10-19
 (growth at most 1.2x from exchange 10 to the end; the first ten are drawn on a screen not full yet, where a new line
-redraws only itself, while once the transcript scrolls each new line moves, and redraws, the whole pane), key latency p95 / max in a 3 s window of typing at the end, and memory summed over every
-process the app started (the engine process included) when fresh, after 200 and after 1,000 exchanges (at most
-+20 MB from exchange 10 to the end).
+redraws only itself, while once the transcript scrolls each new line moves, and redraws, the whole pane), key
+latency p95 / max in a 3 s window of typing at the end, and memory summed over every process the app started (the
+engine process included) when fresh, after 200 and after 1,000 exchanges (at most +20 MB from exchange 10 to the
+end).
 
     python benchmarks/long_session.py [--exchanges 200] [--long] [--tools] [--runs 1]
 """

@@ -308,23 +308,18 @@ class SessionScreen(Screen[None]):
         if not self.link.busy:
             self.status.state = state
 
-    def _keys_idle_for(self) -> float:
-        return time.monotonic() - getattr(self.app, "last_key_at", 0.0)
-
     def _quiet_moment(self) -> None:
         """The collector's quiet moment once no key has been pressed for ``KEYS_IDLE_S``: one timer waits for that
         at a time; until then the pass is owed (``CollectionPacer.owed``), and an input's start runs it."""
-        idle_for = self._keys_idle_for()
+        idle_for = time.monotonic() - getattr(self.app, "last_key_at", 0.0)
         self._collector.quiet(keys_idle=idle_for >= KEYS_IDLE_S)
-        if not self._collector.owed or self._keys_rest_timer is not None:
-            return
+        if self._collector.owed and self._keys_rest_timer is None:
+            self._keys_rest_timer = self.set_timer(max(KEYS_IDLE_S - idle_for, 0.05), self._when_keys_rest)
 
-        def again() -> None:
-            self._keys_rest_timer = None
-            if self._collector.owed:
-                self._quiet_moment()
-
-        self._keys_rest_timer = self.set_timer(max(KEYS_IDLE_S - idle_for, 0.05), again)
+    def _when_keys_rest(self) -> None:
+        self._keys_rest_timer = None
+        if self._collector.owed:
+            self._quiet_moment()
 
     def queue_changed(self, queued: list[str]) -> None:
         self.query_one(QueueView).set_items(queued)

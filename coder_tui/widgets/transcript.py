@@ -357,9 +357,9 @@ class Transcript(SizedByLayout, VerticalScroll):
         ``KEEP_SCREENS`` screens: older exchanges go whole (back to the history not built yet, when they can be
         rebuilt), and an exchange too long on its own loses its oldest entries."""
         excess = sum(len(group.entries) for group in self._groups) - MAX_ENTRIES
-        if excess <= 0 and not self._taller_than_kept():
-            return
+        pruned = False
         while excess > 0 or self._taller_than_kept():
+            pruned = True
             if len(self._groups) > 1:
                 group = self._groups.pop(0)
                 group.remove()
@@ -375,7 +375,8 @@ class Transcript(SizedByLayout, VerticalScroll):
                     entry.remove()
                 self._forget(dropped)
             excess -= len(dropped)
-        self._update_elided_line()
+        if pruned:
+            self._update_elided_line()
 
     def _taller_than_kept(self) -> bool:
         """Whether the exchanges after the oldest mounted one fill ``KEEP_SCREENS`` screens, the user following

