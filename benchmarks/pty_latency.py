@@ -314,7 +314,8 @@ def main() -> None:
                     bare_runs.append(bare)
                     coder_runs.append(coder)
                     mcp_runs.append(with_mcp)
-                    print(f"round {run}: " + ", ".join(f"{k} {v:.3g}" for k, v in coder.items()), flush=True)
+                    print(f"round {run}: bare first_echo {bare['first_echo']:.3g}; "
+                          + ", ".join(f"{k} {v:.3g}" for k, v in coder.items()), flush=True)
         finally:
             server.close()
     print_table(bare_runs, coder_runs)

@@ -122,6 +122,14 @@ class EngineLink:
     def queued(self) -> list[str]:
         return [text for _, text in self._queue]
 
+    @property
+    def waiting(self) -> list[str]:
+        """The queued inputs the screen shows as waiting: all of them while an input runs or the engine is not up
+        yet. With the engine up and idle the first one starts at once: shown as queued for the moment its start
+        takes, it flashed the queue open and shut on every input (and laid the screen out twice for it)."""
+        queued = self.queued
+        return queued[1:] if self._running is None and self.state is not None else queued
+
     def attach(self, view: SessionView) -> None:
         self._view = view
 
@@ -329,4 +337,4 @@ class EngineLink:
 
     def _notify_queue(self) -> None:
         if self._view is not None:
-            self._view.queue_changed(self.queued)
+            self._view.queue_changed(self.waiting)

@@ -56,8 +56,9 @@ class StreamingMarkdown(SizedByLayout, UniformLines, Vertical):
     DEFAULT_CSS = """
     StreamingMarkdown {
         height: auto;
-        margin: 1 0 0 0;
         padding: 0 1;
+        /* No room at all before its first words: laid out empty (to learn its width), it moves nothing on screen. */
+        &.-shown { margin: 1 0 0 0; }
         /* Between the finished blocks and the last one, the blank line Rich puts between blocks. */
         & > .finished.-filled { margin-bottom: 1; }
         &.-done > .finished { margin-bottom: 0; }
@@ -200,6 +201,7 @@ class StreamingMarkdown(SizedByLayout, UniformLines, Vertical):
             else:
                 finished.extend_rendered(chunk, finished_renderer[0], lines)
         finished.set_class(bool(finished.text), "-filled")
+        self.set_class(bool(finished.text) or (not finishing and bool(self._tail.strip())), "-shown")
         if finishing:
             last.remove()
         elif arrived:

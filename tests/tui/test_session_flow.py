@@ -3,6 +3,8 @@ tool calls in the transcript and the log, Ctrl+L and Ctrl+T, and long sessions."
 
 from __future__ import annotations
 
+import pytest
+
 from pathlib import Path
 
 from coder_tui.bindings import KEY_TABLE, help_rows
@@ -131,6 +133,27 @@ async def test_input_submitted_while_a_task_runs_is_queued_and_runs_next(
         assert queue.items == () and not queue.has_class("-visible")
         assert [e.text for e in app.session.transcript.entries if isinstance(e, UserMessage)] == ["first", "second"]
         assert app.session.transcript.entries[-1].text == "Second answer"
+
+
+async def test_an_input_that_starts_at_once_is_never_shown_as_queued(
+    workspace: Path, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the engine idle an input starts as soon as the engine reads it: shown as queued meanwhile, the queue
+    flashed open and shut on every input (laying the screen out twice)."""
+    scripted_server.add(reply(text("An answer")), reply(text("Another")))
+    shown: list[tuple[str, ...]] = []
+    original = QueueView.set_items
+    monkeypatch.setattr(QueueView, "set_items", lambda view, items: (shown.append(tuple(items)), original(view, items))[1])
+    app = make_app(workspace, scripted_server)
+    async with app.run_test() as pilot:
+        await ready(pilot)
+        await submit(pilot, "one")
+        await settle(pilot)
+        await submit(pilot, "one more")
+        await settle(pilot)
+        assert app.session.transcript.entries[-1].text == "Another"
+        assert shown and all(items == () for items in shown)
+        assert not app.session.query_one(QueueView).has_class("-visible")
 
 
 async def test_help_lists_commands_and_every_binding_of_the_footer_table(

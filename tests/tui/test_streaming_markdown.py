@@ -198,3 +198,24 @@ async def test_words_added_to_the_last_line_are_repainted_without_a_layout() -> 
         await wait_until(pilot, lambda: "paragraph" in last.text, "a round with a new block")
         assert layouts[-1] is True  # a new height is laid out
         assert shown_lines(last)[0].startswith("a new paragraph")
+
+
+async def test_an_answer_takes_no_room_until_its_first_words_are_shown() -> None:
+    """Mounted at its first delta and laid out once (to learn its width) before its first round, an answer that took
+    a row then (its margin) moved a transcript that follows the end by a row, so the whole screen was drawn again
+    for nothing on every answer. It takes none until its words are shown; one that never shows any (an answer of
+    tool calls only) takes none at all."""
+    answer, empty, below = AssistantMessage(), AssistantMessage(), MarkdownLines("below")
+    async with Host(answer, empty, below).run_test(size=(70, 30)) as pilot:
+        last = answer.query_one(".last", MarkdownLines)
+        await wait_until(pilot, lambda: last.has_width, "the first layout")
+        assert answer.outer_size.height == 0 and below.region.y == 0
+        answer.feed("First words.")
+        await wait_until(pilot, lambda: last.text == "First words.", "the first round")
+        await pilot.pause()
+        assert answer.region.y == 1 and answer.outer_size.height == 1 and below.region.y == 2  # a margin, a line
+        answer.finish()
+        empty.finish()
+        await wait_until(pilot, lambda: answer.is_settled and empty.is_settled, "both answers to settle")
+        await pilot.pause()
+        assert answer.outer_size.height == 1 and empty.outer_size.height == 0 and below.region.y == 2
