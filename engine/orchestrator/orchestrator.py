@@ -1,30 +1,27 @@
-"""The orchestrator: one object per session that front ends drive. ``run_input`` dispatches (SPEC 2) to the bang
-branch (``bang``), the slash branch (``slash``) or a turn (``turn``); ``cancel`` stops whatever runs. It emits events
-and never formats for a screen. Switching sessions is ``switching``; its MCP servers are wired in ``mcp_wiring``.
+"""The orchestrator: one object per session that front ends drive. ``run_input`` dispatches (SPEC 2, ``dispatch``)
+to the bang branch (``bang``), the slash branch (``slash``) or a turn (``turn``); ``cancel`` stops whatever runs. It
+emits events and never formats for a screen. Switching sessions is ``switching``; its MCP servers are wired in
+``mcp_wiring``, its tools in ``tooling``; its model provider is held by ``provider_slot``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import os
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.capture.tool_capture import ToolCapture
 from engine.config import Config
-from engine.config.loader import resolve_api_key
 from engine.config.trust import folder_trusted
 from engine.context.tokens import TokenCounter
 from engine.context.system_prompt import Environment, build_system_prompt
 from engine.errors import ProviderError
-from engine.hooks.dispatcher import HookDispatcher, HookScope
-from engine.hooks.prompt_hooks import submit_request
+from engine.hooks.dispatcher import HookDispatcher
 from engine.events import (
-    ErrorEvent,
     Event,
     ModeChanged,
     ModelChanged,
@@ -35,49 +32,36 @@ from engine.interaction import InteractionHandler
 from engine.messages import Message
 from engine.modes import Mode
 from engine.storage.provenance import StateKey
-from engine.orchestrator.bang import run_bang_input
 from engine.commands.cost import UsageTally
 from engine.orchestrator.bus import EventBus
 from engine.orchestrator.context_meter import session_context
 from engine.orchestrator.deps import ApprovalSettings, TurnDeps
+from engine.orchestrator.dispatch import TurnSteps, dispatch, run_prompt, run_task
 from engine.orchestrator.interaction import CancellingInteraction
 from engine.orchestrator.mcp_wiring import make_mcp
+from engine.orchestrator.provider_slot import ProviderSlot
 from engine.orchestrator.outcome import TurnOutcome
 from engine.orchestrator.recorder import TaskRecorder
 from engine.orchestrator.resume import ResumePlan
 from engine.orchestrator.session import Session
-from engine.orchestrator.subagent import NestedTurnRunner
-from engine.orchestrator.slash import available_commands, run_slash
+from engine.orchestrator.slash import available_commands
 from engine.provider.warm import warm_provider
 from engine.commands.custom_run import extra_commands
-from engine.orchestrator.turn import TurnState, run_turn
+from engine.orchestrator.tooling import make_registry, make_tool_context, tool_limits
+from engine.orchestrator.turn import TurnState
 from engine.orchestrator import switching
-from engine.orchestrator.fetch_gate import PolicyFetchGate
 from engine.policy import PermissionPolicy
 from engine.provider.base import ChatProvider
-from engine.provider.factory import missing_model_setup
 from engine.provider.profiles import effective_config, split_model_spec
-from engine.provider.server_window import ServerWindow
 from engine.skills import SkillCatalog
-from engine.storage.errors import StorageError
 from engine.storage.session_lock import SessionLocks
 from engine.storage.store import Store
-from engine.tools.base import ToolContext, ToolLimits
 from engine.tools.guard import Workspace
-from engine.tools.fetch import FetchTool
-from engine.tools.question import QuestionTool
-from engine.tools.registry import ToolRegistry, core_tools
-from engine.tools.skill import SkillTool
-from engine.tools.task import TaskTool
 from engine.workflow.loop_detection import LoopDetector
 
 if TYPE_CHECKING:
     from engine.context.compaction import CompactionState
     from engine.storage.undo import UndoJournal
-
-log = logging.getLogger(__name__)
-
-TurnSteps = Callable[[TurnState, TurnDeps], Awaitable[TurnState]]
 
 
 class Orchestrator:
@@ -101,8 +85,6 @@ class Orchestrator:
         self._base_config = config
         self.provider_profile, model = split_model_spec(config.model, config.providers)
         self.config = config = effective_config(config, self.provider_profile, model)
-        # The context window a local server reports, asked in the background (SPEC 18).
-        self.server_window = ServerWindow()
         self.workspace = Workspace(workspace)
         self.interactive = interactive
         self.counts_shown = counts_shown
@@ -115,37 +97,22 @@ class Orchestrator:
         self.usage = UsageTally()
         self._bus.subscribe(self.usage)
         self._interaction = CancellingInteraction(interaction, self)
-        self._provider = provider
-        self._provider_given = provider is not None
+        self._slot = ProviderSlot(provider, self._env, self._apply_server_window)
+        # The context window a local server reports, asked in the background (SPEC 18).
+        self.server_window = self._slot.server_window
         self._approvals = ApprovalSettings.from_config(config, interactive=interactive)
         self._trusted_for_run = False
         self.skills = SkillCatalog.for_workspace(
             self.workspace.root, self._env, project_trusted=folder_trusted(self.workspace.root, self._env)
         )
-        self.registry = ToolRegistry(
-            [
-                *core_tools(),
-                SkillTool(self.skills),
-                QuestionTool(self._interaction),
-                FetchTool(timeout_s=config.fetch.timeout, max_bytes=config.fetch.max_bytes),
-                TaskTool(NestedTurnRunner(self)),
-            ]
-        )
+        self.registry = make_registry(self)
         self.policy = PermissionPolicy.for_settings(config, config.mode, self.workspace.root)
         if mode is not None:
             self.policy.set_mode(mode)
         # The mode was named on the command line: it wins over the one a resumed session stored.
         self.mode_pinned = mode is not None
         self.mcp = make_mcp(self)
-        self.tool_context = ToolContext(
-            workspace=self.workspace,
-            limits=ToolLimits(
-                bash_timeout_s=config.bash.timeout,
-                bash_max_timeout_s=config.bash.max_timeout,
-                output_cap_bytes=config.bash.output_cap_bytes,
-            ),
-            fetch_gate=PolicyFetchGate(lambda: self.policy, lambda: self.config.fetch.allow_private),
-        )
+        self.tool_context = make_tool_context(self)
         self.token_counter = TokenCounter(config.model)
         self.loop_detector = LoopDetector()
         self.store = Store.open(self.workspace.root, state_key=StateKey.load(self._env))
@@ -187,9 +154,7 @@ class Orchestrator:
     @property
     def missing_model_setup(self) -> str | None:
         """How to configure a model, while none is (no key, no server URL): front ends say so from the start."""
-        if self._provider is not None:
-            return None
-        return missing_model_setup(self.config, self._env)
+        return self._slot.missing_setup(self.config)
 
     @property
     def env(self) -> dict[str, str]:
@@ -265,11 +230,8 @@ class Orchestrator:
         profile, name = split_model_spec(model, self._base_config.providers)
         profile = profile or self.provider_profile
         config = effective_config(self._base_config, profile, name)
-        if config.provider != self.config.provider and self._provider is not None:
-            # Another server: the next turn makes a new provider; the old one's connections close meanwhile.
-            with contextlib.suppress(RuntimeError):  # no event loop: nothing is open to close
-                asyncio.get_running_loop().create_task(self._provider.aclose())
-            self._provider = None
+        if config.provider != self.config.provider:
+            self._slot.server_changed()
         self.provider_profile, self.config = profile, config
         self._ask_server()
         model = config.model
@@ -292,15 +254,8 @@ class Orchestrator:
         self.policy.always_scopes = self.mcp.always_scopes
         if not mode_changed:
             self.policy.set_mode(current_mode)
-        self.tool_context.limits = ToolLimits(
-            bash_timeout_s=config.bash.timeout,
-            bash_max_timeout_s=config.bash.max_timeout,
-            output_cap_bytes=config.bash.output_cap_bytes,
-        )
-        if not self._provider_given:  # made from the config: the new one may point elsewhere
-            provider, self._provider = self._provider, None
-            if provider is not None:
-                await provider.aclose()
+        self.tool_context.limits = tool_limits(config)
+        await self._slot.config_replaced()  # made from the config: the new one may point elsewhere
         self._mode_changed()
         await self.mcp.reload()  # a project's servers come or go with its trust
 
@@ -340,8 +295,7 @@ class Orchestrator:
         self._ask_server()
 
     def _ask_server(self) -> None:
-        """Asks the configured server for its context window, in the background (``ServerWindow``)."""
-        self.server_window.start(self.config, self._apply_server_window, resolve_api_key(self.config, self._env))
+        self._slot.ask_server(self.config)
 
     def _apply_server_window(self) -> None:
         self.config = self.server_window.applied(self._base_config, self.provider_profile, self.config)
@@ -356,11 +310,9 @@ class Orchestrator:
         task = self._task
         if task is not None and self.cancel():
             await asyncio.gather(task, return_exceptions=True)
-        await self.server_window.aclose()
         await self.mcp.aclose()
         await self.skills.stop()
-        if self._provider is not None:
-            await self._provider.aclose()
+        await self._slot.aclose()
         self.tool_capture.close()
         self.store.close()
         self.session_locks.release_all()
@@ -376,7 +328,7 @@ class Orchestrator:
         turn_id = uuid.uuid4().hex[:12]
         self._cancel_requested = False
         self._bus.emit(TurnStarted(turn_id, text))
-        self._task = asyncio.create_task(self._dispatch(text, turn_id))
+        self._task = asyncio.create_task(dispatch(self, text, turn_id))
         outcome = TurnOutcome("cancelled", "cancelled by the user")
         try:
             outcome = await self._task
@@ -397,25 +349,8 @@ class Orchestrator:
         return await switching.resume_session(self, plan)
 
     async def run_prompt(self, text: str, turn_id: str | None = None) -> TurnOutcome:
-        """A turn with ``text`` as the user's request: typed, or made by a command (``/init``, a custom command, an
-        MCP prompt). Starts the MCP servers if nothing did yet; a non-interactive run waits (bounded) for them.
-        ``@server:uri`` mentions of MCP resources are attached here (``@path`` files in ``prepare_turn_state``)."""
-        turn_id = turn_id or uuid.uuid4().hex[:12]
-        self.mcp.start()
-        if not self.interactive:
-            await self.mcp.settle()
-        await self.mcp.lists_current()  # a server said its tools changed: the first request offers the new ones
-        attached = await self.mcp.attach_resources(text)
-        request = await submit_request(self.hooks, self._hook_scope(turn_id), text, session_start=self.session_start)
-        self.session_start = None
-        if request.blocked:
-            self._bus.emit(ErrorEvent(request.reason))
-            return TurnOutcome("error", request.reason)
-        recorder = TaskRecorder(self.store, self.session.id, turn_id)
-        recorder.task("TaskCreated", text)
-        recorder.task("TaskStarted")
-        state = TurnState(turn_id=turn_id, user_text=attached, hook_context=request.context)
-        return await self.run_task(state, recorder, run_turn)
+        """A turn with ``text`` as the user's request: typed, or made by a command (``dispatch``)."""
+        return await run_prompt(self, text, turn_id)
 
     async def announce_context(self) -> None:
         """Tells the front end how much context the session in view holds (after /resume, --continue, /fork)."""
@@ -459,76 +394,18 @@ class Orchestrator:
 
     def provider(self) -> ChatProvider:
         """The model provider, made at first use. Raises ``ProviderError`` when no model is configured."""
-        if self._provider is None:
-            from engine.provider.factory import make_provider
-
-            provider = make_provider(self.config, self._env)
-            if self.config.tool_call_format == "xml":
-                from engine.provider.xml_tools import XmlToolCallingProvider
-
-                provider = XmlToolCallingProvider(provider)
-            self._provider = provider
-            if self.server_window.idle:  # headless and ACP: asked beside the first turn, which does not wait
-                self._ask_server()
-        return self._provider
+        return self._slot.get(self.config)
 
     # -- inside -----------------------------------------------------------------------------------------------------
-    def _hook_scope(self, task_id: str | None) -> HookScope:
-        return HookScope(self.session.id, task_id, str(self.session.path))
-
     def _mode_changed(self) -> None:
         mode = self.policy.mode.value
         self.session.mode = mode
         self.store.update_session(self.session.id, mode=mode)
         self._bus.emit(ModeChanged(mode))
 
-    async def _dispatch(self, text: str, turn_id: str) -> TurnOutcome:
-        try:
-            if text.startswith("!"):
-                return await run_bang_input(self, text[1:].strip())
-            if text.startswith("/"):
-                result = await run_slash(self, text)
-                if isinstance(result, TurnOutcome):
-                    return result
-                self._bus.emit(result)
-                return TurnOutcome("completed" if result.ok else "error", None if result.ok else result.text)
-            return await self.run_prompt(text, turn_id)
-        except asyncio.CancelledError:
-            raise
-        except StorageError as exc:  # the disk is full, the database locked...: a known failure, said plainly
-            self._bus.emit(ErrorEvent(str(exc)))
-            return TurnOutcome("error", str(exc))
-        except Exception as exc:  # a bug must end this input readably, never the app; the log has the traceback
-            log.exception("input failed")
-            message = f"internal error: {type(exc).__name__}: {exc}"
-            self._bus.emit(ErrorEvent(message))
-            return TurnOutcome("error", message)
-
     async def run_task(self, state: TurnState, recorder: TaskRecorder, steps: TurnSteps) -> TurnOutcome:
-        """Runs a task's steps with its lifecycle events and its undo snapshot around them."""
-        try:
-            deps = self.turn_deps(recorder)
-        except ProviderError as exc:
-            recorder.task("TaskFailed", str(exc))
-            self._bus.emit(ErrorEvent(str(exc)))
-            return TurnOutcome("error", str(exc))
-        self.undo.begin_turn(state.turn_id, state.user_text)
-        self.current_task_id = state.turn_id
-        try:
-            await steps(state, deps)
-        except asyncio.CancelledError:
-            recorder.task("TaskCanceled")
-            raise
-        finally:
-            self.current_task_id = None
-            self.undo.end_turn()
-        assert state.end_reason is not None
-        if state.end_reason == "completed":
-            recorder.task("TaskCompleted")
-        else:
-            recorder.task("TaskFailed", state.error)
-            self._bus.emit(ErrorEvent(state.error or state.end_reason))
-        return TurnOutcome(state.end_reason, state.error, state.final_text)
+        """Runs a task's steps with its lifecycle events and its undo snapshot around them (``dispatch``)."""
+        return await run_task(self, state, recorder, steps)
 
     def _system_prompt(self, mode: Mode, environment: Environment, instructions: str) -> str:
         skills = [(skill.name, skill.description) for skill in self.skills.skills]

@@ -1,0 +1,103 @@
+"""How the orchestrator runs one input (SPEC 2): a ``!`` command, a ``/`` command or a request to the model, and
+how a task (a request, a resumed turn, a command's prompt) runs its steps between its lifecycle records and inside
+its undo snapshot. A failure ends the input readably, never the front end."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+from engine.errors import ProviderError
+from engine.events import ErrorEvent
+from engine.hooks.dispatcher import HookScope
+from engine.hooks.prompt_hooks import submit_request
+from engine.orchestrator.bang import run_bang_input
+from engine.orchestrator.outcome import TurnOutcome
+from engine.orchestrator.recorder import TaskRecorder
+from engine.orchestrator.slash import run_slash
+from engine.orchestrator.turn import TurnState, run_turn
+from engine.orchestrator.deps import TurnDeps
+from engine.storage.errors import StorageError
+
+if TYPE_CHECKING:
+    from engine.orchestrator.orchestrator import Orchestrator
+
+log = logging.getLogger(__name__)
+
+TurnSteps = Callable[[TurnState, TurnDeps], Awaitable[TurnState]]
+
+
+async def dispatch(orch: Orchestrator, text: str, turn_id: str) -> TurnOutcome:
+    try:
+        if text.startswith("!"):
+            return await run_bang_input(orch, text[1:].strip())
+        if text.startswith("/"):
+            result = await run_slash(orch, text)
+            if isinstance(result, TurnOutcome):
+                return result
+            orch.emit(result)
+            return TurnOutcome("completed" if result.ok else "error", None if result.ok else result.text)
+        return await run_prompt(orch, text, turn_id)
+    except asyncio.CancelledError:
+        raise
+    except StorageError as exc:  # the disk is full, the database locked...: a known failure, said plainly
+        orch.emit(ErrorEvent(str(exc)))
+        return TurnOutcome("error", str(exc))
+    except Exception as exc:  # a bug must end this input readably, never the app; the log has the traceback
+        log.exception("input failed")
+        message = f"internal error: {type(exc).__name__}: {exc}"
+        orch.emit(ErrorEvent(message))
+        return TurnOutcome("error", message)
+
+
+async def run_prompt(orch: Orchestrator, text: str, turn_id: str | None = None) -> TurnOutcome:
+    """A turn with ``text`` as the user's request: typed, or made by a command (``/init``, a custom command, an MCP
+    prompt). Starts the MCP servers if nothing did yet; a non-interactive run waits (bounded) for them.
+    ``@server:uri`` mentions of MCP resources are attached here (``@path`` files in ``prepare_turn_state``)."""
+    turn_id = turn_id or uuid.uuid4().hex[:12]
+    orch.mcp.start()
+    if not orch.interactive:
+        await orch.mcp.settle()
+    await orch.mcp.lists_current()  # a server said its tools changed: the first request offers the new ones
+    attached = await orch.mcp.attach_resources(text)
+    scope = HookScope(orch.session.id, turn_id, str(orch.session.path))
+    request = await submit_request(orch.hooks, scope, text, session_start=orch.session_start)
+    orch.session_start = None
+    if request.blocked:
+        orch.emit(ErrorEvent(request.reason))
+        return TurnOutcome("error", request.reason)
+    recorder = TaskRecorder(orch.store, orch.session.id, turn_id)
+    recorder.task("TaskCreated", text)
+    recorder.task("TaskStarted")
+    state = TurnState(turn_id=turn_id, user_text=attached, hook_context=request.context)
+    return await run_task(orch, state, recorder, run_turn)
+
+
+async def run_task(orch: Orchestrator, state: TurnState, recorder: TaskRecorder, steps: TurnSteps) -> TurnOutcome:
+    """Runs a task's steps with its lifecycle events and its undo snapshot around them."""
+    try:
+        deps = orch.turn_deps(recorder)
+    except ProviderError as exc:
+        recorder.task("TaskFailed", str(exc))
+        orch.emit(ErrorEvent(str(exc)))
+        return TurnOutcome("error", str(exc))
+    orch.undo.begin_turn(state.turn_id, state.user_text)
+    orch.current_task_id = state.turn_id
+    try:
+        await steps(state, deps)
+    except asyncio.CancelledError:
+        recorder.task("TaskCanceled")
+        raise
+    finally:
+        orch.current_task_id = None
+        orch.undo.end_turn()
+    assert state.end_reason is not None
+    if state.end_reason == "completed":
+        recorder.task("TaskCompleted")
+    else:
+        recorder.task("TaskFailed", state.error)
+        orch.emit(ErrorEvent(state.error or state.end_reason))
+    return TurnOutcome(state.end_reason, state.error, state.final_text)

@@ -1,0 +1,49 @@
+"""The tools an orchestrator offers and what every tool call is given: the registry (the core tools, skills, the
+question tool, fetch, sub-agents), the workspace's tool context and the limits the configuration sets."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engine.config import Config
+from engine.orchestrator.fetch_gate import PolicyFetchGate
+from engine.orchestrator.subagent import NestedTurnRunner
+from engine.tools.base import ToolContext, ToolLimits
+from engine.tools.fetch import FetchTool
+from engine.tools.question import QuestionTool
+from engine.tools.registry import ToolRegistry, core_tools
+from engine.tools.skill import SkillTool
+from engine.tools.task import TaskTool
+
+if TYPE_CHECKING:
+    from engine.orchestrator.orchestrator import Orchestrator
+
+
+def make_registry(orch: Orchestrator) -> ToolRegistry:
+    config = orch.config
+    return ToolRegistry(
+        [
+            *core_tools(),
+            SkillTool(orch.skills),
+            QuestionTool(orch.interaction),
+            FetchTool(timeout_s=config.fetch.timeout, max_bytes=config.fetch.max_bytes),
+            TaskTool(NestedTurnRunner(orch)),
+        ]
+    )
+
+
+def make_tool_context(orch: Orchestrator) -> ToolContext:
+    """What every tool call is given; fetch asks the policy in use at the time of the call."""
+    return ToolContext(
+        workspace=orch.workspace,
+        limits=tool_limits(orch.config),
+        fetch_gate=PolicyFetchGate(lambda: orch.policy, lambda: orch.config.fetch.allow_private),
+    )
+
+
+def tool_limits(config: Config) -> ToolLimits:
+    return ToolLimits(
+        bash_timeout_s=config.bash.timeout,
+        bash_max_timeout_s=config.bash.max_timeout,
+        output_cap_bytes=config.bash.output_cap_bytes,
+    )
