@@ -61,6 +61,7 @@ from engine.workflow.loop_detection import LoopDetector
 
 if TYPE_CHECKING:
     from engine.context.compaction import CompactionState
+    from engine.provider.server_window import ServerWindow
     from engine.storage.undo import UndoJournal
 
 
@@ -98,8 +99,6 @@ class Orchestrator:
         self._bus.subscribe(self.usage)
         self._interaction = CancellingInteraction(interaction, self)
         self._slot = ProviderSlot(provider, self._env, self._apply_server_window)
-        # The context window a local server reports, asked in the background (SPEC 18).
-        self.server_window = self._slot.server_window
         self._approvals = ApprovalSettings.from_config(config, interactive=interactive)
         self._trusted_for_run = False
         self.skills = SkillCatalog.for_workspace(
@@ -155,6 +154,11 @@ class Orchestrator:
     def missing_model_setup(self) -> str | None:
         """How to configure a model, while none is (no key, no server URL): front ends say so from the start."""
         return self._slot.missing_setup(self.config)
+
+    @property
+    def server_window(self) -> ServerWindow:
+        """The context window a local server reports, asked in the background (SPEC 18)."""
+        return self._slot.server_window
 
     @property
     def env(self) -> dict[str, str]:
