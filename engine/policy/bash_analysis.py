@@ -16,7 +16,8 @@ from pathlib import Path
 from engine.policy.argv import has_option
 from engine.policy.arity import CommandPrefix, arity_prefix
 from engine.policy.bash_env import prefix_problem, variable_write_problem
-from engine.policy.bash_parse import SimpleCommand, Word, parse_script
+from engine.policy.bash_parse import SimpleCommand, parse_script
+from engine.policy.bash_words import Word
 from engine.policy.bash_cd import cd_targets
 from engine.policy.bash_readonly import Access, classify
 from engine.policy.bash_risk import (

@@ -10,7 +10,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from engine.policy.bash_parse import Word
+from engine.policy.bash_words import Word
 
 
 def cd_targets(args: Sequence[Word], dirs: Sequence[Path], root: Path) -> list[Path]:

@@ -2,9 +2,9 @@
 
 Pure syntax, no judgement. A chain (`&&`, `||`, `;`), a pipeline, a subshell, a `{ ...; }` group, a loop, a
 function body, a `$(...)` or `<(...)` is walked down to its simple commands, and each comes out with its
-words (quotes removed), its `FOO=1` prefix assignments and every redirection that applies to it, its own or its
-enclosing statement's. What the walk cannot see through is recorded instead of guessed: parse errors,
-command and process substitutions, backticks in a here-document.
+words (quotes removed, by ``bash_words``), its `FOO=1` prefix assignments and every redirection that applies to
+it, its own or its enclosing statement's. What the walk cannot see through is recorded instead of guessed: parse
+errors, command and process substitutions, backticks in a here-document.
 
 tree-sitter is imported on first use (SPEC 1: heavy imports stay off the TUI's start-up path).
 """
@@ -15,6 +15,7 @@ import functools
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from engine.policy.bash_words import Word, assignment_of, node_text, word_of
 from engine.record import record
 
 if TYPE_CHECKING:
@@ -26,19 +27,6 @@ HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/t
 WRITE_OPERATORS = frozenset({">", ">>", "&>", "&>>", ">|", ">&", "<>"})
 _ARITHMETIC_ASSIGNMENTS = frozenset({"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "^=", "|=", "++", "--"})
 TRUNCATE_OPERATORS = frozenset({">", "&>", ">|", ">&"})
-_DOUBLE_QUOTE_ESCAPES = frozenset('"\\$`')
-
-
-@record
-class Word:
-    """One shell word: its source text and, when no expansion decides it at run time, its literal value."""
-
-    source: str
-    value: str | None
-
-    @property
-    def shown(self) -> str:
-        return self.value if self.value is not None else self.source
 
 
 @record
@@ -142,97 +130,10 @@ def _errors(root: Node) -> list[str]:
         if node.is_missing:
             found.append(f"a {node.type} is missing")
         elif node.type == "ERROR":
-            found.append(f"near `{' '.join(_text(node).split())}`")
+            found.append(f"near `{' '.join(node_text(node).split())}`")
         elif node.has_error:
             stack.extend(reversed(node.children))
     return found
-
-
-def word_of(node: Node) -> Word:
-    return Word(source=_text(node), value=_literal(node))
-
-
-def _text(node: Node) -> str:
-    return node.text.decode(errors="replace") if node.text is not None else ""
-
-
-def _literal(node: Node) -> str | None:
-    """The value after quote removal, or None when an expansion decides it at run time."""
-    kind = node.type
-    text = _text(node)
-    if kind == "command_name":
-        parts = node.named_children
-        return _literal(parts[0]) if len(parts) == 1 else None
-    if kind == "word":
-        return _unescape_unquoted(text)
-    if kind in ("number", "variable_name", "string_content", "heredoc_content"):
-        return text
-    if kind == "raw_string":
-        return text[1:-1]
-    if kind in ("string", "translated_string"):
-        return _double_quoted(node)
-    if kind == "ansi_c_string":
-        return _ansi_c(text[2:-1])
-    if kind == "concatenation":
-        pieces: list[str] = []
-        for child in node.named_children:
-            piece = _literal(child)
-            if piece is None:
-                return None
-            pieces.append(piece)
-        return "".join(pieces)
-    # Expansions, and any node this walk does not know, are decided at run time.
-    return None
-
-
-def _unescape_unquoted(text: str) -> str:
-    out: list[str] = []
-    chars = iter(text)
-    for char in chars:
-        if char == "\\":
-            following = next(chars, "")
-            if following != "\n":
-                out.append(following)
-        else:
-            out.append(char)
-    return "".join(out)
-
-
-def _double_quoted(node: Node) -> str | None:
-    if node.type == "translated_string":
-        inner = node.named_children
-        if len(inner) != 1:
-            return None
-        node = inner[0]
-    pieces: list[str] = []
-    for child in node.named_children:
-        if child.type != "string_content":
-            return None
-        pieces.append(_unescape_double_quoted(_text(child)))
-    return "".join(pieces)
-
-
-def _unescape_double_quoted(text: str) -> str:
-    out: list[str] = []
-    index = 0
-    while index < len(text):
-        char = text[index]
-        following = text[index + 1] if index + 1 < len(text) else ""
-        if char == "\\" and (following in _DOUBLE_QUOTE_ESCAPES or following == "\n"):
-            if following != "\n":
-                out.append(following)
-            index += 2
-            continue
-        out.append(char)
-        index += 1
-    return "".join(out)
-
-
-def _ansi_c(body: str) -> str | None:
-    try:
-        return body.encode("latin-1", "backslashreplace").decode("unicode_escape")
-    except UnicodeDecodeError:
-        return None
 
 
 @record
@@ -268,25 +169,25 @@ class _Walker:
             self.visit(child, ctx)
 
     def _visit_command_substitution(self, node: Node, ctx: _Context) -> None:
-        self.substitutions.append(_text(node))
+        self.substitutions.append(node_text(node))
         self._children(node, _Context(substituted=True))
 
     def _visit_process_substitution(self, node: Node, ctx: _Context) -> None:
-        self.process_substitutions.append(_text(node))
+        self.process_substitutions.append(node_text(node))
         self._children(node, _Context(substituted=True))
 
     def _visit_for_statement(self, node: Node, ctx: _Context) -> None:
         """`for x in ...` and `select x in ...` set `x`, exported or not."""
         variable = node.child_by_field_name("variable")
         if variable is not None:
-            self.variable_writes.append(_text(variable))
+            self.variable_writes.append(node_text(variable))
         self._children(node, ctx)
 
     def _visit_arithmetic_expansion(self, node: Node, ctx: _Context) -> None:
         self._children(node, replace(ctx, arithmetic=True))
 
     def _visit_compound_statement(self, node: Node, ctx: _Context) -> None:
-        arithmetic = bool(node.children) and _text(node.children[0]) == "(("
+        arithmetic = bool(node.children) and node_text(node.children[0]) == "(("
         self._children(node, replace(ctx, arithmetic=ctx.arithmetic or arithmetic))
 
     def _visit_binary_expression(self, node: Node, ctx: _Context) -> None:
@@ -301,17 +202,17 @@ class _Walker:
         self._visit_binary_expression(node, ctx)
 
     def _arithmetic_write(self, node: Node) -> None:
-        operators = [_text(child) for child in node.children if not child.is_named]
+        operators = [node_text(child) for child in node.children if not child.is_named]
         targets = [child for child in node.named_children if child.type == "variable_name"]
         if targets and any(op in _ARITHMETIC_ASSIGNMENTS for op in operators):
-            self.variable_writes.append(_text(targets[0]))
+            self.variable_writes.append(node_text(targets[0]))
 
     def _visit_expansion(self, node: Node, ctx: _Context) -> None:
         """`${x=v}` and `${x:=v}` assign `x` when it is unset or empty."""
-        operators = [_text(child) for child in node.children if not child.is_named]
+        operators = [node_text(child) for child in node.children if not child.is_named]
         target = next((child for child in node.named_children if child.type == "variable_name"), None)
         if target is not None and any(op in ("=", ":=") for op in operators):
-            self.variable_writes.append(_text(target))
+            self.variable_writes.append(node_text(target))
         self._children(node, ctx)
 
     def _visit_pipeline(self, node: Node, ctx: _Context) -> None:
@@ -324,14 +225,14 @@ class _Walker:
     def _visit_function_definition(self, node: Node, ctx: _Context) -> None:
         name_node = node.child_by_field_name("name")
         body = node.child_by_field_name("body")
-        name = _text(name_node) if name_node is not None else ""
+        name = node_text(name_node) if name_node is not None else ""
         before = len(self.commands)
         if body is not None:
             self.visit(body, replace(ctx, statement=None, pipeline=None))
         self_calls = sum(
             1 for command in self.commands[before:] if command.name is not None and command.name.value == name
         )
-        self.functions.append(FunctionDef(name=name, self_calls=self_calls, source=_text(node)))
+        self.functions.append(FunctionDef(name=name, self_calls=self_calls, source=node_text(node)))
 
     def _visit_redirected_statement(self, node: Node, ctx: _Context) -> None:
         body = node.child_by_field_name("body")
@@ -340,10 +241,10 @@ class _Walker:
         for index, child in enumerate(node.children):
             if child.is_named and node.field_name_for_child(index) != "body":
                 self._collect_redirect(child, redirects, extra_words, ctx)
-        inner = replace(ctx, redirects=ctx.redirects + tuple(redirects), statement=_text(node))
+        inner = replace(ctx, redirects=ctx.redirects + tuple(redirects), statement=node_text(node))
         if body is None:
             # A bare `> file` still truncates the file: keep it as a command with no words.
-            self._add(_text(node), extra_words, [], inner)
+            self._add(node_text(node), extra_words, [], inner)
         elif body.type == "command":
             self._command(body, inner, extra_words)
         else:
@@ -353,14 +254,14 @@ class _Walker:
         """Reads one redirect; `echo a > f b` gives the target `f` and `b` back as an argument of `echo`."""
         scan = _Context(substituted=ctx.substituted)
         if node.type == "file_redirect":
-            operator = next((_text(c) for c in node.children if not c.is_named), ">")
+            operator = next((node_text(c) for c in node.children if not c.is_named), ">")
             descriptor = node.child_by_field_name("descriptor")
             targets = node.children_by_field_name("destination")
             redirects.append(
                 Redirect(
                     operator=operator,
                     target=word_of(targets[0]) if targets else None,
-                    descriptor=_text(descriptor) if descriptor is not None else None,
+                    descriptor=node_text(descriptor) if descriptor is not None else None,
                 )
             )
             extra.extend(word_of(target) for target in targets[1:])
@@ -371,7 +272,7 @@ class _Walker:
             quoted = False
             for child in node.named_children:
                 if child.type == "heredoc_start":
-                    quoted = any(mark in _text(child) for mark in "'\\\"")
+                    quoted = any(mark in node_text(child) for mark in "'\\\"")
                 elif child.type in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
                     self._collect_redirect(child, redirects, extra, ctx)
                 elif child.type == "heredoc_body" and not quoted:
@@ -385,8 +286,8 @@ class _Walker:
     def _heredoc_body(self, node: Node, ctx: _Context) -> None:
         """An unquoted here-document expands `$(...)` and backticks; tree-sitter parses the first only."""
         pieces = [c for c in node.named_children if c.type == "heredoc_content"] or [node]
-        if any("`" in _text(piece) for piece in pieces):
-            self.substitutions.append(next(_text(p).strip() for p in pieces if "`" in _text(p)))
+        if any("`" in node_text(piece) for piece in pieces):
+            self.substitutions.append(next(node_text(p).strip() for p in pieces if "`" in node_text(p)))
         self._children(node, ctx)
 
     def _visit_command(self, node: Node, ctx: _Context) -> None:
@@ -401,16 +302,16 @@ class _Walker:
             if not child.is_named:
                 continue
             if child.type == "variable_assignment":
-                assignments.append(_assignment(child))
+                assignments.append(assignment_of(child))
                 self._children(child, scan)
             elif child.type in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
                 self._collect_redirect(child, redirects, extra_words, ctx)
             else:
-                if _text(child):  # a MISSING name (`ls &&`) has no text; the walk records it as an error
+                if node_text(child):  # a MISSING name (`ls &&`) has no text; the walk records it as an error
                     words.append(word_of(child))
                 self.visit(child, scan)
         own = replace(ctx, redirects=ctx.redirects + tuple(redirects))
-        self._add(ctx.statement or _text(node), words + extra_words, assignments, own)
+        self._add(ctx.statement or node_text(node), words + extra_words, assignments, own)
 
     def _add(self, source: str, words: list[Word], assignments: list[tuple[str, Word]], ctx: _Context) -> None:
         self.commands.append(
@@ -426,33 +327,24 @@ class _Walker:
 
     def _visit_variable_assignment(self, node: Node, ctx: _Context) -> None:
         """A bare `x=1` statement: no command runs, but the assignment is judged like a prefix one."""
-        self._add(ctx.statement or _text(node), [], [_assignment(node)], ctx)
+        self._add(ctx.statement or node_text(node), [], [assignment_of(node)], ctx)
         self._children(node, _Context(substituted=ctx.substituted))
 
     def _visit_declaration_command(self, node: Node, ctx: _Context) -> None:
         """`export A=1`, `declare -x`, `local z`: shell state only, kept as a command so they are judged."""
-        words = [Word(_text(c), _text(c)) for c in node.children if not c.is_named]
+        words = [Word(node_text(c), node_text(c)) for c in node.children if not c.is_named]
         assignments: list[tuple[str, Word]] = []
         scan = _Context(substituted=ctx.substituted)
         for child in node.named_children:
             if child.type == "variable_assignment":
-                assignments.append(_assignment(child))
+                assignments.append(assignment_of(child))
                 self._children(child, scan)
             else:
                 self.visit(child, scan)
             words.append(word_of(child))
-        self._add(ctx.statement or _text(node), words, assignments, ctx)
+        self._add(ctx.statement or node_text(node), words, assignments, ctx)
 
     def _visit_unset_command(self, node: Node, ctx: _Context) -> None:
-        words = [word_of(c) if c.is_named else Word(_text(c), _text(c)) for c in node.children]
-        self._add(ctx.statement or _text(node), words, [], ctx)
-
-
-def _assignment(node: Node) -> tuple[str, Word]:
-    name = node.child_by_field_name("name")
-    value = node.child_by_field_name("value")
-    return (
-        _text(name) if name is not None else "",
-        word_of(value) if value is not None else Word("", ""),
-    )
+        words = [word_of(c) if c.is_named else Word(node_text(c), node_text(c)) for c in node.children]
+        self._add(ctx.statement or node_text(node), words, [], ctx)
 

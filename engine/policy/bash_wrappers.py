@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 
 from engine.policy.argv import has_option
-from engine.policy.bash_parse import Word
+from engine.policy.bash_words import Word
 from engine.record import record
 
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash"})
