@@ -30,7 +30,8 @@ from tests.support.scenario import (
     text,
     tool_call,
 )
-from tests.support.scripted_server import NO_REPLY_LEFT, ScriptedServer, load_scenario
+from tests.support.scripted_http import NO_REPLY_LEFT
+from tests.support.scripted_server import ScriptedServer, load_scenario
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 USER_HI = [{"role": "user", "content": "hi"}]
