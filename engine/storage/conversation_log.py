@@ -149,6 +149,12 @@ def load_view(conn: sqlite3.Connection, session_id: str) -> tuple[int, list[tupl
     return int(epoch), summary + rows
 
 
+def compactions(conn: sqlite3.Connection, session_id: str) -> int:
+    """How many times the session's conversation was compacted: each compaction began a context epoch."""
+    (count,) = conn.execute("SELECT COUNT(*) FROM context_epochs WHERE session_id = ?", (session_id,)).fetchone()
+    return int(count)
+
+
 def rewind(conn: sqlite3.Connection, session_id: str, from_seq: int) -> int:
     """Cuts the view just before the message at ``from_seq``: it and every later message are marked rewound (kept in
     the history, out of the view). Returns how many were marked."""

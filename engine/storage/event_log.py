@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from engine.storage.records import (
     TASK_ENDINGS,
@@ -18,12 +19,31 @@ from engine.storage.records import (
     TaskEvent,
 )
 
+if TYPE_CHECKING:
+    from engine.storage.redact import Redactor
+
 _COLUMNS = "task_id, type, interaction_id, kind, purpose, display, options, answer, detail, data, created_at"
 _ENDINGS_SQL = ", ".join(f"'{name}'" for name in TASK_ENDINGS)
 
 
+def redacted(event: LoggedEvent, redactor: Redactor) -> LoggedEvent:
+    """``event`` with its text redacted: a task's detail (its request), what an interaction showed and offered,
+    the data kept to ask it again, and the answer."""
+    redact = redactor.redact
+    if isinstance(event, TaskEvent):
+        return replace(event, detail=None if event.detail is None else redact(event.detail))
+    if isinstance(event, InteractionRequested):
+        return replace(
+            event,
+            display=redact(event.display),
+            options=tuple(redact(option) for option in event.options),
+            data=redactor.redact_value(event.data),
+        )
+    return replace(event, answer=None if event.answer is None else redact(event.answer))
+
+
 def append_event(conn: sqlite3.Connection, session_id: str, event: LoggedEvent, now: str) -> None:
-    """``event`` is already redacted."""
+    """``event`` is already redacted (``redacted``)."""
     row: dict[str, Any] = {"task_id": event.task_id}
     if isinstance(event, TaskEvent):
         row.update(type=event.type, detail=event.detail)

@@ -6,27 +6,25 @@ The conversation is kept whole (see ``conversation_log``): ``load_session`` give
 context epoch, which is what a resume continues from; ``full_history`` gives every message ever made, with a
 ``CompactionMarker`` wherever a compaction happened and each tool message's diff, for whatever shows or cuts the
 whole session (the resumed transcript, ``/export``, ``/rewind``), and ``rewind`` cuts the view without deleting
-anything; ``subagent_conversations`` gives what each
-sub-agent said and did, by the ``task`` call that started it.
+anything; ``subagent_conversations`` gives what each sub-agent said and did, by the ``task`` call that started it.
 
 The SQL lives in the log modules (``conversation_log``, ``event_log``, ``audit_log``, ``todos``); this class
-decides what is one transaction, redacts, and stamps the time.
+decides what is one transaction, redacts, and stamps the time. Two parts do that for themselves, and the methods
+here hand on to them: ``SessionIndex`` for the sessions as a set (making, listing and resolving them, and whose
+each is), ``AuditTrail`` for the tool calls and permission decisions (committed at once or deferred).
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
-import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import replace
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.events import TodoItem
 from engine.messages import Message
-from engine.storage import audit_log, conversation_log, event_log, todos
+from engine.storage import conversation_log, event_log, todos
+from engine.storage.audit_trail import AuditTrail
 from engine.storage.db import DEFAULT_BUSY_TIMEOUT_MS, Database, database_path, utc_now
 from engine.storage.records import (
     Actor,
@@ -35,7 +33,6 @@ from engine.storage.records import (
     EventRecord,
     HistoryEntry,
     HistoryMessage,
-    InteractionRequested,
     LoadedSession,
     LoggedEvent,
     PendingInteraction,
@@ -44,9 +41,9 @@ from engine.storage.records import (
     TaskEvent,
 )
 from engine.storage.errors import StorageError
-from engine.storage.names import checked_name
 from engine.storage.provenance import StateKey
 from engine.storage.redact import Redactor
+from engine.storage.session_index import SessionIndex
 from engine.storage.session_seals import SessionSeals
 from engine.storage.state_folder import STATE_FOLDER, ensure_state_folder
 
@@ -71,6 +68,8 @@ class Store:
         self._redactor = redactor or Redactor()
         self._now = clock
         self.seals = seals
+        self._sessions = SessionIndex(db, self._redactor, clock, seals)
+        self._audit = AuditTrail(db, self._redactor, clock)
         # Set by ``open`` when an empty database was rebuilt from the session snapshots: one note per session.
         self.rebuilt: list[str] = []
 
@@ -113,62 +112,33 @@ class Store:
         """At a quiet moment (an input has ended): the database's deferred upkeep (``Database.checkpoint``)."""
         self.db.checkpoint()
 
-    # -- sessions -----------------------------------------------------------------------------------------------
+    # -- sessions (``SessionIndex``) ----------------------------------------------------------------------------
     def create_session(
         self, *, model: str, mode: str, session_id: str | None = None, title: str = "", own: bool = True
     ) -> str:
-        """``own=False`` stores a session that is not this user's (one rebuilt from an unsealed snapshot)."""
-        session_id = checked_name(session_id or uuid.uuid4().hex[:12], "session id")
-        with self.db.transaction() as conn:
-            conversation_log.create_session(
-                conn, session_id, model=model, mode=mode, title=self._redactor.redact(title), now=self._now()
-            )
-            if own and self.seals is not None:
-                self.seals.seal(conn, session_id)
-        return session_id
+        return self._sessions.create(model=model, mode=mode, session_id=session_id, title=title, own=own)
 
     def is_own(self, session_id: str) -> bool:
-        """Whether this user's coder-tui made the session in this workspace (SPEC 19); a foreign one never sets
-        the mode, never feeds ``/undo``, and ``--continue`` does not pick it."""
-        if self.seals is None:
-            return True
-        with self.db.read() as conn:
-            return self.seals.is_own(conn, session_id)
+        return self._sessions.is_own(session_id)
 
     def file_seal(self, session_id: str) -> str | None:
-        """The seal the session's snapshot file carries in its head: None for a foreign session."""
-        if self.seals is None or not self.is_own(session_id):
-            return None
-        return self.seals.make(session_id)
+        return self._sessions.file_seal(session_id)
 
     def update_session(
         self, session_id: str, *, model: str | None = None, mode: str | None = None, title: str = ""
     ) -> None:
-        """``title`` titles the session only while it has none (its first request does otherwise)."""
-        with self.db.transaction() as conn:
-            conversation_log.touch_session(
-                conn, self.path, session_id, self._now(), model=model, mode=mode, title=self._redactor.redact(title)
-            )
+        self._sessions.update(session_id, model=model, mode=mode, title=title)
 
     def list_sessions(self, limit: int = 20) -> list[SessionSummary]:
-        """Most recently updated first: id, title, times, model, mode and message count, for the picker. Sessions
-        without a message are left out (and ignored by ``latest_session_id``)."""
-        with self.db.read() as conn:
-            return conversation_log.summaries(conn, limit)
+        return self._sessions.summaries(limit)
 
     def latest_session_id(self) -> str | None:
-        """The latest of this user's sessions with a conversation (``--continue``): never a foreign one."""
-        with self.db.read() as conn:
-            seals = self.seals
-            return conversation_log.latest_session_id(
-                conn, None if seals is None else (lambda session_id: seals.is_own(conn, session_id))
-            )
+        return self._sessions.latest_id()
 
     def resolve_session_id(self, session_ref: str) -> str:
-        """The full id of the session ``session_ref`` names (an id or a unique prefix); ``UnknownSession`` else."""
-        with self.db.read() as conn:
-            return conversation_log.resolve_session_id(conn, self.path, session_ref)
+        return self._sessions.resolve(session_ref)
 
+    # -- conversation -------------------------------------------------------------------------------------------
     def load_session(self, session_id: str) -> LoadedSession:
         """The session's metadata and the model's view of its latest context epoch, in order. ``session_id`` may be
         a unique prefix of an id; an unknown one raises ``UnknownSession`` saying how to see the ids."""
@@ -202,7 +172,6 @@ class Store:
         with self.db.read() as conn:
             return conversation_log.load_subagent_messages(conn, session_id)
 
-    # -- conversation -------------------------------------------------------------------------------------------
     def append_message(
         self,
         session_id: str,
@@ -305,7 +274,7 @@ class Store:
     def record_event(self, session_id: str, event: LoggedEvent) -> None:
         """A task lifecycle event or an interaction. ``TaskCreated`` also titles an untitled session with its
         request."""
-        event = self._redact_event(event)
+        event = event_log.redacted(event, self._redactor)
         with self.db.transaction() as conn:
             if isinstance(event, TaskEvent) and event.type == "TaskCreated":
                 conversation_log.touch_session(conn, self.path, session_id, self._now(), title=event.detail or "")
@@ -314,8 +283,7 @@ class Store:
     def compactions(self, session_id: str) -> int:
         """How many times the session's conversation was compacted (each began a context epoch)."""
         with self.db.read() as conn:
-            (count,) = conn.execute("SELECT COUNT(*) FROM context_epochs WHERE session_id = ?", (session_id,)).fetchone()
-        return int(count)
+            return conversation_log.compactions(conn, session_id)
 
     def events(self, session_id: str) -> list[EventRecord]:
         with self.db.read() as conn:
@@ -326,104 +294,41 @@ class Store:
         with self.db.read() as conn:
             return event_log.pending_interaction(conn, session_id)
 
-    # -- audit and permissions ------------------------------------------------------------------------------------
+    # -- audit and permissions (``AuditTrail``) -----------------------------------------------------------------
     def record_tool_call_requested(
-        self,
-        session_id: str,
-        *,
-        call_id: str,
-        tool: str,
-        input: dict[str, Any],
-        actor: Actor = "model",
-        task_id: str | None = None,
-        defer: bool = False,
+        self, session_id: str, *, call_id: str, tool: str, input: dict[str, Any], actor: Actor = "model",
+        task_id: str | None = None, defer: bool = False,
     ) -> None:
-        """``defer``: the row joins the next transaction (``Database.defer``) instead of committing its own."""
-        self._write(
-            partial(
-                audit_log.tool_call_requested,
-                session_id=session_id,
-                call_id=call_id,
-                tool=tool,
-                actor=actor,
-                task_id=task_id,
-                input=self._redactor.redact_value(input),
-                now=self._now(),
-            ),
-            defer,
+        self._audit.tool_call_requested(
+            session_id, call_id=call_id, tool=tool, input=input, actor=actor, task_id=task_id, defer=defer
         )
 
     def record_tool_call_completed(
-        self,
-        session_id: str,
-        *,
-        call_id: str,
-        tool: str,
-        output: dict[str, Any],
-        is_error: bool,
-        duration_ms: float | None,
-        actor: Actor = "model",
-        task_id: str | None = None,
-        defer: bool = False,
+        self, session_id: str, *, call_id: str, tool: str, output: dict[str, Any], is_error: bool,
+        duration_ms: float | None, actor: Actor = "model", task_id: str | None = None, defer: bool = False,
     ) -> None:
-        """``defer``: as for ``record_tool_call_requested``."""
-        self._write(
-            partial(
-                audit_log.tool_call_completed,
-                session_id=session_id,
-                call_id=call_id,
-                tool=tool,
-                actor=actor,
-                task_id=task_id,
-                output=self._redactor.redact_value(output),
-                is_error=is_error,
-                duration_ms=duration_ms,
-                now=self._now(),
-            ),
-            defer,
+        self._audit.tool_call_completed(
+            session_id, call_id=call_id, tool=tool, output=output, is_error=is_error, duration_ms=duration_ms,
+            actor=actor, task_id=task_id, defer=defer,
         )
 
     def audit_entries(self, session_id: str) -> list[AuditEntry]:
-        with self.db.read() as conn:
-            return audit_log.load_audit(conn, session_id)
+        return self._audit.entries(session_id)
 
     def record_permission(
-        self,
-        session_id: str,
-        *,
-        tool: str,
-        arguments: dict[str, Any],
-        decision: str,
-        reasons: Sequence[str],
-        decided_by: DecidedBy,
-        rule: str | None = None,
-        task_id: str | None = None,
-        call_id: str | None = None,
+        self, session_id: str, *, tool: str, arguments: dict[str, Any], decision: str, reasons: Sequence[str],
+        decided_by: DecidedBy, rule: str | None = None, task_id: str | None = None, call_id: str | None = None,
         defer: bool = False,
     ) -> None:
-        """``defer``: as for ``record_tool_call_requested``."""
-        self._write(
-            partial(
-                audit_log.permission_decided,
-                session_id=session_id,
-                tool=tool,
-                arguments=self._redactor.redact_value(arguments),
-                decision=decision,
-                reasons=[self._redactor.redact(reason) for reason in reasons],
-                decided_by=decided_by,
-                rule=rule,
-                task_id=task_id,
-                call_id=call_id,
-                now=self._now(),
-            ),
-            defer,
+        self._audit.permission_decided(
+            session_id, tool=tool, arguments=arguments, decision=decision, reasons=reasons, decided_by=decided_by,
+            rule=rule, task_id=task_id, call_id=call_id, defer=defer,
         )
 
     def permission_entries(self, session_id: str) -> list[PermissionEntry]:
-        with self.db.read() as conn:
-            return audit_log.load_permissions(conn, session_id)
+        return self._audit.permissions(session_id)
 
-    # -- todos and undo -------------------------------------------------------------------------------------------
+    # -- todos and undo -----------------------------------------------------------------------------------------
     def save_todos(self, session_id: str, items: Sequence[TodoItem]) -> None:
         redacted = [TodoItem(item.id, self._redactor.redact(item.content), item.status) for item in items]
         with self.db.transaction() as conn:
@@ -450,23 +355,3 @@ class Store:
     def commit_deferred(self) -> None:
         """Commits the rows written with ``defer=True`` that no transaction has taken yet."""
         self.db.commit_deferred()
-
-    def _write(self, write: Callable[[sqlite3.Connection], object], defer: bool) -> None:
-        if defer:
-            self.db.defer(write)
-            return
-        with self.db.transaction() as conn:
-            write(conn)
-
-    def _redact_event(self, event: LoggedEvent) -> LoggedEvent:
-        redact = self._redactor.redact
-        if isinstance(event, TaskEvent):
-            return replace(event, detail=None if event.detail is None else redact(event.detail))
-        if isinstance(event, InteractionRequested):
-            return replace(
-                event,
-                display=redact(event.display),
-                options=tuple(redact(option) for option in event.options),
-                data=self._redactor.redact_value(event.data),
-            )
-        return replace(event, answer=None if event.answer is None else redact(event.answer))
