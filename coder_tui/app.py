@@ -71,6 +71,10 @@ class CoderApp(App[int]):
         self._ctrl_c_armed = False
         # When the last key arrived: the session screen keeps its pauses (garbage collection) for when typing stops.
         self.last_key_at = 0.0
+        # When the last key was handled (a frame written after it shows it), and whether the user is typing (Enter
+        # sends the input: then they read what comes).
+        self.last_key_handled_at = 0.0
+        self.typing = False
         # When the last frame was written: start-up's steps run just after the frame that showed a key.
         self.last_frame_at = 0.0
         self.attention = Attention(self)
@@ -98,7 +102,8 @@ class CoderApp(App[int]):
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key):
-            self.last_key_at = time.monotonic()
+            self.last_key_at = self.last_key_handled_at = time.monotonic()
+            self.typing = event.key != "enter"
             if self._session.hold_typed_ahead(event):
                 return
         await super().on_event(event)

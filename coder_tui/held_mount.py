@@ -5,12 +5,16 @@ message pump), and the screen lays itself out and draws whenever it is idle in b
 conversation's entries cost three or four full layouts of the screen, and the first frames showed none of the entries
 (a widget not mounted yet is measured but not drawn). Held, the batch is laid out and drawn once, with everything in
 it. Keys typed meanwhile are handled as ever; they are drawn with that frame.
+
+The same holds for any change made of mounts and removals (``hold_while``): a new exchange in the transcript is a
+group mounted, its input mounted in it and an old exchange removed, and each of the three, done, asked for a layout
+of its own, often after the screen had laid out the others (a full repaint of a scrolling transcript, three times).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from textual.widget import Widget
 
@@ -24,6 +28,13 @@ _waiting: set[asyncio.Task[None]] = set()
 def mount_held(parent: Widget, widgets: Sequence[Widget], *, before: int | Widget | None = None) -> asyncio.Future[None]:
     """Mounts ``widgets`` in ``parent`` (``before`` as in ``Widget.mount_all``) and holds the screen's updates until
     they are mounted. The result is done once the frame that shows them is drawn (or the hold gave up)."""
+    return hold_while(parent, lambda: [parent.mount_all(widgets, before=before)])
+
+
+def hold_while(parent: Widget, change: Callable[[], Sequence[Awaitable[object]]]) -> asyncio.Future[None]:
+    """Makes ``change`` (mounts and removals anywhere on the screen, whose awaitables it returns) with the screen's
+    updates held until all of them are done; then ``parent`` is laid out. The result is done once the frame that
+    shows the change is drawn (or the hold gave up)."""
     app = parent.app
     loop = asyncio.get_running_loop()
     drawn: asyncio.Future[None] = loop.create_future()
@@ -38,21 +49,26 @@ def mount_held(parent: Widget, widgets: Sequence[Widget], *, before: int | Widge
         held = False
         give_up.cancel()
         app._end_batch()
-        # Something to lay out and draw (the mounted widgets), and what runs once that frame is drawn.
+        # Something to lay out and draw (the change), and what runs once that frame is drawn.
         parent.refresh(layout=True)
         if not parent.call_after_refresh(lambda: drawn.done() or drawn.set_result(None)):
             drawn.set_result(None)  # the parent is gone: nothing will be drawn
 
     give_up = loop.call_later(MAX_HOLD_S, release)
-    mounted = parent.mount_all(widgets, before=before)
+    try:
+        pending = list(change())
+    except BaseException:
+        release()
+        raise
 
-    async def release_when_mounted() -> None:
+    async def release_when_done() -> None:
         try:
-            await mounted
+            for awaitable in pending:
+                await awaitable
         finally:
             release()
 
-    task = loop.create_task(release_when_mounted())
+    task = loop.create_task(release_when_done())
     _waiting.add(task)
     task.add_done_callback(_waiting.discard)
     return drawn

@@ -17,9 +17,9 @@ from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
-from textual.screen import Screen
 
 from coder_tui.between_keys import WhenPaused, run_between_keys
+from coder_tui.screens.single_reflow import SingleReflow
 from coder_tui.markdown_preload import highlighter_step, markdown_imports
 from coder_tui.bindings import bindings_for
 from coder_tui.gc_pacing import CollectionPacer
@@ -70,7 +70,7 @@ def _know_the_protocol() -> None:
     CODEC.types  # noqa: B018 - the property does the walk
 
 
-class SessionScreen(Screen[None]):
+class SessionScreen(SingleReflow):
     BINDINGS = bindings_for("screen")
     AUTO_FOCUS = "#prompt-input"
 

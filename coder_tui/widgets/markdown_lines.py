@@ -61,8 +61,17 @@ class MarkdownLines(SizedByLayout, Widget):
 
     @property
     def has_width(self) -> bool:
-        """Laid out at its current text: a ``renderer`` can render for it."""
+        """Knows the width it is drawn at (laid out at its current text, or presumed): a ``renderer`` can render for
+        it."""
         return self._width > 0
+
+    def presume_width_of(self, other: MarkdownLines) -> None:
+        """Renders at ``other``'s width (and theme) until a layout says otherwise. A new answer is as wide as the one
+        before it: its first words are rendered before it is laid out and shown by the layout that places it, where
+        it took a layout of its own to learn its width (a full repaint of a transcript that scrolls) on every answer.
+        If the width turns out otherwise, the layout renders the lines again."""
+        if other._width > 0 and not self._chunks:
+            self._width, self._theme = other._width, other._theme
 
     def extend(self, markdown: str) -> None:
         """Appends whole blocks (``markdown`` starts on a block boundary); only they are rendered."""

@@ -6,7 +6,10 @@ meanwhile are drawn at once. Of the text so far only the last top-level block ca
 (``markdown_blocks``): the blocks before it are appended to one ``MarkdownLines`` and never rendered again, and the
 last block is re-rendered alone into a second one. One round is two synchronous widget updates, one layout, no
 mounting and nothing that holds the screen's repaints, and its cost does not grow with the answer. A finished answer
-is a container and one widget.
+is a container and one widget shown (the second is hidden: removing it took a layout of its own).
+
+A new answer is rendered at the width of the one before it (``like``), so its first words are shown by the layout
+that places it, not one layout later: a short answer costs the transcript one layout, not three.
 
 Finding the blocks (a markdown-it parse) and rendering them (Rich's renderer is pure Python: a fast model's second
 of text is tens of milliseconds of it) happen in one worker-thread job per round, so the event loop keeps handling
@@ -39,6 +42,9 @@ APPEND_INTERVAL_S = 0.15
 # At most this much finished text is rendered in one step: when a very fast model is far ahead of the screen, the
 # screen catches up in short steps with the loop free between them.
 ROUND_CHARS = 6000
+# A first round of at most this much text is rendered at once on the loop (about a millisecond), before the answer's
+# first layout, which then shows it; a worker thread would let that layout go first, and the round take another.
+INLINE_CHARS = 1000
 # A key typed this recently may not be drawn yet: a round waits for its frame (``_after_typed_key``), for at most
 # this many frames.
 TYPED_JUST_NOW_S = 0.03
@@ -62,16 +68,21 @@ class StreamingMarkdown(SizedByLayout, UniformLines, Vertical):
         /* Between the finished blocks and the last one, the blank line Rich puts between blocks. */
         & > .finished.-filled { margin-bottom: 1; }
         &.-done > .finished { margin-bottom: 0; }
+        &.-done > .last { display: none; }
     }
     """
 
     class Settled(Message):
         """The stream is finished and shown: the widget will not change again."""
 
-    def __init__(self, *, classes: str = "") -> None:
+    def __init__(self, *, classes: str = "", like: StreamingMarkdown | None = None) -> None:
+        """``like``: the answer before this one in the same place, whose width this one presumes until laid out."""
         super().__init__(classes=classes)
         self._finished_blocks = MarkdownLines(classes="finished")
         self._last_block = MarkdownLines(classes="last")
+        if like is not None:
+            self._finished_blocks.presume_width_of(like._finished_blocks)
+            self._last_block.presume_width_of(like._finished_blocks)
         self._pending: list[str] = []
         self._fed: list[str] = []
         self._tail = ""
@@ -146,19 +157,23 @@ class StreamingMarkdown(SizedByLayout, UniformLines, Vertical):
 
     async def _after_typed_key(self, *, waits_for_next: bool) -> None:
         """While the user types, waits for their next key (``NEXT_KEY_WAIT_S`` at most; not for the last round of
-        an answer, whose end, or the stop Esc asked for, is shown at once) and until the frame that
-        shows it is drawn (a few frames at most): the round's layout (the transcript scrolls, so it repaints all of
-        it) then comes right after that frame instead of in front of it, and is over before the next key of a fast
-        typist. A round that went as soon as its text was rendered would land at a random moment between two keys,
-        and the next key would often wait for its layout."""
-        last_key_at = getattr(self.app, "last_key_at", 0.0)
+        an answer, whose end, or the stop Esc asked for, is shown at once) and until the frame that shows it is drawn
+        (a few frames at most): the round's layout (the transcript scrolls, so it repaints all of it) then comes
+        right after that frame instead of in front of it, and is over before the next key of a fast typist. A round
+        that went as soon as its text was rendered would land at a random moment between two keys, and the next key
+        would often wait for its layout. After Enter sent the input, nobody is typing: the echo, if not drawn yet,
+        is drawn with the round, in one layout."""
+        app = self.app
+        if not getattr(app, "typing", True) and app.last_key_handled_at >= app.last_key_at:  # type: ignore[attr-defined]
+            return
+        last_key_at = getattr(app, "last_key_at", 0.0)
         now = time.monotonic()
         if waits_for_next and TYPED_JUST_NOW_S <= now - last_key_at < TYPING_S:
             deadline = now + NEXT_KEY_WAIT_S
-            while getattr(self.app, "last_key_at", 0.0) == last_key_at and time.monotonic() < deadline:
+            while getattr(app, "last_key_at", 0.0) == last_key_at and time.monotonic() < deadline:
                 await asyncio.sleep(NEXT_KEY_POLL_S)
         for _ in range(KEY_FRAMES_AWAITED):
-            if time.monotonic() - getattr(self.app, "last_key_at", 0.0) >= TYPED_JUST_NOW_S:
+            if time.monotonic() - getattr(app, "last_key_at", 0.0) >= TYPED_JUST_NOW_S or _last_key_drawn(app):
                 return
             await self._next_refresh()
 
@@ -193,7 +208,10 @@ class StreamingMarkdown(SizedByLayout, UniformLines, Vertical):
                 rest_lines = last_renderer[1](rest, True)
             return chunks, rest, rendered, rest_lines
 
-        chunks, self._tail, rendered, rest_lines = await asyncio.to_thread(cut_and_render)
+        if not self.size.width and len(text) <= INLINE_CHARS:
+            chunks, self._tail, rendered, rest_lines = cut_and_render()
+        else:
+            chunks, self._tail, rendered, rest_lines = await asyncio.to_thread(cut_and_render)
         await self._after_typed_key(waits_for_next=not finishing)
         for chunk, lines in zip(chunks, rendered, strict=True):
             if lines is None or finished_renderer is None:
@@ -203,9 +221,18 @@ class StreamingMarkdown(SizedByLayout, UniformLines, Vertical):
         finished.set_class(bool(finished.text), "-filled")
         self.set_class(bool(finished.text) or (not finishing and bool(self._tail.strip())), "-shown")
         if finishing:
-            last.remove()
+            last.replace("")  # and hidden with the class ``-done``, in the same layout as the round's
         elif arrived:
             if rest_lines is None or last_renderer is None:
                 last.replace(self._tail)
             else:
                 last.replace_rendered(self._tail, last_renderer[0], rest_lines)
+
+
+def _last_key_drawn(app: object) -> bool:
+    """Whether the last key that arrived is handled and a frame was written after it (the app stamps all three:
+    ``CoderApp``): its frame is on screen, and a round need not wait for it."""
+    handled = getattr(app, "last_key_handled_at", None)
+    if handled is None:
+        return False
+    return handled >= getattr(app, "last_key_at", 0.0) and getattr(app, "last_frame_at", 0.0) > handled

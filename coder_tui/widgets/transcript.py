@@ -23,7 +23,7 @@ entries' widgets (``SessionScreen`` loads both).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -32,7 +32,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
-from coder_tui.held_mount import mount_held
+from coder_tui.held_mount import hold_while, mount_held
 from coder_tui.widgets.notice_line import NoticeLevel, NoticeLine
 from coder_tui.widgets.sized_by_layout import SizedByLayout, UniformLines
 from coder_tui.widgets.todo_list import TodoList
@@ -107,6 +107,8 @@ class Transcript(SizedByLayout, VerticalScroll):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._streaming: StreamingMarkdown | None = None
+        # The last streamed entry of each kind: the next one presumes its width (``StreamingMarkdown``'s ``like``).
+        self._last_streamed: dict[type[StreamingMarkdown], StreamingMarkdown] = {}
         # Streamed entries still drawing their last words, and who waits for them to be shown in full.
         self._drawing: list[StreamingMarkdown] = []
         self._when_drawn: list[Callable[[], None]] = []
@@ -134,8 +136,7 @@ class Transcript(SizedByLayout, VerticalScroll):
 
     def add_user(self, text: str) -> None:
         self.end_stream()
-        self._start_group(live=True)
-        self._add(UserMessage(text))
+        self._add(UserMessage(text), new_exchange=True)
         self.scroll_end(animate=False)  # a new input follows the bottom again, even after scrolling up
 
     def append_text(self, fragment: str) -> None:
@@ -323,7 +324,9 @@ class Transcript(SizedByLayout, VerticalScroll):
         current = self._streaming
         if type(current) is not kind or current is None:
             self.end_stream()
-            current = self._streaming = kind()
+            like = self._last_streamed.get(kind)
+            current = self._streaming = kind(like=like if like is not None and like.is_attached else None)
+            self._last_streamed[kind] = current
             self._drawing.append(current)
             self._add(current)
         current.feed(fragment)
@@ -338,31 +341,36 @@ class Transcript(SizedByLayout, VerticalScroll):
         if self._groups and self._groups[-1].records is not None:
             self._groups[-1].diffs[call_id] = diff
 
-    def _start_group(self, *, live: bool = False) -> ExchangeGroup:
-        for welcome in self.query_children(".welcome"):
-            welcome.remove()  # the screen is not empty any more
+    def _start_group(self, *, live: bool = False) -> list[Awaitable[object]]:
+        # The screen is not empty any more: no welcome.
+        changes: list[Awaitable[object]] = [welcome.remove() for welcome in self.query_children(".welcome")]
         group = ExchangeGroup(live=live)
         self._groups.append(group)
-        self.mount(group)
-        return group
+        changes.append(self.mount(group))
+        return changes
 
-    def _add(self, entry: Widget) -> None:
-        group = self._groups[-1] if self._groups else self._start_group()
-        group.entries.append(entry)
-        group.mount(entry)
-        self._prune()
+    def _add(self, entry: Widget, *, new_exchange: bool = False) -> None:
+        """Appends ``entry`` (to a new live exchange with ``new_exchange``) and prunes, all of it laid out once."""
 
-    def _prune(self) -> None:
+        def change() -> list[Awaitable[object]]:
+            changes = self._start_group(live=new_exchange) if new_exchange or not self._groups else []
+            group = self._groups[-1]
+            group.entries.append(entry)
+            return [*changes, group.mount(entry), *self._prune()]
+
+        hold_while(self, change)
+
+    def _prune(self) -> list[Awaitable[object]]:
         """Keeps at most ``MAX_ENTRIES`` mounted, and while the user follows the end only the exchanges that fill
         ``KEEP_SCREENS`` screens: older exchanges go whole (back to the history not built yet, when they can be
-        rebuilt), and an exchange too long on its own loses its oldest entries."""
+        rebuilt), and an exchange too long on its own loses its oldest entries. Returns the removals (and mounts)
+        it began."""
         excess = sum(len(group.entries) for group in self._groups) - MAX_ENTRIES
-        pruned = False
+        changes: list[Awaitable[object]] = []
         while excess > 0 or self._taller_than_kept():
-            pruned = True
             if len(self._groups) > 1:
                 group = self._groups.pop(0)
-                group.remove()
+                changes.append(group.remove())
                 dropped = group.entries
                 if group.records is None or self._elided or not self._give_back_exchange(group):
                     self._forget(dropped)
@@ -371,12 +379,12 @@ class Transcript(SizedByLayout, VerticalScroll):
                 dropped = current.entries[:excess]
                 del current.entries[:excess]
                 current.records = None  # shown in part now: not rebuilt from its records
-                for entry in dropped:
-                    entry.remove()
+                changes.extend(entry.remove() for entry in dropped)
                 self._forget(dropped)
             excess -= len(dropped)
-        if pruned:
-            self._update_elided_line()
+        if changes:
+            changes.extend(self._update_elided_line())
+        return changes
 
     def _taller_than_kept(self) -> bool:
         """Whether the exchanges after the oldest mounted one fill ``KEEP_SCREENS`` screens, the user following
@@ -419,16 +427,16 @@ class Transcript(SizedByLayout, VerticalScroll):
             else:
                 self._elided += 1
 
-    def _update_elided_line(self) -> None:
+    def _update_elided_line(self) -> list[Awaitable[object]]:
+        """Shows how many earlier entries are not mounted; returns the mount or removal of the line, if any."""
         if self._elided:
             text = f"… {self._elided + self.older_count} earlier entries are not shown"
         elif self._older:
             text = f"… {self.older_count} earlier entries: scroll up to show them"
         else:
-            if self._elided_line.parent is not None:
-                self._elided_line.remove()
-                self._elided_line = Static("", classes="elided")
-            return
+            if self._elided_line.parent is None:
+                return []
+            line, self._elided_line = self._elided_line, Static("", classes="elided")
+            return [line.remove()]
         self._elided_line.update(Content(text))
-        if self._elided_line.parent is None:
-            self.mount(self._elided_line, before=0)
+        return [] if self._elided_line.parent is not None else [self.mount(self._elided_line, before=0)]

@@ -316,7 +316,10 @@ async def test_a_long_streamed_answer_ends_as_one_light_widget(
         await settle(pilot)
         answers = [entry for entry in app.session.transcript.entries if isinstance(entry, AssistantMessage)]
         assert len(answers) == 1 and answers[0].text == long_text
-        assert [type(child) for child in answers[0].children] == [MarkdownLines]
+        # One widget holds it all; the one that held the last block while streaming is empty and hidden.
+        shown = [child for child in answers[0].children if child.display]
+        assert [type(child) for child in shown] == [MarkdownLines] and shown[0].text == long_text
+        assert all(not child.text for child in answers[0].query(MarkdownLines) if not child.display)
 
 
 async def test_resume_picker_restores_a_session_into_the_transcript(
