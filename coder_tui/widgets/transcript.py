@@ -8,7 +8,8 @@ the last ``KEEP_SCREENS`` screens stay mounted (``MAX_ENTRIES`` at most), while 
 exchange pruned goes back, as the message records the engine stored for it, to the same lazy list a resumed history
 uses, and is built again when the user scrolls up to it. So layout, typing and memory do not grow with the length of
 an answer or of the session (``benchmarks/long_session.py``): every layout still arranges each mounted group, so
-short exchanges (forty entries were four screens of them) are pruned by height, not only by count.
+short exchanges (forty entries were four screens of them) are pruned by height, not only by count. An entry is
+added with its pruning as one held change (``hold_while``): the screen lays them out once.
 
 A resumed session's history arrives whole (``HistoryRestored``) but is built lazily: at once only its last entries
 that fill the transcript (at most ``RESUMED_ENTRIES``), mounted in one go with the screen held until they are, so
