@@ -14,6 +14,11 @@ latency p95 / max in a 3 s window of typing at the end, and memory summed over e
 engine process included) when fresh, after 200 and after 1,000 exchanges (at most +20 MB from exchange 10 to the
 end).
 
+Then, as a control for the machine's drift (its speed wanders by a third in phases of tens of seconds, which a window
+of ten meets by chance), a fresh session at once, on the machine as it is then: the long session's last ten against
+its exchanges 10-19 (its screen full, as at the long session's end) is the growth due to the session alone. It is
+printed beside the issue's figures, not instead of them.
+
     python benchmarks/long_session.py [--exchanges 200] [--long] [--tools] [--runs 1]
 """
 
@@ -48,6 +53,8 @@ TYPING_INTERVAL_S = 0.01
 TIME_GROWTH_TARGET = 1.2
 MEMORY_GROWTH_TARGET_MB = 20.0
 CHECKPOINTS = (50, 100, 200, 500, 1000)
+# The fresh session run right after the long one, as a control for the machine's drift.
+CONTROL_EXCHANGES = 20
 
 
 def rss_mb(term: Terminal) -> float:
@@ -60,8 +67,8 @@ def rss_by_process(term: Terminal) -> dict[int, float]:
     return {pid: _status_kb(pid, "VmRSS") / 1024 for pid in process_tree(term.process.pid)}
 
 
-def one_run(exchanges: int, tools: bool, verbose: bool = False) -> dict[str, float]:
-    server = ScriptedServerProcess(Path(tempfile.mkdtemp()) / "arrivals.log", SCENARIO)
+def start_session(server: ScriptedServerProcess) -> Terminal:
+    """A fresh ``coder-tui`` in its own workspace and home, ready for the first request."""
     workspace = Path(tempfile.mkdtemp(prefix="coder-long-"))
     (workspace / "notes.txt").write_text("the limit is 10\n")
     home = workspace / ".home"
@@ -71,23 +78,35 @@ def one_run(exchanges: int, tools: bool, verbose: bool = False) -> dict[str, flo
         HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"),
     )
     term = Terminal(python_argv("-m", "coder_tui", "--cwd", str(workspace), "--mode", "yolo"), workspace, env)
+    term.start()
+    term.type(ANCHOR)
+    term.wait_shown(ANCHOR)
+    clear_prompt(term)
+    return term
+
+
+def exchange(term: Terminal, index: int, tools: bool) -> float:
+    """One request typed key by key, and Enter: the seconds until its answer's last word is on screen."""
+    request = f"exchange {index}" + (" tool" if tools else "")
+    for key in request:
+        term.type(key)
+        term.pump(until=now() + TYPING_INTERVAL_S)
+    term.wait_shown(request)
+    pressed = term.type(ENTER)
+    term.wait_shown(f"done{index}.", timeout=60)
+    return now() - pressed
+
+
+def one_run(exchanges: int, tools: bool, verbose: bool = False) -> dict[str, float]:
+    server = ScriptedServerProcess(Path(tempfile.mkdtemp()) / "arrivals.log", SCENARIO)
     figures: dict[str, float] = {}
     times: list[float] = []
+    term: Terminal | None = None
     try:
-        term.start()
-        term.type(ANCHOR)
-        term.wait_shown(ANCHOR)
-        clear_prompt(term)
+        term = start_session(server)
         figures["rss_fresh"] = rss_mb(term)
         for index in range(1, exchanges + 1):
-            request = f"exchange {index}" + (" tool" if tools else "")
-            for key in request:
-                term.type(key)
-                term.pump(until=now() + TYPING_INTERVAL_S)
-            term.wait_shown(request)
-            pressed = term.type(ENTER)
-            term.wait_shown(f"done{index}.", timeout=60)
-            times.append(now() - pressed)
+            times.append(exchange(term, index, tools))
             if index == 10:
                 figures["rss_10"] = rss_mb(term)
                 if verbose:
@@ -105,13 +124,24 @@ def one_run(exchanges: int, tools: bool, verbose: bool = False) -> dict[str, flo
         keys = type_window(term, seed=exchanges)
         figures["keys_p95"] = percentile(keys, 0.95)
         figures["keys_max"] = max(keys)
-    finally:
         term.close()
+        term = None
+        # The control: a fresh session at once, on the machine as it is now. Its exchanges 10-19 (the screen full,
+        # as at the long session's end) against the long session's last ten tell the session's growth apart from
+        # the machine's drift over the minutes the long session took.
+        term = start_session(server)
+        control = [exchange(term, index, tools) for index in range(1, CONTROL_EXCHANGES + 1)]
+        figures["control_from10_ms"] = statistics.median(control[9:19]) * 1000
+    finally:
+        if term is not None:
+            term.close()
         server.process.kill()
         server.process.wait()
     if verbose:
         blocks = [statistics.median(times[i:i + 10]) * 1000 for i in range(0, len(times), 10)]
         print("time per exchange by ten (median, ms):", " ".join(f"{ms:.0f}" for ms in blocks))
+        print("a fresh session right after, by ten (median, ms):",
+              " ".join(f"{statistics.median(control[i:i + 10]) * 1000:.0f}" for i in range(0, len(control), 10)))
     figures["first10_ms"] = statistics.median(times[:10]) * 1000
     figures["from10_ms"] = statistics.median(times[9:19]) * 1000
     figures["last10_ms"] = statistics.median(times[-10:]) * 1000
@@ -141,6 +171,7 @@ def main() -> None:
     growth = median("last10_ms") / median("first10_ms")
     growth_from_10 = median("last10_ms") / median("from10_ms")
     growth_fifty = median("last50_ms") / median("from10_50_ms")
+    growth_control = median("last10_ms") / median("control_from10_ms")
     memory_growth = median("rss_end") - median("rss_10")
     print(f"coder-tui, {exchanges} exchanges{' with a tool call each' if args.tools else ''}, "
           f"median of {len(runs)} run(s)")
@@ -156,6 +187,9 @@ def main() -> None:
             ("growth over fifty, last 50 / 10-59", f"{growth_fifty:.2f}x",
              (f"<= {TIME_GROWTH_TARGET}x", growth_fifty <= TIME_GROWTH_TARGET)))
           if exchanges >= 100 else ()),
+        ("a fresh session right after, exchanges 10-19", f"{median('control_from10_ms'):.0f} ms", None),
+        ("last 10 / a fresh session's 10-19 right after", f"{growth_control:.2f}x",
+         (f"<= {TIME_GROWTH_TARGET}x", growth_control <= TIME_GROWTH_TARGET)),
         ("keys at the end: p95", f"{median('keys_p95'):.0f} ms", ("< 25 ms", median("keys_p95") < 25)),
         ("keys at the end: max", f"{median('keys_max'):.0f} ms", None),
         ("memory, fresh", f"{median('rss_fresh'):.0f} MB", ("<= 120 MB", median("rss_fresh") <= 120)),
@@ -166,7 +200,7 @@ def main() -> None:
     ]
     for name, value, target in rows:
         goal, verdict = ("-", "") if target is None else (target[0], "met" if target[1] else "NOT met")
-        print(f"  {name:<42} {value:>10}   target {goal:<12} {verdict}")
+        print(f"  {name:<48} {value:>10}   target {goal:<12} {verdict}")
 
 if __name__ == "__main__":
     main()
