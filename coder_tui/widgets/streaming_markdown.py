@@ -164,9 +164,9 @@ class StreamingMarkdown(SizedByLayout, UniformLines, Vertical):
         would often wait for its layout. After Enter sent the input, nobody is typing: the echo, if not drawn yet,
         is drawn with the round, in one layout."""
         app = self.app
-        if not getattr(app, "typing", True) and app.last_key_handled_at >= app.last_key_at:  # type: ignore[attr-defined]
-            return
         last_key_at = getattr(app, "last_key_at", 0.0)
+        if not getattr(app, "typing", True) and getattr(app, "last_key_handled_at", 0.0) >= last_key_at:
+            return
         now = time.monotonic()
         if waits_for_next and TYPED_JUST_NOW_S <= now - last_key_at < TYPING_S:
             deadline = now + NEXT_KEY_WAIT_S

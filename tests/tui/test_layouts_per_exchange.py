@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 from textual import messages
-from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 
 from coder_tui.screens.single_reflow import SingleReflow
@@ -18,35 +17,11 @@ from coder_tui.widgets.assistant_message import AssistantMessage
 from coder_tui.widgets.markdown_lines import MarkdownLines
 from tests.support.scenario import reply, text
 from tests.support.scripted_server import ScriptedServer
+from tests.tui.widget_host import Host, shown_lines
 from tests.tui.helpers import make_app, ready, settle, submit, wait_until
 
 FIRST = "The **first** answer, long enough to wrap: " + "words that fill the line " * 6
 SECOND = "The second answer, as long: " + "more words that fill the line " * 6
-
-
-class Host(App[None]):
-    """A scrolling pane of answers on a screen that skips answered layout requests, as the session screen does."""
-
-    def __init__(self, *widgets: object) -> None:
-        super().__init__()
-        self.widgets = widgets
-
-    def get_default_screen(self) -> SingleReflow:
-        return HostScreen(self.widgets)
-
-
-class HostScreen(SingleReflow):
-    def __init__(self, widgets: tuple[object, ...]) -> None:
-        super().__init__()
-        self.widgets = widgets
-
-    def compose(self) -> ComposeResult:
-        with VerticalScroll():
-            yield from self.widgets  # type: ignore[misc]
-
-
-def shown_lines(widget: MarkdownLines) -> list[str]:
-    return [widget.render_line(y).text.rstrip() for y in range(widget.size.height)]
 
 
 async def test_a_new_answer_shows_its_first_words_in_the_layout_that_places_it(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,13 +7,12 @@ import subprocess
 import sys
 
 import pytest
-from textual.app import App, ComposeResult
-from textual.containers import VerticalScroll
 
 from coder_tui.markdown_blocks import finished_length
 from coder_tui.markdown_look import fence_language
 from coder_tui.widgets.assistant_message import AssistantMessage
 from coder_tui.widgets.markdown_lines import MarkdownLines
+from tests.tui.widget_host import Host, shown_lines
 from tests.tui.helpers import wait_until
 
 ANSWER = (
@@ -23,20 +22,6 @@ ANSWER = (
     "| key | meaning |\n|---|---|\n| a | first |\n\n"
     "> keep it short\n\n---\n\nThat is all."
 )
-
-
-class Host(App[None]):
-    def __init__(self, *widgets: object) -> None:
-        super().__init__()
-        self.widgets = widgets
-
-    def compose(self) -> ComposeResult:
-        with VerticalScroll():
-            yield from self.widgets  # type: ignore[misc]
-
-
-def shown_lines(widget: MarkdownLines) -> list[str]:
-    return [widget.render_line(y).text.rstrip() for y in range(widget.size.height)]
 
 
 def test_finished_length_is_the_start_of_the_last_top_level_block() -> None:
