@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 MODES = ("plan", "default", "auto-edit", "build", "yolo")
+UI_SWITCH_INTERVAL_S = 0.001
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -112,6 +113,12 @@ def main(argv: list[str] | None = None) -> int:
     # drawn up to 33 ms later; at 240, 8 ms. A frame is drawn only when something changed (Textual uses the figure
     # for nothing else but the speed-scaled auto-scroll of a mouse selection), so the higher cap costs nothing idle.
     os.environ.setdefault("TEXTUAL_FPS", "240")
+    # While an answer's Markdown renders in a worker thread, the loop that handles a key and draws its frame gets
+    # the interpreter's lock back only when the worker's switch interval runs out: 5 ms by default, and a frame
+    # waits for several. At 1 ms a key typed while a long answer streams is shown a few milliseconds sooner (p95
+    # 21-25 -> 19-20 ms, max 48-52 -> 41-44 ms in ``benchmarks/pty_latency.py``); this process does no other
+    # long work in threads, so the extra switches cost nothing measurable.
+    sys.setswitchinterval(UI_SWITCH_INTERVAL_S)
     # The engine process starts before the app is even imported: it loads on the other core meanwhile.
     from coder_tui.engine_process import EngineProcesses
 
