@@ -86,15 +86,16 @@ def start_session(server: ScriptedServerProcess) -> Terminal:
 
 
 def exchange(term: Terminal, index: int, tools: bool) -> float:
-    """One request typed key by key, and Enter: the seconds until its answer's last word is on screen."""
+    """One request typed key by key, and Enter: the seconds until the output that put its answer's last word on
+    screen arrived (not until this driver had parsed it: parsing a repainted screen takes it ~10 ms, which is the
+    emulator's time, not the app's; ``pty_latency.py`` times its figures the same way)."""
     request = f"exchange {index}" + (" tool" if tools else "")
     for key in request:
         term.type(key)
         term.pump(until=now() + TYPING_INTERVAL_S)
     term.wait_shown(request)
     pressed = term.type(ENTER)
-    term.wait_shown(f"done{index}.", timeout=60)
-    return now() - pressed
+    return term.wait_shown(f"done{index}.", timeout=60) - pressed
 
 
 def one_run(exchanges: int, tools: bool, verbose: bool = False) -> dict[str, float]:
