@@ -24,6 +24,11 @@ from textual.screen import Screen
 JUST_HANDLED_S = 0.008
 # No key for this long: the user is not typing.
 PAUSED_S = 0.05
+# No key for this long: the user has stopped typing, and a step too long for a gap (``WhenPaused``) may run. Longer
+# than any interval of a typist at speed (40-200 ms): at 50 ms, a late key in a run typed 40 ms apart let the
+# footer's keys (30-55 ms of work) start between two keys, and the next key waited for them (the pty benchmark's
+# worst key of the first seconds, 50-55 ms in three rounds of five).
+STOPPED_TYPING_S = 0.3
 # How often the gap is looked for while keys come.
 POLL_S = 0.003
 # A step waits at most this long for a gap (keys that never stop, a key held down).
@@ -63,7 +68,8 @@ async def _gap(screen: Screen[object], begun: float, *, paused_only: bool = Fals
         # arrival): earlier than the key while it waits to be drawn.
         drawn = getattr(screen.app, "last_frame_at", key) if arrived > begun else key
         just_drawn = drawn >= key and now - drawn < JUST_HANDLED_S
-        if now - key > PAUSED_S or not paused_only and (just_drawn or now - waiting_since > LONGEST_WAIT_S):
+        pause = STOPPED_TYPING_S if paused_only else PAUSED_S
+        if now - key > pause or not paused_only and (just_drawn or now - waiting_since > LONGEST_WAIT_S):
             return
         await asyncio.sleep(POLL_S)
 

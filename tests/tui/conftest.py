@@ -83,3 +83,13 @@ def fixed_sandbox_description(monkeypatch: pytest.MonkeyPatch) -> None:
     import engine.policy.policy as policy
 
     monkeypatch.setattr(policy, "describe", lambda support: "landlock (ABI 7): writes limited to the workspace")
+
+
+@pytest.fixture(autouse=True)
+def footer_keys_after_a_short_pause(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In the app the footer's keys (and the highlighter's warm-up) wait for the user to stop typing for 0.3 s
+    (``between_keys.STOPPED_TYPING_S``); here for as short a pause as any other step waits for, so a test (and every
+    snapshot) finds the footer complete right after ``ready()`` as before. The tests of that wait set it back."""
+    from coder_tui import between_keys
+
+    monkeypatch.setattr(between_keys, "STOPPED_TYPING_S", between_keys.PAUSED_S)

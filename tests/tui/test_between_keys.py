@@ -121,3 +121,26 @@ async def test_a_step_too_long_for_a_gap_waits_for_the_user_to_pause() -> None:
         await asyncio.wait_for(runner, 1.0)  # the user paused
         assert ran == ["short", "long"]
         await pilot.pause()
+
+
+async def test_a_step_too_long_for_a_gap_waits_through_the_lulls_of_a_typist_at_speed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Keys 80 ms apart are typing, not a pause: the footer's keys (30-55 ms of work) started in such a lull, and the
+    next key waited for them (the pty benchmark's worst key of the first seconds, 50-55 ms)."""
+    from coder_tui import between_keys
+
+    monkeypatch.setattr(between_keys, "STOPPED_TYPING_S", 0.3)  # the app's (the suite's fixture shortens it)
+    app = Stamped()
+    async with app.run_test() as pilot:
+        ran: list[str] = []
+        steps = [between_keys.WhenPaused(lambda: ran.append("long"))]
+        runner = asyncio.ensure_future(between_keys.run_between_keys(app.screen, steps))
+        typing_until = time.monotonic() + 1.0
+        while time.monotonic() < typing_until:  # a key every 80 ms, each drawn at once
+            app.last_key_at = app.last_frame_at = time.monotonic()
+            await asyncio.sleep(0.08)
+        assert ran == []
+        await asyncio.wait_for(runner, 2.0)  # they stopped
+        assert ran == ["long"]
+        await pilot.pause()

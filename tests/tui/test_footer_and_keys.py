@@ -91,14 +91,14 @@ async def test_the_footer_shows_its_keys_once_the_user_pauses_not_while_keys_com
     typed; the footer shows them once the user pauses."""
     from coder_tui import between_keys
 
-    monkeypatch.setattr(between_keys, "PAUSED_S", 3600.0)  # the user never pauses
+    monkeypatch.setattr(between_keys, "STOPPED_TYPING_S", 3600.0)  # the user never stops
     app = make_app(workspace, scripted_server)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await pilot.press("h", "i")
         await pilot.pause(0.2)
         assert footer_keys(app) == {}
-        monkeypatch.setattr(between_keys, "PAUSED_S", 0.05)  # now they do
+        monkeypatch.setattr(between_keys, "STOPPED_TYPING_S", 0.05)  # now they do
         await wait_until(pilot, lambda: {"enter", "ctrl+j", "shift+tab"} <= footer_keys(app).keys(), "the keys")
 
 
