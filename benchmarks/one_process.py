@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import os
 import sys
 from pathlib import Path
 
@@ -20,9 +19,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cwd", type=Path, default=Path.cwd())
     workspace = parser.parse_args().cwd.resolve()
-    # As ``coder-tui`` sets them (coder_tui/cli.py).
-    os.environ.setdefault("ESCDELAY", "25")
-    os.environ.setdefault("TEXTUAL_FPS", "240")
+    from coder_tui.cli import prepare_ui_process
+
+    prepare_ui_process()  # as ``coder-tui`` does
     gc.disable()
     from coder_tui.app import run_tui
     from engine.server.host import EngineOptions

@@ -163,15 +163,20 @@ def type_window(term: Terminal, seed: int, start: float | None = None) -> list[f
 SCENARIOS = ("launch", "session", "resume")
 
 
+def launch(term: Terminal) -> float:
+    """Starts the program with a key typed at once; the seconds until that key was shown."""
+    started = term.start()
+    term.type(ANCHOR)
+    return term.wait_shown(ANCHOR) - started
+
+
 def run_launch(argv: list[str], workspace: Path, env: dict[str, str], seed: int) -> dict[str, float]:
     term = Terminal(argv, workspace, env)
     try:
-        started = term.start()
-        term.type(ANCHOR)
-        echoed = term.wait_shown(ANCHOR)
+        echoed = launch(term)
         keys = type_window(term, seed)
         return {
-            "first_echo": echoed - started,
+            "first_echo": echoed,
             "first3_p95": percentile(keys, 0.95),
             "first3_max": max(keys),
             "peak_rss": term.peak_rss_mb(),
@@ -180,15 +185,19 @@ def run_launch(argv: list[str], workspace: Path, env: dict[str, str], seed: int)
         term.close()
 
 
-def first_echo(argv: list[str], workspace: Path, env: dict[str, str]) -> float:
-    """One launch, closed once the key typed at once is shown: the seconds until it was."""
-    term = Terminal(argv, workspace, env)
-    try:
-        started = term.start()
-        term.type(ANCHOR)
-        return term.wait_shown(ANCHOR) - started
-    finally:
-        term.close()
+def first_echoes(bare: dict[str, float], coder: dict[str, float], workspace: Path, env: dict[str, str]) -> None:
+    """``MORE_LAUNCHES`` more launches of each, alternated, each closed once its key is shown; each app's first echo
+    becomes the median of its launches."""
+    echoes: dict[str, list[float]] = {"bare": [bare["first_echo"]], "coder": [coder["first_echo"]]}
+    for _ in range(MORE_LAUNCHES):
+        for name, argv in (("bare", python_argv("-c", BARE_APP)), ("coder", coder_argv(workspace))):
+            term = Terminal(argv, workspace, env)
+            try:
+                echoes[name].append(launch(term))
+            finally:
+                term.close()
+    bare["first_echo"] = statistics.median(echoes["bare"])
+    coder["first_echo"] = statistics.median(echoes["coder"])
 
 
 def run_session(
@@ -316,12 +325,7 @@ def main() -> None:
                 bare = run_launch(python_argv("-c", BARE_APP), fresh, env, seed=run)
                 coder = run_launch(coder_argv(fresh), fresh, env, seed=run) if "launch" in chosen else {}
                 if "launch" in chosen:
-                    bare_echoes, coder_echoes = [bare["first_echo"]], [coder["first_echo"]]
-                    for _ in range(MORE_LAUNCHES):
-                        bare_echoes.append(first_echo(python_argv("-c", BARE_APP), fresh, env))
-                        coder_echoes.append(first_echo(coder_argv(fresh), fresh, env))
-                    bare["first_echo"] = statistics.median(bare_echoes)
-                    coder["first_echo"] = statistics.median(coder_echoes)
+                    first_echoes(bare, coder, fresh, env)
                 if "session" in chosen:
                     coder |= run_session(fresh, env, server, seed=run)
                 if "resume" in chosen:

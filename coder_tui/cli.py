@@ -104,21 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     if args.output_format != "text":
         parser.error("--output-format applies to headless runs only (-p or piped stdin)")
-    # Textual waits this long after Esc for the rest of an escape sequence before it reports the Esc key (100 ms by
-    # default): Esc stops a task, so it should act at once. A terminal sends a sequence in one write; set ESCDELAY
-    # higher on a slow link.
-    os.environ.setdefault("ESCDELAY", "25")
-    # Textual's frame timer waits one to two periods after a frame before it draws the next (Timer's catch-up): at
-    # its default 60 frames a second, a key typed just after a frame (a streamed answer draws several a second) was
-    # drawn up to 33 ms later; at 240, 8 ms. A frame is drawn only when something changed (Textual uses the figure
-    # for nothing else but the speed-scaled auto-scroll of a mouse selection), so the higher cap costs nothing idle.
-    os.environ.setdefault("TEXTUAL_FPS", "240")
-    # While an answer's Markdown renders in a worker thread, the loop that handles a key and draws its frame gets
-    # the interpreter's lock back only when the worker's switch interval runs out: 5 ms by default, and a frame
-    # waits for several. At 1 ms a key typed while a long answer streams is shown a few milliseconds sooner (p95
-    # 21-25 -> 19-20 ms, max 48-52 -> 41-44 ms in ``benchmarks/pty_latency.py``); this process does no other
-    # long work in threads, so the extra switches cost nothing measurable.
-    sys.setswitchinterval(UI_SWITCH_INTERVAL_S)
+    prepare_ui_process()
     # The engine process starts before the app is even imported: it loads on the other core meanwhile.
     from coder_tui.engine_process import EngineProcesses
 
@@ -137,6 +123,26 @@ def main(argv: list[str] | None = None) -> int:
         workspace=workspace, mode=args.mode, model=model, resume=args.resume, cont=args.cont, engine=engine,
         fork=args.fork,
     )
+
+
+def prepare_ui_process() -> None:
+    """What the full screen's process sets before Textual is imported (``coder-tui``, and ``benchmarks/one_process.py``
+    which runs the same app with its engine in the same interpreter)."""
+    # Textual waits this long after Esc for the rest of an escape sequence before it reports the Esc key (100 ms by
+    # default): Esc stops a task, so it should act at once. A terminal sends a sequence in one write; set ESCDELAY
+    # higher on a slow link.
+    os.environ.setdefault("ESCDELAY", "25")
+    # Textual's frame timer waits one to two periods after a frame before it draws the next (Timer's catch-up): at
+    # its default 60 frames a second, a key typed just after a frame (a streamed answer draws several a second) was
+    # drawn up to 33 ms later; at 240, 8 ms. A frame is drawn only when something changed (Textual uses the figure
+    # for nothing else but the speed-scaled auto-scroll of a mouse selection), so the higher cap costs nothing idle.
+    os.environ.setdefault("TEXTUAL_FPS", "240")
+    # While an answer's Markdown renders in a worker thread, the loop that handles a key and draws its frame gets
+    # the interpreter's lock back only when the worker's switch interval runs out: 5 ms by default, and a frame
+    # waits for several. At 1 ms a key typed while a long answer streams is shown a few milliseconds sooner (p95
+    # 21-25 -> 19-20 ms, max 48-52 -> 41-44 ms in ``benchmarks/pty_latency.py``); this process does no other
+    # long work in threads, so the extra switches cost nothing measurable.
+    sys.setswitchinterval(UI_SWITCH_INTERVAL_S)
 
 
 def run_acp(argv: list[str]) -> int:
