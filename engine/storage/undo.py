@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.record import record
 from engine.storage.conversation_log import make_title
 from engine.storage.db import Database, utc_now
 from engine.storage.errors import StorageError
