@@ -48,7 +48,8 @@ from benchmarks.pty_driver import (  # noqa: E402
 from benchmarks.pty_latency import ScriptedServerProcess, clear_prompt, type_window  # noqa: E402
 
 SCENARIO = ROOT / "benchmarks" / "long_session_scenario.py"
-# A user's pace between keys of a request, and the pause before the next request.
+# A user's pace between keys of a request. Enter follows the request's echo, and the next request's first key
+# follows the answer: no pause (the app gets no idle moment it would not get from a quick typist).
 TYPING_INTERVAL_S = 0.01
 TIME_GROWTH_TARGET = 1.2
 MEMORY_GROWTH_TARGET_MB = 20.0
