@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -70,6 +71,8 @@ class Session:
         self.send_images = True
         self._system_cache: tuple[str, str] = ("", "")
         self._system_wire: tuple[str, dict[str, Any]] = ("", {})
+        # The tool-call ids the view holds, kept as messages are appended (None: gathered at the next use).
+        self._call_ids: set[str] | None = None
         self._emit = emit
         self._store = store
         self._log = SessionLog(store, self.id) if store is not None else log
@@ -89,6 +92,14 @@ class Session:
     def messages(self) -> tuple[Message, ...]:
         return tuple(self._messages)
 
+    @property
+    def tool_call_ids(self) -> AbstractSet[str]:
+        """The ids of the tool calls the view holds (a new stream's calls must not reuse one). Kept up to date as
+        messages are appended, not gathered from the whole history for every request; read-only to callers."""
+        if self._call_ids is None:
+            self._call_ids = {call.id for message in self._messages for call in message.tool_calls or ()}
+        return self._call_ids
+
     def append(self, message: Message, *, diff: str | None = None) -> None:
         """The database first (the durable log), then the snapshot file, then the announcement. ``diff``: what a
         tool message showed, stored beside it for the transcript (never sent to the model)."""
@@ -100,6 +111,8 @@ class Session:
             seq = self._next_seq
         self._next_seq = seq + 1
         self._messages.append(message)
+        if self._call_ids is not None:
+            self._call_ids.update(call.id for call in message.tool_calls or ())
         self._seqs.append(seq)
         self._wire.append(message.to_wire())
         self._encoded.append(encoded)
@@ -121,6 +134,7 @@ class Session:
             seq = self._next_seq
         self._next_seq = seq + 1
         self._messages = [summary, *self._messages[first_kept:]]
+        self._call_ids = None
         self._seqs = [seq, *self._seqs[first_kept:]]
         self._wire = [None, *self._wire[first_kept:]]
         self._encoded = [encode_message(summary), *self._encoded[first_kept:]]
@@ -136,6 +150,7 @@ class Session:
         if self._store is not None:
             self._store.rewind(self.id, self._seqs[index])
         del self._messages[index:], self._seqs[index:], self._wire[index:], self._encoded[index:]
+        self._call_ids = None
         self.save()
 
     def request_messages(self) -> list[dict[str, Any]]:

@@ -27,7 +27,7 @@ async def chat_step(state: TurnState, deps: TurnDeps) -> Message:
     session = deps.session
     sent = session.messages
     request = ChatRequest(model=session.model, messages=session.request_messages(), tools=session.tools)
-    assembler = StreamAssembler(taken_ids={call.id for message in sent for call in message.tool_calls or ()})
+    assembler = StreamAssembler(taken_ids=session.tool_call_ids)
     deps.loops.new_stream()
     loop: LoopFound | None = None
     try:
