@@ -37,7 +37,6 @@ from benchmarks.pty_driver import (  # noqa: E402
     ENTER,
     ROOT,
     Terminal,
-    bench_env,
     compile_bytecode,
     now,
     percentile,
@@ -72,12 +71,7 @@ def start_session(server: ScriptedServerProcess) -> Terminal:
     """A fresh ``coder-tui`` in its own workspace and home, ready for the first request."""
     workspace = Path(tempfile.mkdtemp(prefix="coder-long-"))
     (workspace / "notes.txt").write_text("the limit is 10\n")
-    home = workspace / ".home"
-    home.mkdir()
-    env = bench_env(
-        OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="bench", CODER_MODEL="scripted-model",
-        HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"),
-    )
+    env = server.client_env(workspace / ".home")
     term = Terminal(python_argv("-m", "coder_tui", "--cwd", str(workspace), "--mode", "yolo"), workspace, env)
     term.start()
     term.type(ANCHOR)

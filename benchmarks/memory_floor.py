@@ -70,12 +70,7 @@ def coder_streaming_peak(seed: int) -> float:
         root = Path(folder)
         server = ScriptedServerProcess(root / "arrivals.log")
         try:
-            home = root / "home"
-            home.mkdir()
-            env = bench_env(
-                OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="sk-bench", CODER_MODEL="scripted-model",
-                HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"),
-            )
+            env = server.client_env(root / "home")
             workspace = root / "work"
             workspace.mkdir()
             return run_session(workspace, env, server, seed)["peak_rss"]

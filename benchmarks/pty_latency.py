@@ -126,6 +126,15 @@ class ScriptedServerProcess:
         line = self.process.stdout.readline().decode()
         self.base_url = line.split(" on ", 1)[1].split()[0]
 
+    def client_env(self, home: Path) -> dict[str, str]:
+        """The environment of a ``coder-tui`` that talks to this server, with ``home`` (made here) as its own home and
+        config folder: nothing of the developer's reaches it."""
+        home.mkdir(parents=True, exist_ok=True)
+        return bench_env(
+            OPENAI_BASE_URL=self.base_url, OPENAI_API_KEY="sk-bench", CODER_MODEL="scripted-model",
+            HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"),
+        )
+
     def arrivals(self) -> list[float]:
         if not self.log.exists():
             return []
@@ -306,12 +315,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         server = ScriptedServerProcess(root / "arrivals.log")
-        home = root / "home"
-        home.mkdir()
-        env = bench_env(
-            OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="sk-bench", CODER_MODEL="scripted-model",
-            HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"),
-        )
+        env = server.client_env(root / "home")
         mcp_home = root / "mcp-home"
         mcp_env = {**env, "HOME": str(mcp_home), "XDG_CONFIG_HOME": str(write_user_config(mcp_home, root))}
         resumed = root / "resumed"
