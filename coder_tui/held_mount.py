@@ -9,20 +9,33 @@ it. Keys typed meanwhile are handled as ever; they are drawn with that frame.
 The same holds for any change made of mounts and removals (``hold_while``): a new exchange in the transcript is a
 group mounted, its input mounted in it and an old exchange removed, and each of the three, done, asked for a layout
 of its own, often after the screen had laid out the others (a full repaint of a scrolling transcript, three times).
+
+And a change can wait a moment for the one that follows it (``hold_for_next``): a request's echo for its answer's
+first entry. A fast answer (a local model, a cached reply, a slash command) comes a few milliseconds after its echo;
+drawn apart, the two were two frames, each a repaint of the whole scrolling transcript, and the answer waited for the
+echo's. Held for at most a frame's time, they are one.
 """
 
 from __future__ import annotations
 
 import asyncio
+import weakref
 from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING
 
 from textual.widget import Widget
+
+if TYPE_CHECKING:
+    from textual.app import App
 
 # The longest the screen is held, should a widget never finish mounting (removed before it did, say).
 MAX_HOLD_S = 0.5
 
 # The waiting tasks, held until they are done (the event loop keeps only weak references to its tasks).
 _waiting: set[asyncio.Task[None]] = set()
+
+# For each app, how to end the hold ``hold_for_next`` began, while it lasts.
+_lingering: weakref.WeakKeyDictionary[App[object], Callable[[], None]] = weakref.WeakKeyDictionary()
 
 
 def mount_held(parent: Widget, widgets: Sequence[Widget], *, before: int | Widget | None = None) -> asyncio.Future[None]:
@@ -41,6 +54,7 @@ def hold_while(parent: Widget, change: Callable[[], Sequence[Awaitable[object]]]
     # Textual's own batch (``App.batch_update``), begun now: the screen may lay out on the next turn of the loop.
     app._begin_batch()
     held = True
+    end_lingering(app)  # this change is the one a lingering hold waited for: drawn with it
 
     def release() -> None:
         nonlocal held
@@ -72,3 +86,28 @@ def hold_while(parent: Widget, change: Callable[[], Sequence[Awaitable[object]]]
     _waiting.add(task)
     task.add_done_callback(_waiting.discard)
     return drawn
+
+
+def hold_for_next(parent: Widget, seconds: float) -> None:
+    """Holds the screen's updates until the next ``hold_while`` change begins (and then until that change is done,
+    as ever), or for ``seconds`` at most: a change made now is drawn with the one after it, if that comes quickly."""
+    app = parent.app
+    end_lingering(app)
+    app._begin_batch()
+
+    def end() -> None:
+        if _lingering.get(app) is end:
+            del _lingering[app]
+            give_up.cancel()
+            app._end_batch()
+            parent.refresh(layout=True)  # the screen may have gone idle meanwhile: it looks again
+
+    give_up = asyncio.get_running_loop().call_later(seconds, end)
+    _lingering[app] = end
+
+
+def end_lingering(app: App[object]) -> None:
+    """Ends the hold ``hold_for_next`` began, if one lasts (an input ended, say: nothing more to wait for)."""
+    end = _lingering.get(app)
+    if end is not None:
+        end()

@@ -23,6 +23,7 @@ from coder_tui.screens.single_reflow import SingleReflow
 from coder_tui.markdown_preload import highlighter_step, markdown_imports
 from coder_tui.bindings import bindings_for
 from coder_tui.gc_pacing import CollectionPacer
+from coder_tui.held_mount import end_lingering, hold_for_next
 from coder_tui.history import InputHistory
 from coder_tui.widgets.footer_bar import FooterBar
 from coder_tui.widgets.prompt import Prompt
@@ -44,6 +45,8 @@ if TYPE_CHECKING:
 QUIET_AFTER_S = 0.3
 # ... and waits until no key has been pressed for this long (a pass is a pause no key is drawn in), or it is owed.
 KEYS_IDLE_S = 1.0
+# How long a request's echo waits to be drawn with its answer's first entry (a fast model's), at most.
+ECHO_WAITS_S = 1 / 60
 # Below this width the side panes start hidden (Ctrl+T shows them); at 80x24 the transcript needs the room.
 WIDE_LAYOUT = 100
 
@@ -270,6 +273,8 @@ class SessionScreen(SingleReflow):
         # A bare /rewind opens its picker, which is the whole of its answer: closing it leaves nothing behind.
         if echo and text.strip() != "/rewind":
             self.transcript.add_user(text)
+            # Drawn with the answer's first entry if that comes within a frame's time, in one repaint.
+            hold_for_next(self.transcript, ECHO_WAITS_S)
         self._work_started, self._tokens_done, self._streamed_chars = self.timer(), 0, 0
         self.status.elapsed_s = self.status.streamed_tokens = 0
         self.status.state = "working"
@@ -277,6 +282,7 @@ class SessionScreen(SingleReflow):
         self.app.refresh_bindings()
 
     def input_finished(self, outcome: InputFinished) -> None:
+        end_lingering(self.app)
         self._collector.idle()
         # Once the input's last frames are drawn (a resumed conversation takes a few), not before them.
         self.set_timer(QUIET_AFTER_S, self._quiet_moment)

@@ -12,9 +12,11 @@ import pytest
 from textual import messages
 from textual.containers import VerticalScroll
 
+from coder_tui.screens import session as session_screen
 from coder_tui.screens.single_reflow import SingleReflow
 from coder_tui.widgets.assistant_message import AssistantMessage
 from coder_tui.widgets.markdown_lines import MarkdownLines
+from coder_tui.widgets.user_message import UserMessage
 from tests.support.scenario import reply, text
 from tests.support.scripted_server import ScriptedServer
 from tests.tui.widget_host import Host, shown_lines
@@ -154,3 +156,41 @@ async def test_a_new_exchange_and_its_answer_are_laid_out_at_most_twice_however_
         # more; the whole was three to four an exchange before, every exchange.
         assert late[len(late) // 2] <= 2 and late[-1] <= 3, counts
         assert sum(late) <= 2 * len(late) + 2, counts
+
+
+async def test_the_echo_of_a_fast_answer_is_laid_out_with_it(
+    workspace: Path, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The echo waits for the answer's first entry (``hold_for_next``; here for as long as it takes, so that a slow
+    test machine does not decide): the echo is never laid out without its answer."""
+    monkeypatch.setattr(session_screen, "ECHO_WAITS_S", 30.0)
+    exchanges = 16
+    for index in range(exchanges):
+        scripted_server.add(reply(text(f"Answer {index}: **done** and a few more words.")))
+    app = make_app(workspace, scripted_server)
+    async with app.run_test(size=(100, 24)) as pilot:
+        await ready(pilot)
+        screen = app.session
+        shown: list[list[tuple[bool, bool]]] = []
+        original = screen._refresh_layout
+
+        def recorded(*args: object, **kwargs: object) -> None:
+            original(*args, **kwargs)  # type: ignore[arg-type]
+            entries = screen.transcript.entries
+            visible = screen._compositor.visible_widgets
+            echoes = [index for index, entry in enumerate(entries) if isinstance(entry, UserMessage)]
+            after = entries[echoes[-1] + 1:] if echoes else []
+            answer = [entry for entry in after if isinstance(entry, AssistantMessage)]
+            shown[-1].append((bool(echoes) and entries[echoes[-1]] in visible, bool(answer) and answer[0] in visible))
+
+        monkeypatch.setattr(screen, "_refresh_layout", recorded)
+        for index in range(exchanges):
+            shown.append([])
+            await submit(pilot, f"question {index}")
+            await settle(pilot)
+            await pilot.pause()
+        late = shown[4:]
+        assert all((True, False) not in layouts for layouts in late), late  # never the echo without its answer
+        counts = sorted(len(layouts) for layouts in late)
+        # The echo with the answer's first words, and its finishing round when the stream came in two reads.
+        assert counts[len(counts) // 2] <= 2, late
