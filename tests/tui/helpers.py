@@ -6,7 +6,9 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
+from textual.screen import Screen
 
 from coder_tui.app import CoderApp
 from coder_tui.history import InputHistory
@@ -114,3 +116,15 @@ async def settle(pilot: Pilot[object]) -> None:
     await wait_until(pilot, lambda: not app.link.busy and not app.link.queued, "the session to be idle")
     await app.workers.wait_for_complete()
     await pilot.pause()
+
+
+def after_each_layout(screen: Screen[object], monkeypatch: pytest.MonkeyPatch, record: Callable[[], None]) -> None:
+    """Calls ``record`` after each full layout of ``screen`` (``Screen._refresh_layout``), for tests that count the
+    layouts or look at what each one placed."""
+    lay_out = screen._refresh_layout
+
+    def laid_out(*args: object, **kwargs: object) -> None:
+        lay_out(*args, **kwargs)  # type: ignore[arg-type]
+        record()
+
+    monkeypatch.setattr(screen, "_refresh_layout", laid_out)

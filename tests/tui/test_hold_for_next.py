@@ -4,15 +4,18 @@ and a fast answer; issue 32)."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import pytest
 from textual.app import App
 from textual.containers import VerticalScroll
+from textual.pilot import Pilot
 from textual.widgets import Static
 
 from coder_tui import held_mount
 from coder_tui.held_mount import end_lingering, hold_for_next, hold_while
-from tests.tui.helpers import wait_until
+from tests.tui.helpers import after_each_layout, wait_until
 from tests.tui.widget_host import Host
 
 
@@ -21,29 +24,23 @@ def _on_screen(app: App[object], *widgets: Static) -> list[bool]:
     return [widget in visible for widget in widgets]
 
 
-async def _recording_layouts(pilot: object, monkeypatch: pytest.MonkeyPatch, *widgets: Static) -> list[list[bool]]:
-    """After each full layout of the screen, which of ``widgets`` it shows."""
-    app = pilot.app  # type: ignore[attr-defined]
-    screen = app.screen
-    original = screen._refresh_layout
-    layouts: list[list[bool]] = []
-
-    def recorded(*args: object, **kwargs: object) -> None:
-        original(*args, **kwargs)  # type: ignore[arg-type]
-        layouts.append(_on_screen(app, *widgets))
-
-    monkeypatch.setattr(screen, "_refresh_layout", recorded)
-    return layouts
+@asynccontextmanager
+async def _echo_held(seconds: float) -> AsyncIterator[tuple[Pilot[None], VerticalScroll, Static]]:
+    """A pane whose "echo" was mounted as a held change, then held for the next one for ``seconds`` at most."""
+    pane = VerticalScroll()
+    echo = Static("echo")
+    async with Host(pane).run_test(size=(40, 10)) as pilot:
+        await pilot.pause()
+        hold_while(pane, lambda: [pane.mount(echo)])
+        hold_for_next(pane, seconds)
+        yield pilot, pane, echo
 
 
 async def test_a_change_held_for_the_next_one_is_drawn_with_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    pane = VerticalScroll()
-    echo, answer = Static("echo"), Static("answer")
-    async with Host(pane).run_test(size=(40, 10)) as pilot:
-        await pilot.pause()
-        layouts = await _recording_layouts(pilot, monkeypatch, echo, answer)
-        hold_while(pane, lambda: [pane.mount(echo)])
-        hold_for_next(pane, 30.0)
+    answer = Static("answer")
+    async with _echo_held(30.0) as (pilot, pane, echo):
+        layouts: list[list[bool]] = []  # after each full layout, which of the two it shows
+        after_each_layout(pilot.app.screen, monkeypatch, lambda: layouts.append(_on_screen(pilot.app, echo, answer)))
         await wait_until(pilot, lambda: echo.is_mounted, "the echo mounted")
         await pilot.pause(0.1)
         assert _on_screen(pilot.app, echo) == [False]  # held
@@ -53,24 +50,14 @@ async def test_a_change_held_for_the_next_one_is_drawn_with_it(monkeypatch: pyte
         assert not held_mount._lingering and pilot.app._batch_count == 0
 
 
-async def test_a_held_change_is_drawn_alone_when_nothing_follows_in_time(monkeypatch: pytest.MonkeyPatch) -> None:
-    pane = VerticalScroll()
-    echo = Static("echo")
-    async with Host(pane).run_test(size=(40, 10)) as pilot:
-        await pilot.pause()
-        hold_while(pane, lambda: [pane.mount(echo)])
-        hold_for_next(pane, 0.05)
+async def test_a_held_change_is_drawn_alone_when_nothing_follows_in_time() -> None:
+    async with _echo_held(0.05) as (pilot, _pane, echo):
         await wait_until(pilot, lambda: _on_screen(pilot.app, echo) == [True], "the echo drawn")
         assert not held_mount._lingering and pilot.app._batch_count == 0
 
 
 async def test_ending_the_wait_draws_what_it_held_at_once() -> None:
-    pane = VerticalScroll()
-    echo = Static("echo")
-    async with Host(pane).run_test(size=(40, 10)) as pilot:
-        await pilot.pause()
-        hold_while(pane, lambda: [pane.mount(echo)])
-        hold_for_next(pane, 30.0)
+    async with _echo_held(30.0) as (pilot, _pane, echo):
         await pilot.pause(0.05)
         assert _on_screen(pilot.app, echo) == [False]
         end_lingering(pilot.app)  # the input ended: nothing more is coming

@@ -17,10 +17,10 @@ from coder_tui.screens.single_reflow import SingleReflow
 from coder_tui.widgets.assistant_message import AssistantMessage
 from coder_tui.widgets.markdown_lines import MarkdownLines
 from coder_tui.widgets.user_message import UserMessage
-from tests.support.scenario import reply, text
+from tests.support.scenario import reply, slow, text
 from tests.support.scripted_server import ScriptedServer
 from tests.tui.widget_host import Host, shown_lines
-from tests.tui.helpers import make_app, ready, settle, submit, wait_until
+from tests.tui.helpers import after_each_layout, make_app, ready, settle, submit, wait_until
 
 FIRST = "The **first** answer, long enough to wrap: " + "words that fill the line " * 6
 SECOND = "The second answer, as long: " + "more words that fill the line " * 6
@@ -138,13 +138,11 @@ async def test_a_new_exchange_and_its_answer_are_laid_out_at_most_twice_however_
         await ready(pilot)
         screen = app.session
         counts: list[int] = []
-        original = screen._refresh_layout
 
-        def counted(*args: object, **kwargs: object) -> None:
+        def counted() -> None:
             counts[-1] += 1
-            original(*args, **kwargs)  # type: ignore[arg-type]
 
-        monkeypatch.setattr(screen, "_refresh_layout", counted)
+        after_each_layout(screen, monkeypatch, counted)
         for index in range(exchanges):
             counts.append(0)
             await submit(pilot, f"question {index}")
@@ -162,20 +160,19 @@ async def test_the_echo_of_a_fast_answer_is_laid_out_with_it(
     workspace: Path, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The echo waits for the answer's first entry (``hold_for_next``; here for as long as it takes, so that a slow
-    test machine does not decide): the echo is never laid out without its answer."""
+    test machine does not decide): the echo is never laid out without its answer. Each answer starts 50 ms after the
+    request, so an echo that did not wait would be drawn alone every time."""
     monkeypatch.setattr(session_screen, "ECHO_WAITS_S", 30.0)
     exchanges = 16
     for index in range(exchanges):
-        scripted_server.add(reply(text(f"Answer {index}: **done** and a few more words.")))
+        scripted_server.add(slow(reply(text(f"Answer {index}: **done** and a few more words.", chunk=200)), 0.05))
     app = make_app(workspace, scripted_server)
     async with app.run_test(size=(100, 24)) as pilot:
         await ready(pilot)
         screen = app.session
         shown: list[list[tuple[bool, bool]]] = []
-        original = screen._refresh_layout
 
-        def recorded(*args: object, **kwargs: object) -> None:
-            original(*args, **kwargs)  # type: ignore[arg-type]
+        def recorded() -> None:
             entries = screen.transcript.entries
             visible = screen._compositor.visible_widgets
             echoes = [index for index, entry in enumerate(entries) if isinstance(entry, UserMessage)]
@@ -183,7 +180,7 @@ async def test_the_echo_of_a_fast_answer_is_laid_out_with_it(
             answer = [entry for entry in after if isinstance(entry, AssistantMessage)]
             shown[-1].append((bool(echoes) and entries[echoes[-1]] in visible, bool(answer) and answer[0] in visible))
 
-        monkeypatch.setattr(screen, "_refresh_layout", recorded)
+        after_each_layout(screen, monkeypatch, recorded)
         for index in range(exchanges):
             shown.append([])
             await submit(pilot, f"question {index}")

@@ -14,7 +14,7 @@ from coder_tui.widgets.history_entries import EntryFactory, RestoredHistory
 from engine.events import HistoryRestored
 from engine.restored import RestoredEntry
 from tests.support.scripted_server import ScriptedServer
-from tests.tui.helpers import make_app, ready, wait_until, write_sessions
+from tests.tui.helpers import after_each_layout, make_app, ready, wait_until, write_sessions
 
 
 def exchange(number: int) -> list[RestoredEntry]:
@@ -97,13 +97,9 @@ async def test_the_screen_is_laid_out_only_once_every_resumed_entry_is_mounted(
         # For each layout of the screen: whether each widget in the transcript was mounted by then (one that is not
         # is measured but not drawn, nor is anything inside it).
         layouts: list[list[bool]] = []
-        lay_out = screen._refresh_layout
-
-        def recorded(*args: object, **kwargs: object) -> None:
-            layouts.append([widget.is_mounted for widget in transcript.walk_children()])
-            lay_out(*args, **kwargs)
-
-        monkeypatch.setattr(screen, "_refresh_layout", recorded)
+        after_each_layout(
+            screen, monkeypatch, lambda: layouts.append([widget.is_mounted for widget in transcript.walk_children()])
+        )
         drawn = transcript.show_history(history_of([entry for number in range(200) for entry in exchange(number)]))
         while not drawn.done():
             # The frame timer fires at every turn of the loop while the entries mount (a busy start-up, a fast timer).
