@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 from collections.abc import Iterator
 
 import pytest
@@ -15,6 +16,15 @@ def scripted_server() -> Iterator[ScriptedServer]:
     """A started scripted server with an empty script: the test adds replies with ``.add(...)``."""
     with ScriptedServer() as server:
         yield server
+
+
+@pytest.fixture
+def refused_port() -> Iterator[int]:
+    """A port of 127.0.0.1 where a connection is refused: bound for the whole test but never listening, so that no
+    other process (a server of a test running in parallel) can take it meanwhile."""
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        yield held.getsockname()[1]
 
 
 @pytest.fixture(autouse=True)
