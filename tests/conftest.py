@@ -10,6 +10,8 @@ import pytest
 
 from tests.support.scripted_server import ScriptedServer
 
+pytest_plugins = ["tests.support.parallel_snapshots"]
+
 
 @pytest.fixture
 def scripted_server() -> Iterator[ScriptedServer]:
