@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from engine.sandbox.support import detect, feature_line
 from tests.support.scripted_server import ScriptedServer
 
 pytest_plugins = ["tests.support.parallel_snapshots"]
@@ -43,3 +44,12 @@ def no_developer_model_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     sets them to values that point nowhere to prove no test leans on them)."""
     for name in [name for name in os.environ if name.startswith(("OPENAI_", "CODER_"))]:
         monkeypatch.delenv(name)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """The CI line: which kernel features this machine had, so a skipped confinement test is seen for what it is.
+    Written here, not in ``tests/security/``, because with worker processes only the top conftest reaches the
+    process that writes the summary."""
+    reports = [report for kind in terminalreporter.stats.values() for report in kind]
+    if any(getattr(report, "nodeid", "").startswith("tests/security/") for report in reports):
+        terminalreporter.write_line(feature_line(detect()))
