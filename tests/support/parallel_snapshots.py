@@ -20,8 +20,9 @@ WORKER_KEY = "snapshot_files"
 @pytest.hookimpl(trylast=True)  # after syrupy's own, which makes the report
 def pytest_sessionfinish(session: pytest.Session) -> None:
     config = session.config
-    if hasattr(config, "workerinput"):
-        report = config._syrupy.report  # type: ignore[attr-defined]
+    syrupy = getattr(config, "_syrupy", None)  # none under ``-p no:syrupy``
+    if hasattr(config, "workerinput") and syrupy is not None:
+        report = syrupy.report
         config.workeroutput[WORKER_KEY] = {  # type: ignore[attr-defined]
             "used": sorted(collection.location for collection in report.used),
             "unused": sorted(collection.location for collection in report.unused),
