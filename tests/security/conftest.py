@@ -8,8 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from engine.sandbox.support import detect, feature_line
-
 SECRET = "the outside secret\n"
 
 
@@ -52,8 +50,3 @@ def snapshot(folder: Path) -> dict[str, tuple[int, bytes]]:
         if path.is_file() and not path.is_symlink():
             found[str(path.relative_to(folder))] = (path.stat().st_mode, path.read_bytes())
     return found
-
-
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """The CI line: which kernel features this machine had, so a skipped confinement test is seen for what it is."""
-    terminalreporter.write_line(feature_line(detect()))

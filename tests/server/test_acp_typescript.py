@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.server.test_acp import REPO, environment
+from tests.support.node_cache import npm_install_once
 from tests.support.scenario import reply, stall, text, tool_call
 from tests.support.scripted_server import ScriptedServer
 
@@ -23,16 +24,8 @@ CACHE = REPO / ".test-cache" / "acp-node"
 
 @pytest.fixture(scope="module")
 def node_client() -> Path:
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if node is None or npm is None:
-        pytest.skip("Node.js and npm are not installed: the TypeScript ACP client cannot run")
-    if not (CACHE / "node_modules" / "@agentclientprotocol" / "sdk").is_dir():
-        CACHE.mkdir(parents=True, exist_ok=True)
-        shutil.copy(NODE_PROJECT / "package.json", CACHE / "package.json")
-        done = subprocess.run([npm, "install", "--no-audit", "--no-fund"], cwd=CACHE, capture_output=True,
-                              text=True, timeout=600)
-        if done.returncode != 0:
-            pytest.skip(f"npm could not install @agentclientprotocol/sdk: {done.stderr.strip()[-300:]}")
+    npm_install_once(CACHE, NODE_PROJECT / "package.json", CACHE / "node_modules" / "@agentclientprotocol" / "sdk",
+                     "the TypeScript ACP client (@agentclientprotocol/sdk)")
     shutil.copy(NODE_PROJECT / "acp_client.mjs", CACHE / "acp_client.mjs")
     return CACHE / "acp_client.mjs"
 

@@ -5,8 +5,9 @@
 - ``crash``: exits with an error before answering anything;
 - ``hang``: never answers the handshake;
 - ``serve`` (default): tools ``echo``, ``fail`` (an ``isError`` result), ``hang`` (never returns; writes
-  ``$BROKEN_MARK`` when it is cancelled), ``picture`` (an image), ``grow`` (adds the tool ``extra`` and sends
-  ``tools/list_changed``), ``die`` (the process exits mid-call), the prompt ``review`` and the resource ``note://readme``.
+  ``started`` to ``$BROKEN_MARK`` when it begins, ``cancelled`` when it is cancelled), ``picture`` (an image),
+  ``grow`` (adds the tool ``extra`` and sends ``tools/list_changed``), ``die`` (the process exits mid-call), the
+  prompt ``review`` and the resource ``note://readme``.
 """
 
 from __future__ import annotations
@@ -43,10 +44,13 @@ def build() -> MCPServer:
     @server.tool()
     async def hang() -> str:
         """Never returns."""
+        mark = os.environ.get("BROKEN_MARK")
+        if mark:
+            with open(mark, "w") as handle:
+                handle.write("started")
         try:
             await anyio.sleep_forever()
         finally:
-            mark = os.environ.get("BROKEN_MARK")
             if mark:
                 with open(mark, "w") as handle:
                     handle.write("cancelled")

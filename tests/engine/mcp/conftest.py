@@ -78,9 +78,12 @@ def oauth_server(tmp_path: Path) -> Iterator[str]:
 def _served(
     tmp_path: Path, transport: str, path: str, module: str = "tests.engine.mcp.broken_server"
 ) -> Iterator[str]:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    # The port stays bound (not listening) until the server listens on it, so that no other process (a test running
+    # in parallel) takes it meanwhile; the server binds it too, as both ask for address reuse.
+    held = socket.socket()
+    held.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    held.bind(("127.0.0.1", 0))
+    port = held.getsockname()[1]
     log = open(tmp_path / f"server{transport or '-oauth'}.log", "w")
     arguments = ["serve", transport, str(port)] if transport else [str(port)]
     process = subprocess.Popen(
@@ -90,13 +93,14 @@ def _served(
         stderr=subprocess.STDOUT,
     )
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and process.poll() is None:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError:
-                time.sleep(0.1)
+        with held:
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and process.poll() is None:
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                    break
+                except OSError:
+                    time.sleep(0.1)
         yield f"http://127.0.0.1:{port}{path}"
     finally:
         process.terminate()

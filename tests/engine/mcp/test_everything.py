@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import base64
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from engine.modes import Mode
 from tests.engine.mcp.conftest import REPO
 from tests.engine.mcp.test_server_requests import ready, tool_results
 from tests.support.fakes import FakeInteraction
+from tests.support.node_cache import npm_install_once
 from tests.support.scenario import reply, text, tool_call
 from tests.support.scripted_server import ScriptedServer
 
@@ -27,18 +27,9 @@ PREFIX = "mcp__everything__"
 
 @pytest.fixture(scope="module")
 def everything() -> dict[str, object]:
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if node is None or npm is None:
-        pytest.skip("Node.js and npm are not installed: server-everything cannot run")
     entry = CACHE / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
-    if not entry.is_file():
-        CACHE.mkdir(parents=True, exist_ok=True)
-        shutil.copy(PACKAGE, CACHE / "package.json")
-        done = subprocess.run([npm, "install", "--no-audit", "--no-fund"], cwd=CACHE, capture_output=True,
-                              text=True, timeout=600)
-        if done.returncode != 0:
-            pytest.skip(f"npm could not install server-everything: {done.stderr.strip()[-300:]}")
-    return {"command": node, "args": [str(entry), "stdio"]}
+    npm_install_once(CACHE, PACKAGE, entry, "server-everything")
+    return {"command": shutil.which("node"), "args": [str(entry), "stdio"]}
 
 
 async def test_sampling_elicitation_roots_and_images(

@@ -127,13 +127,16 @@ async def test_esc_cancels_a_hanging_mcp_call(
             break
         await asyncio.sleep(0.05)
     assert log.of(ToolCallExecuting)
-    await asyncio.sleep(0.3)  # the request is on its way to the server
+    for _ in range(1200):  # the server is running the call
+        if mark.exists() and mark.read_text() == "started":
+            break
+        await asyncio.sleep(0.05)
     assert orch.cancel()
     outcome = await running
     assert outcome.reason == "cancelled"
     assert log.of(ToolCallFinished)[-1].status is ToolStatus.CANCELLED
     for _ in range(200):  # the server hears of the cancellation (notifications/cancelled)
-        if mark.exists():
+        if mark.read_text() == "cancelled":
             break
         await asyncio.sleep(0.05)
     assert mark.read_text() == "cancelled"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -44,12 +43,6 @@ async def collect(provider: OpenAIProvider, request: ChatRequest = REQUEST) -> l
 
 def streamed_text(chunks: list[StreamChunk]) -> str:
     return "".join(chunk.text for chunk in chunks if isinstance(chunk, TextChunk))
-
-
-def unused_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 async def test_text_streams_as_text_chunks_then_the_finish_reason(scripted_server: ScriptedServer) -> None:
@@ -185,8 +178,8 @@ async def test_gives_up_after_max_retries_with_the_last_error(scripted_server: S
     assert type(caught.value.__cause__).__name__ == "InternalServerError"
 
 
-async def test_connection_refused_gives_a_readable_error() -> None:
-    base_url = f"http://127.0.0.1:{unused_port()}/v1"
+async def test_connection_refused_gives_a_readable_error(refused_port: int) -> None:
+    base_url = f"http://127.0.0.1:{refused_port}/v1"
     provider = OpenAIProvider(base_url=base_url, api_key="k", max_retries=1, retry_base_delay=0.01)
     seen: list[StreamChunk] = []
 

@@ -3,7 +3,6 @@ HTML comes back as readable text, non-text content is refused. Served by a local
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 import threading
@@ -223,12 +222,9 @@ async def test_fetch_times_out(ctx: ToolContext, base: str) -> None:
         await run_tool(FetchTool(timeout_s=0.2), ctx, url=f"{base}/slow")
 
 
-async def test_fetch_connection_refused_is_a_tool_error(ctx: ToolContext) -> None:
-    with socket.socket() as probe:  # a port nobody listens on
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    with pytest.raises(ToolError, match=rf"^cannot fetch http://127.0.0.1:{port}/: "):
-        await run_tool(fetch, ctx, url=f"http://127.0.0.1:{port}/")
+async def test_fetch_connection_refused_is_a_tool_error(ctx: ToolContext, refused_port: int) -> None:
+    with pytest.raises(ToolError, match=rf"^cannot fetch http://127.0.0.1:{refused_port}/: "):
+        await run_tool(fetch, ctx, url=f"http://127.0.0.1:{refused_port}/")
 
 
 @pytest.mark.parametrize(
