@@ -10,9 +10,10 @@
   installed prefix by its own marks (a virtual environment's ``pyvenv.cfg``, a conda environment's ``conda-meta``, a
   Go root's ``src/runtime``), or when it lies outside every home folder (``/srv/jdk`` for ``/srv/jdk/bin``).
 - Credential files by name (``is_credential``) are denied on top. Landlock only allows, by folder tree, so a
-  granted folder outside the system folders that holds such a name directly is granted child by child instead,
-  without it (and without links, which a grant would follow to their target); the rules above point at program and
-  library folders that hold none by design (``registry``, ``versions``), so the check is one level deep.
+  toolchain folder that holds such a name within two levels (``bin/.netrc``, a node prefix's ``etc/npmrc``) is
+  granted child by child instead, without it (and without links, which a grant would follow to their target). The
+  rules above point at program and library folders that hold none by design (``registry``, ``versions/*``), so two
+  levels are enough to catch what a user put there.
 
 Never the home folder itself nor any folder above it (a ``PATH`` entry of ``~`` grants nothing), and not ``/proc``:
 it shows every process's command line, and through ``/proc/<pid>/environ`` what each was started with.
@@ -35,7 +36,7 @@ CREDENTIAL_NAMES = frozenset({
     "config", ".netrc", "_netrc", ".npmrc", "npmrc", ".pypirc", "hosts.yml", "hosts.yaml", "auth.json", ".dockercfg",
     ".env", ".htpasswd", "kubeconfig", ".condarc", "pip.conf", "pip.ini",
 })  # fmt: skip
-CREDENTIAL_STARTS = ("credentials", "config.", "id_", ".env.", ".yarnrc")
+CREDENTIAL_STARTS = ("config.", "id_", ".env.", ".yarnrc")
 CREDENTIAL_ENDS = (".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".kdbx")
 CREDENTIAL_PARTS = ("credential", "token", "secret")
 _PYENV_LIKE = ("bin", "shims", "versions/*", "libexec", "plugins", "version")
