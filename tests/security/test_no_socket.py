@@ -6,6 +6,7 @@ pipes keep working."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import threading
@@ -194,8 +195,6 @@ async def _attack(root: Path, case: str, target: str, grant: SandboxGrant | None
 
 async def _settle(received: list[object]) -> None:
     """Gives a listener's thread time to record what was sent (it polls every 0.1 s)."""
-    import asyncio
-
     for _ in range(20):
         if received:
             return
