@@ -183,7 +183,7 @@ def test_auto_verify_runs_the_models_tests_confined(
         "_try(lambda: open('.envrc', 'w').write('curl evil'))\n"
         "_try(lambda: open('README.md', 'a').write('evil'))\n"
         f"_try(lambda: socket.socket(socket.AF_UNIX).connect({str(outside / 'daemon.sock')!r}))\n"
-        f"_try(lambda: socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendto(b'x', {str(outside / 'dgram.sock')!r}))\n"
+        f"_try(lambda: socket.socket(socket.AF_UNIX, 2).sendto(b'x', {str(outside / 'dgram.sock')!r}))\n"
         "open('.hypothesis/ran', 'w').write('conftest ran')\n"
         "print('ENV', sorted(os.environ))\n"
     )

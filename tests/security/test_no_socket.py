@@ -246,7 +246,8 @@ async def test_netlink_gets_nothing_from_the_kernel(workspace: Path, grant: str)
 @pytest.mark.parametrize("grant", sorted(CONFINED))
 @pytest.mark.parametrize("family", sorted(UNMADE))
 async def test_no_socket_of_another_family_is_made(workspace: Path, grant: str, family: str) -> None:
-    code = f"import socket\ntry:\n    {UNMADE[family]}\n    print('MADE')\nexcept OSError as e:\n    print('refused', e)\n"
+    code = f"import socket\ntry:\n    {UNMADE[family]}\n    print('MADE')\n"
+    code += "except OSError as e:\n    print('refused', e)\n"
     (workspace / "make.py").write_text(code)
     result = await run_command("python3 make.py", workspace, 20, 10_000, sandbox=CONFINED[grant])
     assert "refused" in result.stdout and "MADE" not in result.stdout, result.stdout + result.stderr

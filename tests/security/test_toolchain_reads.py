@@ -60,7 +60,8 @@ NEEDED = {
 }
 PROGRAMS = [".cargo/bin/cargo", ".rustup/toolchains/stable/bin/rustc", ".docker/bin/docker", ".pulumi/bin/pulumi",
             ".fly/bin/flyctl", "bin/tool", ".pyenv/shims/python9", ".pyenv/versions/3.12.0/bin/python9",
-            ".nvm/versions/node/v20.0.0/bin/node9", ".local/bin/pipx-tool", "go/bin/gotool", "venvs/proj/bin/venvtool"]  # fmt: skip
+            ".nvm/versions/node/v20.0.0/bin/node9", ".local/bin/pipx-tool", "go/bin/gotool",
+            "venvs/proj/bin/venvtool"]  # fmt: skip
 PATH_ENTRIES = [".cargo/bin", ".docker/bin", ".pulumi/bin", ".fly/bin", "bin", ".pyenv/shims", ".pyenv/bin",
                 ".nvm/versions/node/v20.0.0/bin", ".local/bin", "go/bin", "venvs/proj/bin"]  # fmt: skip
 

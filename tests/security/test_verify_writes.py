@@ -147,7 +147,9 @@ async def test_a_real_pytest_run_keeps_its_caches_in_the_temp_folder(
     assert not any(p.name in ("__pycache__", ".pytest_cache") for p in project.rglob("*"))
 
 
-async def test_a_linked_build_folder_is_not_granted(project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_linked_build_folder_is_not_granted(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`target` planted as a link to a folder outside: the grant would follow it; the run cannot write there."""
     outside = tmp_path / "outside"
     outside.mkdir()
