@@ -292,8 +292,9 @@ class PermissionPolicy:
         )
 
     def verify_grant(self, network: bool) -> SandboxGrant:
-        """Auto-verify's confinement (SPEC 8): the workspace writable but .git/ and .coder/, reads and environment
-        as for unasked commands, the network only when `workflow.verify_network` is true."""
+        """Auto-verify's confinement (SPEC 8): its build outputs and caches writable, never sources or configuration
+        (engine.sandbox.verify_writes), reads and environment as for unasked commands, the network only when
+        `workflow.verify_network` is true."""
         return SandboxGrant(
             Confinement.VERIFY, network=network, extra_readable=self._sandbox_readable, env_names=self._env_names
         )

@@ -16,8 +16,9 @@ into "run this command". Two things close it:
   user saw it, and `/usr/bin/git`, `command git` or a `git` in a script all get the same settings. The policy makes
   every way of changing them (`export`, `unset`, `A=b git`, `env -u`...) ask first (engine.policy.bash_env).
 
-Driver names come from the repository's own config files (and the files they include), read here with a small
-INI reader: a few small files per command, no subprocess.
+Driver names come from the config files (and the files they include) of every repository git could use from
+inside the workspace, nested ones and submodules included (``engine.sandbox.git_repos``), read here with a small
+INI reader: a bounded walk and a few small files per command, no subprocess.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
+
+from engine.sandbox import git_repos
 
 _DROPPED_PREFIXES = ("GIT_", "LD_", "DYLD_", "BASH_FUNC_")
 _DROPPED = frozenset(
@@ -113,11 +116,16 @@ def git_environment(workspace: Path, parent: Mapping[str, str] | None = None) ->
 
 
 def driver_settings(workspace: Path) -> list[tuple[str, str]]:
-    """Harmless values for the external diff and every diff and filter driver the workspace repository's config
-    files define (git's own diff stays in use when the repository names no external one)."""
+    """Harmless values for the external diff and every diff and filter driver that the config files of any
+    repository under the workspace define (``engine.sandbox.git_repos``: nested ones, submodules, worktrees); git's
+    own diff stays in use when none names an external one, and the scan saw the whole workspace."""
     settings: list[tuple[str, str]] = []
     seen: set[tuple[str, str | None]] = set()
-    for section, subsection, key in _scan(_config_files(workspace)):
+    repositories = git_repos.scan(workspace)
+    if not repositories.complete:  # a repository may lie beyond what the scan saw: no external diff at all
+        seen.add(("diff", "external"))
+        settings.append(("diff.external", PLAIN_DIFF))
+    for section, subsection, key in _scan(list(repositories.config_files)):
         if section == "diff" and subsection is None and key == "external" and (section, key) not in seen:
             seen.add((section, key))
             settings.append(("diff.external", PLAIN_DIFF))
@@ -125,31 +133,6 @@ def driver_settings(workspace: Path) -> list[tuple[str, str]]:
             seen.add((section, subsection))
             settings.extend((f"{section}.{subsection}.{k}", value) for k, value in _DRIVER_SETTINGS[section])
     return settings
-
-
-def _config_files(workspace: Path) -> list[Path]:
-    """The repository's config files: `config` and `config.worktree` of its git dir and of its common dir."""
-    git_dir = _git_dir(workspace)
-    if git_dir is None:
-        return []
-    dirs = [git_dir]
-    common = _read_small(git_dir / "commondir")
-    if common is not None and common.strip():
-        dirs.append((git_dir / common.strip()).resolve())
-    return [folder / name for folder in dirs for name in ("config", "config.worktree")]
-
-
-def _git_dir(start: Path) -> Path | None:
-    """The git dir that discovery from ``start`` finds: a `.git` folder, or the one a `.git` file points to."""
-    for folder in (start, *start.parents):
-        dot_git = folder / ".git"
-        if dot_git.is_dir():
-            return dot_git
-        if dot_git.is_file():
-            text = _read_small(dot_git) or ""
-            match = re.match(r"\s*gitdir:\s*(.+?)\s*$", text, re.MULTILINE)
-            return (folder / match.group(1)).resolve() if match else None
-    return None
 
 
 def _scan(files: list[Path]) -> Iterator[tuple[str, str | None, str | None]]:
@@ -161,7 +144,7 @@ def _scan(files: list[Path]) -> Iterator[tuple[str, str | None, str | None]]:
         if path in visited:
             continue
         visited.add(path)
-        text = _read_small(path)
+        text = git_repos.read_small(path)
         if text is None:
             continue
         section, subsection = "", None
@@ -186,11 +169,3 @@ def _scan(files: list[Path]) -> Iterator[tuple[str, str | None, str | None]]:
 def _include_path(config: Path, value: str) -> Path:
     expanded = os.path.expanduser(value)
     return Path(expanded) if os.path.isabs(expanded) else config.parent / expanded
-
-
-def _read_small(path: Path, limit: int = 1 << 20) -> str | None:
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(limit).decode("utf-8", errors="replace")
-    except OSError:
-        return None

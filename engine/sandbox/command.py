@@ -21,12 +21,11 @@ from engine.sandbox.child_env import approved_environment, unasked_environment
 from engine.sandbox.grant import Confinement, SandboxGrant
 from engine.sandbox.reads import READABLE_DEVICES, readable_folders
 from engine.sandbox.support import SandboxSupport
+from engine.sandbox.verify_writes import verify_environment, verify_writable
 
 LAUNCHER = str(Path(__file__).with_name("launcher.py"))
 # Devices every command may write: discarding output, reading zeros, the terminal.
 WRITABLE_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
-# What auto-verify may not write in the workspace (SPEC 8).
-VERIFY_PROTECTED = frozenset({".git", ".coder"})
 _REFUSED = re.compile(
     r"Permission denied|Operation not permitted|Read-only file system|EACCES|EPERM|Address family not supported"
 )
@@ -70,9 +69,8 @@ def confine(
         env = unasked_environment(parent, workspace, tmpdir, grant.env_names)
         folders = [tmpdir]
         if grant.confinement is Confinement.VERIFY:
-            entries, root_files = verify_writable(workspace)
-            folders += entries
-            files += root_files
+            folders += verify_writable(workspace, command)
+            env = verify_environment(env, tmpdir)
         reads: list[str] | None = readable_folders(workspace, tmpdir, parent, grant.extra_readable)
     else:
         env = approved_environment(parent, tmpdir, grant.env_names)
@@ -101,26 +99,6 @@ def confine(
     return ConfinedCommand(argv, env, tmpdir)
 
 
-def verify_writable(workspace: Path) -> tuple[list[str], list[str]]:
-    """Auto-verify's writable places: every folder and regular file at the top of the workspace but ``.git`` and
-    ``.coder`` (Landlock grants by folder tree, so the workspace itself cannot be granted without them); symbolic
-    links are skipped, since a grant follows them. New entries at the top level are therefore refused."""
-    folders: list[str] = []
-    files: list[str] = []
-    try:
-        entries = list(os.scandir(workspace))
-    except OSError:
-        return folders, files
-    for entry in entries:
-        if entry.name in VERIFY_PROTECTED or entry.is_symlink():
-            continue
-        if entry.is_dir(follow_symlinks=False):
-            folders.append(entry.path)
-        elif entry.is_file(follow_symlinks=False):
-            files.append(entry.path)
-    return folders, files
-
-
 def _launcher() -> list[str]:
     return [sys.executable, "-E", "-s", "-S", LAUNCHER]
 
@@ -140,7 +118,9 @@ def refused_write_note(
     elif grant.confinement is Confinement.VERIFY:
         where = (
             "auto-verify runs confined: it reads only the workspace and the system and toolchain folders, writes "
-            "only in the workspace's existing folders and files (not .git/ nor .coder/) and its temp folder"
+            "only its temp folder ($TMPDIR) and the build outputs and caches of the test run (target/, build/, "
+            "node_modules/.cache...), never sources or configuration, and uses no network unless "
+            "workflow.verify_network is true"
         )
     else:
         where = (

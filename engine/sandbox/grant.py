@@ -14,8 +14,9 @@ class Confinement(str, Enum):
     # system and toolchain folders and its temp folder, writes only to its temp folder, has no network at all, and
     # an environment built from an allow-list (engine.sandbox.child_env).
     UNASKED = "unasked"
-    # Auto-verify (SPEC 8): as UNASKED, but it may write in the workspace (not in .git/ nor .coder/), and it has
-    # the network only when `workflow.verify_network` says so.
+    # Auto-verify (SPEC 8): as UNASKED, but it may write the build outputs and caches of its test run
+    # (engine.sandbox.verify_writes), never sources or configuration, and it has the network only when
+    # `workflow.verify_network` says so.
     VERIFY = "verify"
     # The user approved it, or a config rule or session allowance allowed it: it reads anywhere, may also write in
     # the workspace, and keeps the environment but for secret-looking names.

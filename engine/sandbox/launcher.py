@@ -16,8 +16,9 @@ command does not run: exit status 126 and the reason on stderr.
 Options: ``--write DIR`` (repeatable; folders where writing is allowed), ``--file PATH`` (single writable files such
 as ``/dev/null``), ``--read DIR`` / ``--read-file PATH`` (with ``--confine-reads``: the only places reading and
 executing is allowed, besides the writable ones), ``--no-net`` (no TCP through Landlock where the kernel has its
-rules, no socket but AF_UNIX through seccomp), ``--no-metadata`` (with ``--no-net``: no chmod, chown, utimes
-or xattr changes either, which Landlock does not handle), ``--unconfined`` (only the process-tree ending: yolo and ``!``).
+rules, and through seccomp no socket to anything: no socket but unix stream and seqpacket ones, no ``connect``, no
+``sendto`` an address), ``--no-metadata`` (with ``--no-net``: no chmod, chown, utimes or xattr changes either, which
+Landlock does not handle), ``--unconfined`` (only the process-tree ending: yolo and ``!``).
 """
 
 from __future__ import annotations

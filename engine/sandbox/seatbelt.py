@@ -46,7 +46,7 @@ def profile(writable: Iterable[str], *, network: bool, readable: Iterable[str] |
             "    )",
         ]
     if not network:
-        lines += ["(deny network-outbound)", "(deny network-inbound)", "(allow network-outbound (remote unix-socket))"]
+        lines += ["(deny network-outbound)", "(deny network-inbound)"]  # unix sockets included: they lead out too
     return "\n".join(lines) + "\n"
 
 

@@ -1,15 +1,25 @@
-"""A seccomp filter, through ctypes, that leaves a process no network at all: ``socket()`` is refused for every
-address family but ``AF_UNIX`` (so UDP, raw and TCP sockets, IPv4 and IPv6, netlink and packet sockets cannot even be
-made), and io_uring, which can make sockets without the ``socket`` system call, is refused whole.
+"""A seccomp filter, through ctypes, that leaves a process no socket to anything outside itself (SPEC 20, "no network
+means no socket to anything"): it cannot make a socket of any family but ``AF_UNIX``, cannot make a unix datagram
+socket, cannot ``connect`` any socket, and cannot ``sendto`` an address. io_uring, which can make and connect sockets
+without these system calls, is refused whole.
 
-Landlock's TCP rules (ABI 4) cover TCP only: a UDP packet to a listener or a DNS query carries a secret as well as a
-TCP connection does. Seccomp filters are unprivileged once ``NO_NEW_PRIVS`` is set, on every kernel since 3.5, and
-inherited by everything the process starts. Stdlib only, like ``landlock``: the launcher imports it in a bare
-``python -S``. A system call from another architecture's table (an x86_64 process using ``int 0x80``, the x32 ABI)
-is refused whole, so the socket number cannot be dodged. For commands that run unasked the filter also refuses the
-calls that change a file's mode, owner, times and extended attributes, which Landlock does not handle, and
-``connect``: the unix sockets left can still reach a local daemon (Docker's, an SSH agent, a proxy) that reaches
-further. Unconnected sockets (``socketpair``) still work.
+Why this shape: a filter sees the system call's number and its six arguments as numbers, never the memory they point
+to, so it cannot read the address inside ``sendmsg``'s ``msghdr``. It does not need to. Every socket left is a unix
+stream or seqpacket socket (from ``socket`` or ``socketpair``), and the kernel sends on those only to the connected
+peer: a stream socket refuses a destination address (``EISCONN``/``EOPNOTSUPP``), a seqpacket socket ignores it. The
+one way such a socket reaches a peer outside is ``connect``, refused for every family. A datagram socket, by
+contrast, sends to any address given in ``sendmsg`` even when it came from ``socketpair``, so unix datagram sockets
+are not made at all. ``sendto`` with an address is refused as well, which a reader can check without that argument.
+So pipes, ``socketpair`` (stream, seqpacket) and ``send``/``sendmsg`` on them, passing descriptors included, keep
+working; sockets inherited from outside cannot exist, since the bash tool closes every descriptor but 0, 1 and 2.
+
+Landlock's TCP rules (ABI 4) cover TCP only, and its scopes (ABI 6) only abstract unix sockets: a UDP packet, a
+netlink request or a datagram to a unix socket's path carries a secret as well. Seccomp filters are unprivileged once
+``NO_NEW_PRIVS`` is set, on every kernel since 3.5, and inherited by everything the process starts. Stdlib only,
+like ``landlock``: the launcher imports it in a bare ``python -S``. A system call from another architecture's table
+(an x86_64 process using ``int 0x80``, the x32 ABI) is refused whole, so the numbers cannot be dodged. For commands
+that run unasked the filter also refuses the calls that change a file's mode, owner, times and extended attributes,
+which Landlock does not handle.
 """
 
 from __future__ import annotations
@@ -23,26 +33,48 @@ _PR_SET_SECCOMP = 22
 _SECCOMP_MODE_FILTER = 2
 _RET_ALLOW = 0x7FFF0000
 _RET_ERRNO = 0x00050000
-# BPF opcodes: load a word at an absolute offset, jump if equal / greater or equal to a constant, return a constant.
+# BPF opcodes: load a word at an absolute offset, and it with a constant, jump if equal / greater or equal to a
+# constant, return a constant.
 _LD_ABS = 0x20
+_AND = 0x54
 _JEQ = 0x15
 _JGE = 0x35
 _RET = 0x06
-# Offsets in struct seccomp_data: nr, arch, then args[6] from 16 (the low half of args[0] on little-endian machines).
-_NR, _ARCH, _ARG0 = 0, 4, 16
+# Offsets in struct seccomp_data: nr, arch, then args[6] from 16, 8 bytes each (low half first: little-endian).
+_NR, _ARCH = 0, 4
+
+
+def _arg(index: int, high: bool = False) -> int:
+    return 16 + 8 * index + (4 if high else 0)
+
+
 _AF_UNIX = 1
+_SOCK_STREAM, _SOCK_SEQPACKET = 1, 5
+_SOCK_TYPE_MASK = 0xF  # the rest of `type` is SOCK_NONBLOCK / SOCK_CLOEXEC
 _X32_BIT = 0x40000000
-# machine -> (AUDIT_ARCH_*, socket, the io_uring calls, the calls refused to unasked commands: connect (the only
-# sockets left are unix ones, and a unix socket can lead out: a Docker daemon, an SSH agent, a proxy), and those
-# that change a file's metadata).
-_TABLES: dict[str, tuple[int, int, tuple[int, ...], tuple[int, ...]]] = {
-    # connect; chmod fchmod chown fchown lchown utime utimes futimesat fchownat fchmodat utimensat fchmodat2, the
-    # *xattr writers and setxattrat / removexattrat.
-    "x86_64": (0xC000003E, 41, (425, 426, 427),
-               (42, 90, 91, 92, 93, 94, 132, 235, 261, 260, 268, 280, 452, 188, 189, 190, 197, 198, 199, 463, 466)),
-    # The generic table: connect; fchmod fchmodat fchownat fchown utimensat fchmodat2, the *xattr writers, *xattrat.
-    "aarch64": (0xC00000B7, 198, (425, 426, 427), (203, 52, 53, 54, 55, 88, 452, 5, 6, 7, 14, 15, 16, 463, 466)),
-    "riscv64": (0xC00000F3, 198, (425, 426, 427), (203, 52, 53, 54, 55, 88, 452, 5, 6, 7, 14, 15, 16, 463, 466)),
+
+
+class _Table:
+    """One architecture's numbers: its AUDIT_ARCH_*, the socket calls, io_uring's calls and the calls that change a
+    file's metadata."""
+
+    def __init__(self, arch: int, socket: int, socketpair: int, connect: int, sendto: int, uring: tuple[int, ...],
+                 metadata: tuple[int, ...]) -> None:  # fmt: skip
+        self.arch, self.socket, self.socketpair, self.connect, self.sendto = arch, socket, socketpair, connect, sendto
+        self.uring, self.metadata = uring, metadata
+
+
+_URING = (425, 426, 427)
+# The generic table: fchmod fchmodat fchownat fchown utimensat fchmodat2, the *xattr writers, setxattrat and
+# removexattrat.
+_GENERIC_METADATA = (52, 53, 54, 55, 88, 452, 5, 6, 7, 14, 15, 16, 463, 466)
+_TABLES = {
+    # chmod fchmod chown fchown lchown utime utimes futimesat fchownat fchmodat utimensat fchmodat2, the *xattr
+    # writers, setxattrat and removexattrat.
+    "x86_64": _Table(0xC000003E, 41, 53, 42, 44, _URING,
+                     (90, 91, 92, 93, 94, 132, 235, 261, 260, 268, 280, 452, 188, 189, 190, 197, 198, 199, 463, 466)),
+    "aarch64": _Table(0xC00000B7, 198, 199, 203, 206, _URING, _GENERIC_METADATA),
+    "riscv64": _Table(0xC00000F3, 198, 199, 203, 206, _URING, _GENERIC_METADATA),
 }  # fmt: skip
 
 
@@ -71,31 +103,60 @@ def supported() -> bool:
 
 def program(*, metadata: bool = False) -> list[tuple[int, int, int, int]]:
     """The BPF instructions, as (code, jump-if-true, jump-if-false, constant). With ``metadata`` (commands that run
-    unasked) ``connect`` is refused too, and the calls that change a file's mode, owner, times or extended
-    attributes (Landlock does not handle them)."""
-    arch, socket_nr, uring, metadata_calls = _TABLES[os.uname().machine]
-    refuse = _RET_ERRNO | errno.EPERM
-    refused = [*uring, *(metadata_calls if metadata else ())]
-    head = [
+    unasked) the calls that change a file's mode, owner, times or extended attributes are refused too (Landlock
+    does not handle them)."""
+    table = _TABLES[os.uname().machine]
+    refused = [*table.uring, table.connect, *(table.metadata if metadata else ())]
+    # Jumps name labels (a str) or fall through (0); `_assemble` turns them into offsets.
+    lines: list[object] = [
         (_LD_ABS, 0, 0, _ARCH),
-        (_JEQ, 1, 0, arch),
-        (_RET, 0, 0, refuse),  # another architecture's system call table
+        (_JEQ, 0, "refuse", table.arch),  # another architecture's system call table
         (_LD_ABS, 0, 0, _NR),
-        (_JGE, 0, 1, _X32_BIT),
-        (_RET, 0, 0, refuse),  # x32
-    ]
-    # One test per refused call, jumping to the shared "refuse" at the end; then the socket family check.
-    count = len(refused)
-    tests = [(_JEQ, count - index + 4, 0, nr) for index, nr in enumerate(refused)]
-    tail = [
-        (_JEQ, 0, 3, socket_nr),
-        (_LD_ABS, 0, 0, _ARG0),
-        (_JEQ, 1, 0, _AF_UNIX),
-        (_RET, 0, 0, _RET_ERRNO | errno.EAFNOSUPPORT),
+        (_JGE, "refuse", 0, _X32_BIT),  # x32
+        *((_JEQ, "refuse", 0, nr) for nr in refused),
+        (_JEQ, "socket", 0, table.socket),
+        (_JEQ, "socketpair", 0, table.socketpair),
+        (_JEQ, "sendto", 0, table.sendto),
         (_RET, 0, 0, _RET_ALLOW),
-        (_RET, 0, 0, refuse),
+        "socket",
+        (_LD_ABS, 0, 0, _arg(0)),
+        (_JEQ, "unix type", 0, _AF_UNIX),
+        (_RET, 0, 0, _RET_ERRNO | errno.EAFNOSUPPORT),
+        "socketpair",
+        (_LD_ABS, 0, 0, _arg(0)),
+        (_JEQ, 0, "refuse", _AF_UNIX),
+        "unix type",  # stream and seqpacket only: a datagram socket sends to any address sendmsg names
+        (_LD_ABS, 0, 0, _arg(1)),
+        (_AND, 0, 0, _SOCK_TYPE_MASK),
+        (_JEQ, "allow", 0, _SOCK_STREAM),
+        (_JEQ, "allow", "refuse", _SOCK_SEQPACKET),
+        "sendto",  # only without an address: both halves of the pointer zero
+        (_LD_ABS, 0, 0, _arg(4)),
+        (_JEQ, 0, "refuse", 0),
+        (_LD_ABS, 0, 0, _arg(4, high=True)),
+        (_JEQ, "allow", "refuse", 0),
+        "allow",
+        (_RET, 0, 0, _RET_ALLOW),
+        "refuse",
+        (_RET, 0, 0, _RET_ERRNO | errno.EPERM),
     ]
-    return [*head, *tests, *tail]
+    return _assemble(lines)
+
+
+def _assemble(lines: list[object]) -> list[tuple[int, int, int, int]]:
+    """Resolves label names in jumps to the offsets BPF wants (instructions to skip)."""
+    labels: dict[str, int] = {}
+    body: list[tuple[int, int | str, int | str, int]] = []
+    for line in lines:
+        if isinstance(line, str):
+            labels[line] = len(body)
+        else:
+            body.append(line)  # type: ignore[arg-type]
+
+    def offset(target: int | str, index: int) -> int:
+        return labels[target] - index - 1 if isinstance(target, str) else target
+
+    return [(code, offset(jt, i), offset(jf, i), k) for i, (code, jt, jf, k) in enumerate(body)]
 
 
 def deny_network(*, metadata: bool = False) -> None:

@@ -22,7 +22,7 @@ SandboxKind = Literal["landlock", "seatbelt", "none"]
 class SandboxSupport:
     kind: SandboxKind
     abi: int = 0
-    # A seccomp filter can refuse every socket but AF_UNIX (Linux).
+    # A seccomp filter can leave no socket to anything: no family but unix, no connect, no sendto an address (Linux).
     seccomp: bool = False
 
     @property
@@ -74,7 +74,8 @@ def features(support: SandboxSupport) -> list[tuple[str, bool, str]]:
         ("landlock tcp", support.kind == "seatbelt" or (landlock_on and support.abi >= TCP_RULES_ABI),
          "TCP connect and bind refused by Landlock (ABI 4+)"),
         ("seccomp network", support.blocks_network,
-         "no socket but AF_UNIX (UDP, raw, v4, v6) for unasked commands" if support.blocks_network
+         "no socket to anything (no connect, no sendto an address, any family) for unasked commands and auto-verify"
+         if support.blocks_network
          else "missing: read-only commands ask, plan's approved commands keep UDP"),
         ("landlock scopes", support.kind == "landlock" and support.abi >= SCOPES_ABI,
          "no signals to processes outside, no abstract unix sockets outside (ABI 6+)"),

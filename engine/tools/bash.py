@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field
 
 from engine.errors import ToolError
 from engine.record import record
-from engine.sandbox import SandboxGrant, detect
+from engine.sandbox import SandboxGrant, SandboxSupport, detect
 from engine.sandbox.command import ConfinedCommand, confine, refused_write_note, unconfined
 from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
 
@@ -125,13 +125,24 @@ async def run_command(
     """
     support = detect()
     if sandbox is not None:
-        confined = confine(sandbox, support, _shell(), command, cwd)
+        confined = await _off_the_loop(sandbox, support, command, cwd)
     else:
         confined = unconfined(support, _shell(), command)
     try:
         return await _run(command, confined.argv, confined, cwd, timeout, cap, on_output)
     finally:
         confined.cleanup()
+
+
+async def _off_the_loop(sandbox: SandboxGrant, support: SandboxSupport, command: str, cwd: Path) -> ConfinedCommand:
+    """``confine`` in a thread, since it walks the workspace for repositories (engine.sandbox.git_repos); when the
+    call is cancelled meanwhile, the temp folder it makes is removed once it is made."""
+    preparing = asyncio.ensure_future(asyncio.to_thread(confine, sandbox, support, _shell(), command, cwd))
+    try:
+        return await asyncio.shield(preparing)
+    except asyncio.CancelledError:
+        preparing.add_done_callback(lambda done: done.cancelled() or done.exception() or done.result().cleanup())
+        raise
 
 
 async def _run(

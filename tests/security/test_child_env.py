@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from engine.sandbox.child_env import FIXED_GIT_SETTINGS, PLAIN_DIFF, driver_settings, unasked_environment
 
 
@@ -63,3 +65,29 @@ def test_repository_without_drivers_keeps_gits_own_diff(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
     (tmp_path / ".git" / "config").write_text("[core]\n\tbare = false\n")
     assert driver_settings(tmp_path) == []
+
+
+def test_drivers_of_every_repository_under_the_workspace_are_named(tmp_path: Path) -> None:
+    """Nested repositories at any depth, a `.git` file's target and a bare repository under any name."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "config").write_text("[core]\n\tbare = false\n")
+    for folder, section in (("vendor/lib/.git", '[diff "nested"]'), ("a/b/c/d/e/f/.git", '[filter "deep"]'),
+                            ("vendor/odd", '[diff "bare"]'), ("elsewhere/gitdir", '[filter "pointed"]')):  # fmt: skip
+        git_dir = tmp_path / folder
+        (git_dir / "objects").mkdir(parents=True)
+        (git_dir / "HEAD").write_text("ref: refs/heads/main\n")
+        (git_dir / "config").write_text(f"{section}\n\tcommand = evil\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / ".git").write_text("gitdir: ../elsewhere/gitdir\n")
+    names = {key for key, _ in driver_settings(tmp_path)}
+    assert {"diff.nested.command", "filter.deep.clean", "diff.bare.command", "filter.pointed.process"} <= names
+    assert "diff.external" not in names
+
+
+def test_a_scan_cut_short_switches_the_external_diff_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the walk's bound a repository may name an external diff unseen: it is replaced for every repository."""
+    (tmp_path / ".git").mkdir()
+    for index in range(5):
+        (tmp_path / f"folder{index}").mkdir()
+    monkeypatch.setattr("engine.sandbox.git_repos.MAX_FOLDERS", 3)
+    assert dict(driver_settings(tmp_path))["diff.external"] == PLAIN_DIFF

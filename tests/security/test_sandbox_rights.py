@@ -115,18 +115,3 @@ async def test_approved_commands_move_and_remove_inside_the_workspace(world: tup
     assert result.exit_code == 0, result
     assert (root / "b" / "x").read_text() == "x" and not (root / "a" / "x").exists()
     assert (root / "notes.txt").read_text() == "" and not (root / "c").exists()
-
-
-async def test_auto_verify_writes_in_the_workspace_folders_but_not_git_or_coder(world: tuple[Path, Path]) -> None:
-    root, _ = world
-    git_before = snapshot(root / ".git")
-    ok = await run_command("echo x > src/new.py && echo y >> notes.txt && rm src/main.py", root, 20, 10_000,
-                           sandbox=GRANTS["verify"])  # fmt: skip
-    assert ok.exit_code == 0, ok
-    assert (root / "src" / "new.py").exists() and not (root / "src" / "main.py").exists()
-    for command in ("echo x > .git/hooks/pre-commit", "echo x >> .git/config", "rm -rf .git/objects",
-                    "echo x > .coder/config.json", "mv .git .git-old", "rm -rf src", "ln -s /etc new-link"):  # fmt: skip
-        refused = await run_command(command, root, 20, 10_000, sandbox=GRANTS["verify"])
-        assert refused.exit_code != 0, command
-    assert snapshot(root / ".git") == git_before
-    assert not (root / ".coder" / "config.json").exists() and (root / "src").is_dir()
