@@ -27,6 +27,10 @@ from engine.provider.xml_tools import new_call_id
 
 # How a JSON call opens, whitespace removed: an answer that starts otherwise is shown as it streams.
 _JSON_OPENINGS = ('{"name"', '[{"name"', '{"function"', '[{"function"', '{"type"', '[{"type"')
+# What the end of a streamed text must hold to be a marker's beginning: one of their first characters, within
+# the length of the longest marker but one.
+_MARKER_STARTS = frozenset(marker[0] for marker in MARKERS)
+_LONGEST_PARTIAL = max(len(marker) for marker in MARKERS) - 1
 
 
 class TextToolCallProvider(WrappingProvider):
@@ -160,9 +164,12 @@ def _could_open_call(text: str) -> bool:
 
 
 def _partial_marker_length(text: str) -> int:
-    """How many characters at the end of ``text`` may be the start of a marker."""
-    for size in range(min(len(text), max(len(m) for m in MARKERS) - 1), 0, -1):
-        tail = text[-size:]
-        if any(marker.startswith(tail) for marker in MARKERS):
-            return size
+    """How many characters at the end of ``text`` may be the start of a marker. Runs on every streamed delta: only
+    a tail that begins with a marker's first character is tried (a fast model's 5,000 deltas of a long answer
+    spent a third of a second trying every tail length against every marker)."""
+    for at in range(max(len(text) - _LONGEST_PARTIAL, 0), len(text)):
+        if text[at] in _MARKER_STARTS:
+            tail = text[at:]
+            if any(marker.startswith(tail) for marker in MARKERS):
+                return len(tail)
     return 0
