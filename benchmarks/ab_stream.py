@@ -13,7 +13,8 @@ Prints each run, then the medians, their ratio and the targets (issue 46: the st
 commit's, keys p95 at most 10 ms and max under 40 ms while streaming, peak memory at most 130 MB).
 
 With ``--profile DIR`` a last round of each (not counted) runs with ``py-spy`` sampling every Python process of
-the app while the answer streams; the raw profiles are written to DIR and the top functions of each printed.
+the app while the answer streams (``--gil``: the thread holding the interpreter's lock, so waiting is not counted);
+the raw profiles are written to DIR and the top functions of each printed.
 
     python benchmarks/ab_stream.py 1156f55 --runs 3 [--profile /tmp/profiles]
 """
@@ -32,7 +33,7 @@ import sys
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,21 +67,25 @@ FIGURES = (
 
 @dataclass(frozen=True)
 class Side:
-    name: str
+    name: str  # as printed
+    tag: str  # in file and folder names
     root: Path
 
 
 def build(commit: str, into: Path) -> Path:
     """``git archive`` of ``commit`` unpacked in ``into``, its modules compiled as an installed package's are."""
-    archive = subprocess.run(["git", "archive", commit], cwd=ROOT, capture_output=True, check=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    archive = subprocess.run(["git", "archive", commit], cwd=ROOT, capture_output=True)
+    if archive.returncode:
+        raise ValueError(f"git archive {commit}: {archive.stderr.decode(errors='replace').strip()}")
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
     for folder in ("engine", "coder_tui"):
         compileall.compile_dir(into / folder, quiet=1)
     return into
 
 
 def run_once(side: Side, server: ScriptedServerProcess, root: Path, label: str, seed: int,
-             watch: Callable[[Terminal], object] | None = None) -> dict[str, float]:
+             watch: Callable[[Terminal], AbstractContextManager[object]] | None = None) -> dict[str, float]:
+    """One session of ``side``'s code in a fresh workspace and home; its figures and the load average before it."""
     workspace = root / label
     workspace.mkdir()
     (workspace / "README.md").write_text("# demo\n")
@@ -97,13 +102,13 @@ def profiled(term: Terminal, folder: Path, side: str) -> Iterator[None]:
     recorders = []
     for pid in process_tree(term.process.pid):
         command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-        if not any(b"python" in part for part in command[:1]):
+        if b"python" not in command[0]:
             continue
         name = "engine" if b"engine.server" in b" ".join(command) else "ui"
         output = folder / f"{side}-{name}-{pid}.txt"
         recorders.append(subprocess.Popen(
-            ["py-spy", "record", "--pid", str(pid), "--rate", str(PROFILE_RATE_HZ), "--gil", "--nonblocking", "--function",
-             "--format", "raw", "--output", str(output)],
+            ["py-spy", "record", "--pid", str(pid), "--rate", str(PROFILE_RATE_HZ), "--gil", "--nonblocking",
+             "--function", "--format", "raw", "--output", str(output)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         ))
     try:
@@ -135,7 +140,8 @@ def top_entries(raw: Path) -> tuple[int, list[tuple[str, int]], list[tuple[str, 
 def print_profiles(folder: Path) -> None:
     for raw in sorted(folder.glob("*.txt")):
         samples, own, total = top_entries(raw)
-        print(f"\n{raw.name}: {samples} samples at {PROFILE_RATE_HZ} Hz ({samples / PROFILE_RATE_HZ:.2f} s on CPU)")
+        print(f"\n{raw.name}: {samples} samples at {PROFILE_RATE_HZ} Hz "
+              f"({samples / PROFILE_RATE_HZ:.2f} s holding the interpreter's lock)")
         print("  self:")
         for frame, count in own:
             print(f"    {100 * count / max(samples, 1):5.1f}%  {frame}")
@@ -180,15 +186,17 @@ def main() -> None:
         root = Path(folder)
         base = root / "commit"
         base.mkdir()
-        sides = (Side("working tree", ROOT), Side(args.commit, build(args.commit, base)))
+        try:
+            sides = (Side("working tree", "tree", ROOT), Side(args.commit, "commit", build(args.commit, base)))
+        except ValueError as exc:
+            parser.error(f"commit: {exc}")
         runs: dict[str, list[dict[str, float]]] = {side.name: [] for side in sides}
         server = ScriptedServerProcess(root / "arrivals.log")
         try:
             for round_ in range(args.runs + 1):  # round 0 warms the file cache for both
                 order = sides if round_ % 2 else sides[::-1]
                 for side in order:
-                    label = f"{'tree' if side.root == ROOT else 'commit'}{round_}"
-                    figures = run_once(side, server, root, label, seed=round_)
+                    figures = run_once(side, server, root, f"{side.tag}{round_}", seed=round_)
                     if round_:
                         runs[side.name].append(figures)
                     print(f"{'warm-up' if not round_ else f'round {round_}'} {side.name}: load {figures['load']:.2f}; "
@@ -197,10 +205,8 @@ def main() -> None:
             if args.profile is not None:
                 args.profile.mkdir(parents=True, exist_ok=True)
                 for side in sides:
-                    label = f"{'tree' if side.root == ROOT else 'commit'}-profiled"
-                    tag = "tree" if side.root == ROOT else "commit"
-                    figures = run_once(side, server, root, label, seed=0,
-                                       watch=lambda term, tag=tag: profiled(term, args.profile, tag))
+                    figures = run_once(side, server, root, f"{side.tag}-profiled", seed=0,
+                                       watch=lambda term, tag=side.tag: profiled(term, args.profile, tag))
                     print(f"profiled {side.name}: load {figures['load']:.2f}; cpu {figures['stream_cpu']:.2f} s "
                           "(py-spy running beside it)", flush=True)
         finally:

@@ -7,8 +7,9 @@ scripted server running in its own process (``bench_scenario.py``):
    then a key every 40 ms for 3 s, each timed until the screen shows it;
 2. session: a request typed at launch with Enter (until it reaches the server); a 20k-token Markdown answer
    streamed while a key is typed every 40 ms (latency while it streams, and the stall as it finishes); the peak
-   memory of every process the app started (the engine process included); Esc during a stalled answer until the
-   screen says "interrupted";
+   memory of every process the app started (the engine process included), and the CPU they used from that
+   request's Enter to 1.5 s after its end (``ab_stream.py`` sets it beside a given commit's); Esc during a stalled
+   answer until the screen says "interrupted";
 3. resume: ``--resume`` of a 5,000-message session until its last message is drawn, then 3 s of keys.
 
 Prints the median of the rounds for every figure with its target. No asserts: it measures.
