@@ -77,6 +77,8 @@ class _TextCallReader:
 
     def take(self, chunk: StreamChunk) -> list[StreamChunk]:
         if isinstance(chunk, TextChunk) and not chunk.refusal and not self._native:
+            if self._shown and self._mode is None and not self._held and _MARKER_STARTS.isdisjoint(chunk.text):
+                return [chunk]  # the answer's text, with nothing in it that may begin a call: the common delta
             return self._text(chunk.text)
         if isinstance(chunk, ToolCallChunk) and not self._native:
             self._native = True
