@@ -113,6 +113,7 @@ FIGURES = (
            lambda v, _: v <= 130),
     Figure("stream_cpu", "CPU of every process while streaming 20k tokens (Enter to the end + 1.5 s)", "s cpu",
            "(ab_stream.py: <= 0.9x 1156f55)"),
+    Figure("stream_s", "the 20k-token answer: Enter until its end is on screen", "s", "(none)"),
 )
 
 
@@ -229,7 +230,7 @@ def run_session(
 
         with watch(term) if watch is not None else nullcontext():
             cpu_before = term.cpu_seconds()
-            term.type("STREAM a long answer please" + ENTER)
+            asked = term.type("STREAM a long answer please" + ENTER)
             term.wait_shown("handle_1")
             end = term.expect(END_MARKER, now())
             measured: list[Expectation] = []
@@ -266,6 +267,7 @@ def run_session(
             "finish_stall": max(finishing, default=math.nan),
             "peak_rss": peak,
             "stream_cpu": stream_cpu,
+            "stream_s": ended - asked,
             "esc_stopped": (stopped - pressed) * 1000,
         }
     finally:
