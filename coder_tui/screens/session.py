@@ -45,8 +45,8 @@ if TYPE_CHECKING:
 QUIET_AFTER_S = 0.3
 # ... and waits until no key has been pressed for this long (a pass is a pause no key is drawn in), or it is owed.
 KEYS_IDLE_S = 1.0
-# The status line's count of streamed tokens changes at most this often (and at each second's tick): drawn at every
-# delta, a fast model's answer redrew the status line and wrote a frame hundreds of times a second.
+# The status line's count of streamed tokens changes at most this often (and at each second's tick): each change
+# redraws the status line and writes a frame, and a fast model sends a delta every few milliseconds.
 TOKENS_SHOWN_EVERY_S = 0.1
 # How long a request's echo waits to be drawn with its answer's first entry (a fast model's), at most.
 ECHO_WAITS_S = 1 / 60

@@ -7,9 +7,8 @@ length. ``extend`` appends a chunk that starts on a block boundary, rendered on 
 rendered again (a streaming answer's finished blocks); ``replace`` swaps the whole text (its unfinished last
 block). Lines are kept as segment lists rather than ``Strip`` objects, each of which carries several caches: fewer
 objects for the garbage collector to walk in a long session. Only the rows drawn last are kept as strips
-(``DRAWN_KEPT``): a drawn row carries the offsets Textual's selection needs, and making them anew at every round
-of a streamed answer was most of what drawing a row cost (and their styles, new each time, missed Rich's caches
-further down).
+(``DRAWN_KEPT``): a drawn row carries the offsets Textual's selection needs; made anew at every round of a streamed
+answer, they would be most of what drawing a row costs, and their new styles would miss Rich's caches further on.
 """
 
 from __future__ import annotations

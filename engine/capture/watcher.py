@@ -23,8 +23,8 @@ from engine.capture.skip import STATE_DIR
 SYNC_FOLDER = f"{STATE_DIR}/capture"
 # A read of the events waits this long between two looks at what arrived (each look takes the interpreter's lock).
 # The watcher's own thread gathers events meanwhile; a read returns once a look finds no more than the one before.
-# A thread that looked every 3 ms whether or not anyone asked cost an idle engine 1.8% of a core, and a streaming
-# one as much, with the lock taken from its loop 300 times a second.
+# Nothing looks between reads: a thread looking every 3 ms would cost an idle engine 1.8% of a core, and take the
+# lock from a streaming engine's loop 300 times a second.
 _STEP_MS = 1
 _SYNC_TIMEOUT_S = 2.0
 

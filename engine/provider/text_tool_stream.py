@@ -166,9 +166,8 @@ def _could_open_call(text: str) -> bool:
 
 
 def _partial_marker_length(text: str) -> int:
-    """How many characters at the end of ``text`` may be the start of a marker. Runs on every streamed delta: only
-    a tail that begins with a marker's first character is tried (a fast model's 5,000 deltas of a long answer
-    spent a third of a second trying every tail length against every marker)."""
+    """How many characters at the end of ``text`` may be the start of a marker. It runs on every streamed delta, so
+    only a tail that begins with a marker's first character is tried against the markers."""
     for at in range(max(len(text) - _LONGEST_PARTIAL, 0), len(text)):
         if text[at] in _MARKER_STARTS:
             tail = text[at:]
