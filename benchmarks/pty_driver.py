@@ -139,6 +139,12 @@ class Terminal:
             total_kb += _status_kb(pid, "VmHWM")
         return total_kb / 1024
 
+    def cpu_seconds(self) -> float:
+        """The CPU time (user and system) used so far by the program and every process it started that is still
+        running, with what their reaped children used."""
+        assert self.process is not None
+        return sum(_cpu_ticks(pid) for pid in process_tree(self.process.pid)) / os.sysconf("SC_CLK_TCK")
+
     # -- keys -----------------------------------------------------------------------------------------------------
     def type(self, keys: str) -> float:
         at = now()
@@ -306,6 +312,16 @@ def process_tree(root: int) -> list[int]:
         tree.extend(children.get(tree[index], []))
         index += 1
     return tree
+
+
+def _cpu_ticks(pid: int) -> int:
+    """utime + stime + cutime + cstime of ``pid`` in clock ticks (0 once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0
+    return sum(int(value) for value in fields[11:15])
 
 
 def _status_kb(pid: int, key: str) -> int:

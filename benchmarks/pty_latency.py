@@ -7,8 +7,9 @@ scripted server running in its own process (``bench_scenario.py``):
    then a key every 40 ms for 3 s, each timed until the screen shows it;
 2. session: a request typed at launch with Enter (until it reaches the server); a 20k-token Markdown answer
    streamed while a key is typed every 40 ms (latency while it streams, and the stall as it finishes); the peak
-   memory of every process the app started (the engine process included); Esc during a stalled answer until the
-   screen says "interrupted";
+   memory of every process the app started (the engine process included), and the CPU they used from that
+   request's Enter to 1.5 s after its end (``ab_stream.py`` sets it beside a given commit's); Esc during a stalled
+   answer until the screen says "interrupted";
 3. resume: ``--resume`` of a 5,000-message session until its last message is drawn, then 3 s of keys.
 
 Prints the median of the rounds for every figure with its target. No asserts: it measures.
@@ -30,6 +31,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -109,6 +111,9 @@ FIGURES = (
     Figure("esc_stopped", "Esc to stopped (the screen says interrupted)", "ms", "< 100 ms", lambda v, _: v < 100),
     Figure("peak_rss", "peak memory (sum over every process) while streaming 20k tokens", "MB", "<= 130 MB",
            lambda v, _: v <= 130),
+    Figure("stream_cpu", "CPU of every process while streaming 20k tokens (Enter to the end + 1.5 s)", "s cpu",
+           "(ab_stream.py: <= 0.9x 1156f55)"),
+    Figure("stream_s", "the 20k-token answer: Enter until its end is on screen", "s", "(none)"),
 )
 
 
@@ -210,8 +215,11 @@ def first_echoes(bare: dict[str, float], coder: dict[str, float], workspace: Pat
 
 
 def run_session(
-    workspace: Path, env: dict[str, str], server: ScriptedServerProcess, seed: int, argv: list[str] | None = None
+    workspace: Path, env: dict[str, str], server: ScriptedServerProcess, seed: int, argv: list[str] | None = None,
+    watch: Callable[[Terminal], AbstractContextManager[object]] | None = None,
 ) -> dict[str, float]:
+    """The session scenario; ``watch(term)``, when given, is entered from the long request's Enter until the end of
+    its finish window (a profiler attached to the app's processes, say)."""
     term = Terminal(argv or coder_argv(workspace), workspace, env)
     try:
         before = len(server.arrivals())
@@ -220,23 +228,26 @@ def run_session(
         term.wait_shown(GREETING)
         request_to_server = server.arrivals()[before] - started
 
-        term.type("STREAM a long answer please" + ENTER)
-        term.wait_shown("handle_1")
-        end = term.expect(END_MARKER, now())
-        measured: list[Expectation] = []
-        line = 0
-        deadline = now() + 120
-        while now() < deadline and (end.seen_at is None or now() < end.seen_at + FINISH_WINDOW_S):
-            if line:
-                # The line's last key is seen before the prompt is cleared: typed together, the app may apply the
-                # key and the clearing in one frame, and a key whose text was never drawn would count as a freeze
-                # until the end of the stream (the keys "delayed by seconds" of earlier runs were these).
-                term.wait_seen(measured[-1], timeout=LAST_KEY_WAIT_S)
-                clear_prompt(term)
-            letters = letters_for(LINE_KEYS, seed * 1000 + line)
-            keys, expected = typing_run(letters, line + 1)
-            measured += term.type_schedule(keys, expected, interval=KEY_INTERVAL_S)
-            line += 1
+        with watch(term) if watch is not None else nullcontext():
+            cpu_before = term.cpu_seconds()
+            asked = term.type("STREAM a long answer please" + ENTER)
+            term.wait_shown("handle_1")
+            end = term.expect(END_MARKER, now())
+            measured: list[Expectation] = []
+            line = 0
+            deadline = now() + 120
+            while now() < deadline and (end.seen_at is None or now() < end.seen_at + FINISH_WINDOW_S):
+                if line:
+                    # The line's last key is seen before the prompt is cleared: typed together, the app may apply
+                    # the key and the clearing in one frame, and a key whose text was never drawn would count as a
+                    # freeze until the end of the stream (the keys "delayed by seconds" of earlier runs were these).
+                    term.wait_seen(measured[-1], timeout=LAST_KEY_WAIT_S)
+                    clear_prompt(term)
+                letters = letters_for(LINE_KEYS, seed * 1000 + line)
+                keys, expected = typing_run(letters, line + 1)
+                measured += term.type_schedule(keys, expected, interval=KEY_INTERVAL_S)
+                line += 1
+            stream_cpu = term.cpu_seconds() - cpu_before
         term.settle(measured)
         ended = end.seen_at if end.seen_at is not None else math.inf
         streaming = latencies([e for e in measured if e.since < ended - 0.1])
@@ -255,6 +266,8 @@ def run_session(
             "stream_max": max(streaming, default=math.nan),
             "finish_stall": max(finishing, default=math.nan),
             "peak_rss": peak,
+            "stream_cpu": stream_cpu,
+            "stream_s": ended - asked,
             "esc_stopped": (stopped - pressed) * 1000,
         }
     finally:
@@ -287,6 +300,8 @@ def run_resume(workspace: Path, env: dict[str, str], session_id: str, seed: int)
 def fmt(value: float, unit: str) -> str:
     if math.isnan(value):
         return "—"
+    if unit == "s cpu":
+        return f"{value:.2f} s"
     return f"{value:.2f} s" if unit == "s" else f"{value:.0f} {unit}"
 
 

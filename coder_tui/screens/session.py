@@ -45,6 +45,9 @@ if TYPE_CHECKING:
 QUIET_AFTER_S = 0.3
 # ... and waits until no key has been pressed for this long (a pass is a pause no key is drawn in), or it is owed.
 KEYS_IDLE_S = 1.0
+# The status line's count of streamed tokens changes at most this often (and at each second's tick): each change
+# redraws the status line and writes a frame, and a fast model sends a delta every few milliseconds.
+TOKENS_SHOWN_EVERY_S = 0.1
 # How long a request's echo waits to be drawn with its answer's first entry (a fast model's), at most.
 ECHO_WAITS_S = 1 / 60
 # Below this width the side panes start hidden (Ctrl+T shows them); at 80x24 the transcript needs the room.
@@ -96,6 +99,7 @@ class SessionScreen(SingleReflow):
         self.timer = timer
         self._work_started = 0.0
         self._tokens_done = 0  # the completion tokens of the input's finished requests
+        self._tokens_shown_at = 0.0  # when the status line's token count last changed
         self._streamed_chars = 0  # what streamed since, counted in tokens as about four characters each
         self.link = link
         self.workspace = workspace
@@ -276,6 +280,7 @@ class SessionScreen(SingleReflow):
             # Drawn with the answer's first entry if that comes within a frame's time, in one repaint.
             hold_for_next(self.transcript, ECHO_WAITS_S)
         self._work_started, self._tokens_done, self._streamed_chars = self.timer(), 0, 0
+        self._tokens_shown_at = -TOKENS_SHOWN_EVERY_S
         self.status.elapsed_s = self.status.streamed_tokens = 0
         self.status.state = "working"
         self.prompt.input.task_running = True
@@ -297,6 +302,11 @@ class SessionScreen(SingleReflow):
     def streamed(self, text: str) -> None:
         """The model streamed ``text`` (answer or reasoning) for the running input."""
         self._streamed_chars += len(text)
+        if self.timer() - self._tokens_shown_at >= TOKENS_SHOWN_EVERY_S:
+            self._show_tokens()
+
+    def _show_tokens(self) -> None:
+        self._tokens_shown_at = self.timer()
         self.status.streamed_tokens = self._tokens_done + self._streamed_chars // 4
 
     def request_used(self, completion_tokens: int) -> None:
@@ -308,6 +318,7 @@ class SessionScreen(SingleReflow):
     def _show_elapsed(self) -> None:
         if self.link.busy:
             self.status.elapsed_s = int(self.timer() - self._work_started)
+            self._show_tokens()
 
     def _idle(self, state: SessionState) -> None:
         """Once the answer's last words are drawn; not if another input started meanwhile."""

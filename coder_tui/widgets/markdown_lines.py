@@ -6,7 +6,9 @@ Rich's renderer (dressed in the app theme by ``markdown_look``) into plain segme
 length. ``extend`` appends a chunk that starts on a block boundary, rendered on its own so earlier lines are never
 rendered again (a streaming answer's finished blocks); ``replace`` swaps the whole text (its unfinished last
 block). Lines are kept as segment lists rather than ``Strip`` objects, each of which carries several caches: fewer
-objects for the garbage collector to walk in a long session.
+objects for the garbage collector to walk in a long session. Only the rows drawn last are kept as strips
+(``DRAWN_KEPT``): a drawn row carries the offsets Textual's selection needs; made anew at every round of a streamed
+answer, they would be most of what drawing a row costs, and their new styles would miss Rich's caches further on.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from collections.abc import Callable
 from rich.console import Console, ConsoleOptions
 from rich.segment import Segment
 from rich.style import Style
+from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.selection import Selection
 from textual.strip import Strip
@@ -30,6 +33,8 @@ from coder_tui.widgets.sized_by_layout import SizedByLayout
 Lines = list[list[Segment]]
 # Renders Markdown (and whether it is the widget's first text: no blank line before it) in a worker thread.
 Renderer = Callable[[str, bool], Lines]
+# Rows kept drawn (without a selection), per widget: a tall terminal's screen and some.
+DRAWN_KEPT = 128
 
 
 class MarkdownLines(SizedByLayout, Widget):
@@ -54,6 +59,8 @@ class MarkdownLines(SizedByLayout, Widget):
         self._width = -1
         self._lines: list[list[Segment]] = []
         self._theme = ""  # the app theme the lines were rendered in
+        # Rows drawn (with their offsets), by (row, width): kept while the lines they show are.
+        self._drawn: LRUCache[tuple[int, int], Strip] = LRUCache(DRAWN_KEPT)
 
     @property
     def text(self) -> str:
@@ -118,6 +125,7 @@ class MarkdownLines(SizedByLayout, Widget):
         height = len(self._lines)
         if replacing:
             self._lines = []
+            self._drawn.clear()
         if width == self._width:
             self._lines.extend(lines)
             # Words added to a streamed block's last line: the same height, so only this widget is repainted (a
@@ -135,7 +143,13 @@ class MarkdownLines(SizedByLayout, Widget):
         lines = self._lines_at(width)
         if y < len(lines):
             selection = self.text_selection
-            highlight = self.screen.get_component_rich_style("screen--selection") if selection else None
+            if selection is None:
+                drawn = self._drawn.get((y, width))
+                if drawn is None:
+                    drawn = selectable_strip(lines[y], width, y, None, None)
+                    self._drawn.set((y, width), drawn)
+                return drawn
+            highlight = self.screen.get_component_rich_style("screen--selection")
             return selectable_strip(lines[y], width, y, selection, highlight)
         return Strip.blank(width, self.rich_style)
 
@@ -155,6 +169,7 @@ class MarkdownLines(SizedByLayout, Widget):
                 for line in self._render_chunk(chunk, width, first=index == 0)
             ]
             self._width = width
+            self._drawn.clear()
         return self._lines
 
     def _render_chunk(self, markdown: str, width: int, *, first: bool) -> list[list[Segment]]:

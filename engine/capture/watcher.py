@@ -1,10 +1,11 @@
-"""File events for the workspace: watchfiles' Rust watcher (inotify, FSEvents...) read on a daemon thread, the changed
-paths gathered until the capture takes them.
+"""File events for the workspace: watchfiles' Rust watcher (inotify, FSEvents...) gathers them on its own thread,
+and they are read when the capture asks (``take``, ``sync``): no thread of ours wakes while nothing is asked, so an
+idle engine, or one streaming an answer, spends nothing on them.
 
-``sync`` answers "has every event up to now arrived?": it writes a marker file inside the watched tree and waits
-until the watcher reports it; events of one watch come in order, so everything before the marker has arrived too.
-When the marker does not come back in time (or no watcher could start: too many folders for the system's inotify
-limit), the caller falls back to comparing the whole tree by stat, slower but complete.
+``sync`` answers "has every event up to now arrived?": it writes a marker file inside the watched tree and reads
+events until the marker's is among them; events of one watch come in order, so everything before the marker has
+arrived too. When the marker does not come back in time (or no watcher could start: too many folders for the
+system's inotify limit), the caller falls back to comparing the whole tree by stat, slower but complete.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import itertools
 import os
 import threading
+import time
 from pathlib import Path
 
 from watchfiles._rust_notify import RustNotify
@@ -19,12 +21,11 @@ from watchfiles._rust_notify import RustNotify
 from engine.capture.skip import STATE_DIR
 
 SYNC_FOLDER = f"{STATE_DIR}/capture"
-# How often the Rust loop wakes to look at what arrived. Each wake takes the GIL (at 1 ms the idle engine used 3% of
-# a core), and a ``sync`` waits for the wake after the debounce (at 10 ms a bash command's capture cost 18 ms, over
-# issue 28's 15). At 3 ms: 1.8% idle, 7 ms a command (``benchmarks/capture.py``).
-_STEP_MS = 3
-# A batch is handed over after at most this long, even while events keep coming (a sync waits on it).
-_DEBOUNCE_MS = 5
+# A read of the events waits this long between two looks at what arrived (each look takes the interpreter's lock).
+# The watcher's own thread gathers events meanwhile; a read returns once a look finds no more than the one before.
+# Nothing looks between reads: a thread looking every 3 ms would cost an idle engine 1.8% of a core, and take the
+# lock from a streaming engine's loop 300 times a second.
+_STEP_MS = 1
 _SYNC_TIMEOUT_S = 2.0
 
 
@@ -34,67 +35,69 @@ class Watcher:
         self._prefix = str(root) + os.sep
         self._marker = root / SYNC_FOLDER / f"sync-{os.getpid()}"
         self._state_prefix = self._prefix + STATE_DIR + os.sep
-        self._lock = threading.Condition()
+        # One reader at a time (the Rust watcher's ``watch`` and ``close`` must not overlap), and what it gathered.
+        self._lock = threading.Lock()
         self._paths: set[str] = set()
-        self._seen_marks: set[str] = set()
         self._counter = itertools.count(1)
-        self._stop = threading.Event()
+        self._closed = False
         self.broken: str | None = None
         self._marker.parent.mkdir(parents=True, exist_ok=True)
         self._notify = RustNotify([str(root)], False, False, 50, True, True)
-        self._thread = threading.Thread(target=self._run, name="coder-capture-watch", daemon=True)
-        self._thread.start()
 
     def take(self) -> set[str]:
-        """The workspace paths (relative, posix) changed since the last ``take``."""
+        """The workspace paths (relative, posix) changed since the last ``take``: what has arrived by now."""
         with self._lock:
+            self._read(timeout_ms=1)
             paths, self._paths = self._paths, set()
         return paths
 
     def sync(self) -> bool:
         """Waits until every event up to now has arrived; False when the watcher cannot say so."""
-        if self.broken is not None:
-            return False
-        token = str(next(self._counter))
-        self._marker.write_text(token)
         with self._lock:
-            arrived = self._lock.wait_for(lambda: token in self._seen_marks or self.broken, _SYNC_TIMEOUT_S)
-            self._seen_marks.clear()
-        return bool(arrived) and self.broken is None
+            if self.broken is not None or self._closed:
+                return False
+            token = str(next(self._counter))
+            self._marker.write_text(token)
+            deadline = time.monotonic() + _SYNC_TIMEOUT_S
+            while self.broken is None:
+                remaining_ms = int((deadline - time.monotonic()) * 1000)
+                if remaining_ms <= 0:
+                    return False
+                if token in self._read(timeout_ms=remaining_ms):
+                    return True
+            return False
 
     def close(self) -> None:
-        self._stop.set()
-        self._thread.join(timeout=1)
+        with self._lock:
+            self._closed = True
+            self._notify.close()
         self._marker.unlink(missing_ok=True)
 
-    def _run(self) -> None:
+    def _read(self, timeout_ms: int) -> set[str]:
+        """Gathers the events that arrived (waiting up to ``timeout_ms`` for the first); the marker tokens seen."""
+        if self.broken is not None or self._closed:
+            return set()
         try:
-            while not self._stop.is_set():
-                changes = self._notify.watch(_DEBOUNCE_MS, _STEP_MS, 500, self._stop)
-                if isinstance(changes, str):
-                    continue
-                self._gather(changes)
+            changes = self._notify.watch(0, _STEP_MS, timeout_ms, None)
         except Exception as exc:  # the watcher died (a limit, a removed root): the capture falls back to stat
-            with self._lock:
-                self.broken = f"{type(exc).__name__}: {exc}"
-                self._lock.notify_all()
-        finally:
-            self._notify.close()
+            self.broken = f"{type(exc).__name__}: {exc}"
+            return set()
+        if changes == "signal":  # read on the main thread, which a signal interrupted: what arrived is dropped
+            self.broken = "interrupted by a signal"
+            return set()
+        if isinstance(changes, str):  # "timeout": nothing arrived
+            return set()
+        return self._gather(changes)
 
-    def _gather(self, changes: set[tuple[int, str]]) -> None:
+    def _gather(self, changes: set[tuple[int, str]]) -> set[str]:
         marker = str(self._marker)
-        relative: set[str] = set()
-        marked = False
+        marks: set[str] = set()
         for _change, path in changes:
             if path == marker:
-                marked = True
-            elif path.startswith(self._prefix) and not path.startswith(self._state_prefix):
-                relative.add(path[len(self._prefix):].replace(os.sep, "/"))
-        with self._lock:
-            self._paths |= relative
-            if marked:
                 try:
-                    self._seen_marks.add(self._marker.read_text())
+                    marks.add(self._marker.read_text())
                 except OSError:
                     pass
-                self._lock.notify_all()
+            elif path.startswith(self._prefix) and not path.startswith(self._state_prefix):
+                self._paths.add(path[len(self._prefix):].replace(os.sep, "/"))
+        return marks

@@ -27,6 +27,10 @@ from engine.provider.xml_tools import new_call_id
 
 # How a JSON call opens, whitespace removed: an answer that starts otherwise is shown as it streams.
 _JSON_OPENINGS = ('{"name"', '[{"name"', '{"function"', '[{"function"', '{"type"', '[{"type"')
+# What the end of a streamed text must hold to be a marker's beginning: one of their first characters, within
+# the length of the longest marker but one.
+_MARKER_STARTS = frozenset(marker[0] for marker in MARKERS)
+_LONGEST_PARTIAL = max(len(marker) for marker in MARKERS) - 1
 
 
 class TextToolCallProvider(WrappingProvider):
@@ -73,6 +77,8 @@ class _TextCallReader:
 
     def take(self, chunk: StreamChunk) -> list[StreamChunk]:
         if isinstance(chunk, TextChunk) and not chunk.refusal and not self._native:
+            if self._shown and self._mode is None and not self._held and _MARKER_STARTS.isdisjoint(chunk.text):
+                return [chunk]  # the answer's text, with nothing in it that may begin a call: the common delta
             return self._text(chunk.text)
         if isinstance(chunk, ToolCallChunk) and not self._native:
             self._native = True
@@ -160,9 +166,11 @@ def _could_open_call(text: str) -> bool:
 
 
 def _partial_marker_length(text: str) -> int:
-    """How many characters at the end of ``text`` may be the start of a marker."""
-    for size in range(min(len(text), max(len(m) for m in MARKERS) - 1), 0, -1):
-        tail = text[-size:]
-        if any(marker.startswith(tail) for marker in MARKERS):
-            return size
+    """How many characters at the end of ``text`` may be the start of a marker. It runs on every streamed delta, so
+    only a tail that begins with a marker's first character is tried against the markers."""
+    for at in range(max(len(text) - _LONGEST_PARTIAL, 0), len(text)):
+        if text[at] in _MARKER_STARTS:
+            tail = text[at:]
+            if any(marker.startswith(tail) for marker in MARKERS):
+                return len(tail)
     return 0

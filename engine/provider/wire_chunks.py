@@ -80,7 +80,9 @@ class ChunkReader:
                 yield ReasoningChunk(reasoning)
                 break
         else:
-            if not any(isinstance(delta.get(field), str) for field in ("reasoning_content", "reasoning")):
+            if "reasoning_details" in delta and not any(
+                isinstance(delta.get(field), str) for field in ("reasoning_content", "reasoning")
+            ):
                 details = _details_text(delta.get("reasoning_details"))
                 if details:
                     yield ReasoningChunk(details)

@@ -55,6 +55,22 @@ async def test_rendering_in_chunks_matches_rendering_the_whole_text() -> None:
         assert any("def parse(text):" in line for line in shown_lines(whole))
 
 
+async def test_a_row_drawn_is_kept_while_its_line_is() -> None:
+    """A drawn row carries the offsets Textual's selection needs; made anew for every row on screen at every round of
+    a streamed answer, that was most of what drawing cost (issue 46). It is kept until its line changes."""
+    lines = MarkdownLines("first paragraph\n\n")
+    async with Host(lines).run_test(size=(40, 10)) as pilot:
+        await pilot.pause()
+        row = lines.render_line(0)
+        assert "first paragraph" in row.text and lines.render_line(0) is row
+        lines.extend("second paragraph\n")
+        await pilot.pause()
+        assert lines.render_line(0) is row and any("second" in line for line in shown_lines(lines))
+        lines.replace("other words")
+        await pilot.pause()
+        assert "other words" in lines.render_line(0).text
+
+
 async def test_a_streaming_answer_re_renders_only_its_last_block() -> None:
     answer = AssistantMessage()
     async with Host(answer).run_test(size=(70, 60)) as pilot:

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from coder_tui.screens.session import SessionScreen
 from coder_tui.widgets.status_line import StatusLine
-from tests.support.scenario import reply, stall, text
+from tests.support.scenario import reply, slow, stall, text
 from tests.support.scripted_server import ScriptedServer
 from tests.tui.helpers import make_app, ready, settle, submit, wait_until
 
@@ -30,3 +33,22 @@ async def test_the_status_line_counts_time_and_tokens(workspace: Path, scripted_
         await pilot.press("escape")
         await settle(pilot)
         assert "1m 12s" not in status.render().plain
+
+
+async def test_the_token_count_changes_with_the_clock_not_with_every_delta(
+    workspace: Path, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fast model streams a delta a millisecond: shown at each, the count redrew the status line and wrote a frame
+    for every one. With the clock standing still (and the second's tick, which shows the count too, left out), the
+    count shown first stays."""
+    monkeypatch.setattr(SessionScreen, "_show_elapsed", lambda self: None)
+    scripted_server.add(slow(reply(text(ANSWER, chunk=4)), delay=0.005))  # 100 deltas, 5 ms apart
+    app = make_app(workspace, scripted_server, timer=lambda: 100.0)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await ready(pilot)
+        status = app.session.query_one(StatusLine)
+        shown: list[int] = []
+        app.session.watch(status, "streamed_tokens", lambda count: shown.append(count), init=False)
+        await submit(pilot, "go")
+        await settle(pilot)
+    assert len(shown) == 1, shown  # not one change for each batch of deltas the screen received
