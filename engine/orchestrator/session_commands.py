@@ -63,12 +63,12 @@ async def resume_command(orch: Orchestrator, arg: str) -> CommandResult | TurnOu
             await asyncio.sleep(0)  # a front end in another process gets it now, not after the planning
         plan = plan_resume(orch.store, session_ref)
     except (UnknownSession, SessionBusy) as exc:
-        orch.session_locks.keep_only(orch.session_id)
+        orch.keep_open_locks()
         return CommandResult.slash("/resume", str(exc), ok=False)
     except BaseException:
         # Planning failed otherwise (a storage error, a cancel): the session in use stays, and the lock claimed
         # for the switch (or the one the engine opened with) goes, so another process may open that session.
-        orch.session_locks.keep_only(orch.session_id)
+        orch.keep_open_locks()
         raise
     info = plan.loaded.info
     orch.emit(

@@ -29,7 +29,7 @@ class RecordingFrontend:
         self.log: list[Any] = []
         self.finished: list[Any] = []
 
-    def event(self, event: Event) -> None:
+    def event(self, event: Event, session_id: str | None = None) -> None:
         self.log.append(event)
 
     def input_started(self, input_id: str) -> None:

@@ -108,9 +108,10 @@ def test_a_type_that_cannot_cross_is_refused_by_name() -> None:
 
 
 def test_the_wire_form_is_type_plus_fields() -> None:
-    assert json.loads(CODEC.dumps(EngineEvent(TextDelta("hi")))) == {
-        "type": "EngineEvent", "event": {"type": "TextDelta", "text": "hi"}
+    assert json.loads(CODEC.dumps(EngineEvent(TextDelta("hi"), "s1"))) == {
+        "type": "EngineEvent", "event": {"type": "TextDelta", "text": "hi"}, "session_id": "s1"
     }
+    # A line of an engine that does not name the session still reads.
     assert CODEC.loads('{"type": "EngineEvent", "event": {"type": "ModeChanged", "mode": "plan"}}') == EngineEvent(
         ModeChanged("plan")
     )

@@ -162,7 +162,7 @@ class AcpSession:
                 await self._pump
 
     # -- the host's front end ---------------------------------------------------------------------------------------
-    def event(self, event: Event) -> None:
+    def event(self, event: Event, session_id: str | None = None) -> None:
         if self._muted:
             if isinstance(event, HistoryRestored):
                 self._history = event
