@@ -34,7 +34,7 @@ from engine.interaction import InteractionHandler
 from engine.messages import Message
 from engine.modes import Mode
 from engine.storage.provenance import StateKey
-from engine.commands.cost import UsageTally
+from engine.commands.usage import UsageTally
 from engine.orchestrator.bus import EventBus
 from engine.orchestrator.context_meter import session_context
 from engine.orchestrator.deps import ApprovalSettings, TurnDeps
@@ -299,6 +299,10 @@ class Orchestrator:
         self.token_counter.set_model(model)
         self.store.update_session(self.session.id, model=model)
         self._bus.emit(ModelChanged(model))
+
+    def set_theme(self, theme: str) -> None:
+        """The TUI colour theme for this run (``/theme``; the front end applies it)."""
+        self.config = self.config.model_copy(update={"theme": theme})
 
     async def reconfigure(self, config: Config) -> None:
         """Applies a reloaded configuration (``/trust on|off``): approvals, permission rules and the provider
