@@ -5,19 +5,20 @@ its undo snapshot. A failure ends the input readably, never the front end."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from engine.errors import ProviderError
-from engine.events import ErrorEvent
+from engine.events import ErrorEvent, TurnFinished, TurnStarted
 from engine.hooks.dispatcher import HookScope
 from engine.hooks.prompt_hooks import submit_request
 from engine.orchestrator.bang import run_bang_input
 from engine.orchestrator.outcome import TurnOutcome
 from engine.orchestrator.recorder import TaskRecorder
-from engine.orchestrator.runtime import running_runtime
+from engine.orchestrator.runtime import SessionCapture, running_runtime
 from engine.orchestrator.slash import run_slash
 from engine.orchestrator.turn import TurnState, run_turn
 from engine.orchestrator.deps import TurnDeps
@@ -30,6 +31,39 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 TurnSteps = Callable[[TurnState, TurnDeps], Awaitable[TurnState]]
+
+
+async def run_input(orch: Orchestrator, runtime: SessionRuntime, text: str) -> TurnOutcome:
+    """Runs one input of ``runtime``'s session to its end, in a task of its own that ``runtime.cancel`` stops (a
+    request or a ``!`` command; a ``/`` command acts on the session in view, so only there)."""
+    text = text.strip()
+    if not text:
+        return TurnOutcome("completed")
+    if runtime.busy:
+        raise RuntimeError("an input is already running; queue it until the running one ends")
+    if text.startswith("/") and runtime is not orch.runtime:
+        raise ValueError("a / command acts on the session in view")
+    turn_id = uuid.uuid4().hex[:12]
+    runtime.emit(TurnStarted(turn_id, text))
+    context = contextvars.copy_context()
+    context.run(running_runtime.set, runtime)
+    task = asyncio.create_task(dispatch(orch, runtime, text, turn_id), context=context)
+    runtime.input_task = task
+    outcome = TurnOutcome("cancelled", "cancelled by the user")
+    try:
+        outcome = await task
+    except asyncio.CancelledError:
+        current = asyncio.current_task()
+        if current is not None and current.cancelling():
+            raise
+    finally:
+        for holder in (runtime, *orch.runtimes.values()):  # a switch of session hands the input on
+            if holder.input_task is task:
+                holder.input_task = None
+        runtime.emit(TurnFinished(turn_id, outcome.reason, outcome.error))
+        # After what the turn's end sends has gone out (a front end writes it in the next round of the loop).
+        asyncio.get_running_loop().call_soon(orch.store.settle)
+    return outcome
 
 
 async def dispatch(orch: Orchestrator, runtime: SessionRuntime, text: str, turn_id: str) -> TurnOutcome:
@@ -110,3 +144,29 @@ async def run_task(
         recorder.task("TaskFailed", state.error)
         runtime.emit(ErrorEvent(state.error or state.end_reason))
     return TurnOutcome(state.end_reason, state.error, state.final_text)
+
+
+def turn_deps(orch: Orchestrator, runtime: SessionRuntime, recorder: TaskRecorder | None = None) -> TurnDeps:
+    """The collaborators the steps of a turn of ``runtime``'s session are handed: its session, policy, tools'
+    state, compaction state, loop detector and undo journal, and the engine's provider, hooks and settings. Raises
+    ``ProviderError`` when no model is configured."""
+    return TurnDeps(
+        session=runtime.session,
+        provider=orch.provider(),
+        registry=orch.registry,
+        tool_context=runtime.tool_context,
+        policy=runtime.policy,
+        interaction=orch.interaction,
+        approvals=orch.approvals,
+        config=orch.config,
+        emit=runtime.emit,
+        recorder=recorder or TaskRecorder(orch.store, runtime.id, None),
+        build_prompt=orch.system_prompt,
+        counter=orch.token_counter,
+        compaction=runtime.compaction,
+        loops=runtime.loops,
+        hooks=orch.hooks,
+        project_trusted=lambda: orch.project_trusted,
+        counts_shown=orch.counts_shown,
+        capture=SessionCapture(orch.tool_capture, lambda: runtime.undo, orch.capture_turns),
+    )

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import os
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,8 +25,6 @@ from engine.events import (
     Event,
     ModeChanged,
     ModelChanged,
-    TurnFinished,
-    TurnStarted,
 )
 from engine.interaction import InteractionHandler
 from engine.messages import Message
@@ -38,14 +34,14 @@ from engine.commands.usage import UsageTally
 from engine.orchestrator.bus import EventBus
 from engine.orchestrator.context_meter import session_context
 from engine.orchestrator.deps import ApprovalSettings, TurnDeps
-from engine.orchestrator.dispatch import TurnSteps, dispatch, run_prompt, run_task
+from engine.orchestrator.dispatch import TurnSteps, run_input, run_prompt, run_task, turn_deps
 from engine.orchestrator.interaction import CancellingInteraction
 from engine.orchestrator.mcp_wiring import make_mcp
 from engine.orchestrator.provider_slot import ProviderSlot
 from engine.orchestrator.outcome import TurnOutcome
 from engine.orchestrator.recorder import TaskRecorder
 from engine.orchestrator.resume import ResumePlan
-from engine.orchestrator.runtime import SessionCapture, SessionRuntime, running_runtime
+from engine.orchestrator.runtime import OpenSessions, SessionRuntime
 from engine.orchestrator.session import Session
 from engine.orchestrator.slash import available_commands
 from engine.provider.warm import warm_provider
@@ -127,41 +123,26 @@ class Orchestrator:
         # What every tool call changes in the workspace, for the undo journal of the session whose call it is; the
         # open sessions' captured calls take turns (``SessionCapture``).
         self.tool_capture = ToolCapture(self.workspace.root, config.undo, lambda: self.undo)
-        self._capture_turns = asyncio.Lock()
+        self.capture_turns = asyncio.Lock()
         # The open sessions by id, and the one in view (which commands act on and front ends show).
-        self.runtimes: dict[str, SessionRuntime] = {}
-        self._view: SessionRuntime | None = None
+        self.runtimes = OpenSessions(self.session_locks)
         first = Session(self.workspace.root, **switching.session_args(self, policy=policy))
         self.session_locks.claim(first.id)
         self.store.create_session(model=first.model, mode=first.mode, session_id=first.id)
-        self.replace_runtime(switching.make_runtime(self, first, policy, restored=False))
+        self.runtimes.replace_view(switching.make_runtime(self, first, policy, restored=False))
 
     # -- the sessions ---------------------------------------------------------------------------------------------
     @property
     def runtime(self) -> SessionRuntime:
         """The session in view: the one commands act on and front ends show."""
-        assert self._view is not None
-        return self._view
-
-    def replace_runtime(self, runtime: SessionRuntime) -> None:
-        """Puts ``runtime`` in view in place of the one there (a switch of session runs inside that one's input,
-        which the new one now carries), and releases the locks of sessions no longer open."""
-        old = self._view
-        if old is not None:
-            self.runtimes.pop(old.id, None)
-            runtime.input_task = old.input_task
-        self.runtimes[runtime.id] = runtime
-        self._view = runtime
-        self.keep_open_locks()
+        return self.runtimes.view
 
     def keep_open_locks(self) -> None:
-        self.session_locks.keep_only(*self.runtimes)
+        self.runtimes.keep_locks()
 
     def active_runtime(self) -> SessionRuntime:
-        """The session whose input the running task serves (a turn of a session not in view), else the one in
-        view."""
-        running = running_runtime.get()
-        return running if running is not None and running.id in self.runtimes else self.runtime
+        """The session whose input the running task serves, else the one in view."""
+        return self.runtimes.active() or self.runtime
 
     def open_session(self) -> SessionRuntime:
         """A new, empty session beside the one in view, whose turns run at the same time (``switching``)."""
@@ -270,7 +251,8 @@ class Orchestrator:
 
     def emit(self, event: Event) -> None:
         """An event of the session whose input runs here (``active_runtime``)."""
-        self._bus.emit(event, self.active_runtime().id if self._view is not None else None)
+        active = self.runtimes.active()
+        self._bus.emit(event, active.id if active is not None else None)
 
     def emitter(self, session_id: str) -> Callable[[Event], None]:
         """Emits events tagged with ``session_id``."""
@@ -379,38 +361,10 @@ class Orchestrator:
         self.session_locks.release_all()
 
     async def run_input(self, text: str, session_id: str | None = None) -> TurnOutcome:
-        """Runs one input to its end in the session in view, or in the open session ``session_id`` (a request or
-        a ``!`` command there; ``/`` commands act on the session in view). A user cancellation is an outcome
-        (``reason == "cancelled"``); cancelling the caller's own task still propagates."""
-        runtime = self.runtime if session_id is None else self.runtimes[session_id]
-        text = text.strip()
-        if not text:
-            return TurnOutcome("completed")
-        if runtime.busy:
-            raise RuntimeError("an input is already running; queue it until the running one ends")
-        if text.startswith("/") and runtime is not self.runtime:
-            raise ValueError("a / command acts on the session in view")
-        turn_id = uuid.uuid4().hex[:12]
-        runtime.emit(TurnStarted(turn_id, text))
-        context = contextvars.copy_context()
-        context.run(running_runtime.set, runtime)
-        task = asyncio.create_task(dispatch(self, runtime, text, turn_id), context=context)
-        runtime.input_task = task
-        outcome = TurnOutcome("cancelled", "cancelled by the user")
-        try:
-            outcome = await task
-        except asyncio.CancelledError:
-            current = asyncio.current_task()
-            if current is not None and current.cancelling():
-                raise
-        finally:
-            for holder in (runtime, *self.runtimes.values()):  # a switch of session hands the input on
-                if holder.input_task is task:
-                    holder.input_task = None
-            runtime.emit(TurnFinished(turn_id, outcome.reason, outcome.error))
-            # After what the turn's end sends has gone out (a front end writes it in the next round of the loop).
-            asyncio.get_running_loop().call_soon(self.store.settle)
-        return outcome
+        """Runs one input to its end in the session in view, or in the open session ``session_id`` (``dispatch``).
+        A user cancellation is an outcome (``reason == "cancelled"``); cancelling the caller's own task still
+        propagates."""
+        return await run_input(self, self.runtime if session_id is None else self.runtimes[session_id], text)
 
     async def resume(self, plan: ResumePlan) -> TurnOutcome:
         """Switches to a stored session and finishes the turn the process died in, if an approval was pending in
@@ -430,7 +384,7 @@ class Orchestrator:
                 self.context_window,
                 root=self.workspace.root,
                 mode=self.policy.mode,
-                build_prompt=self._system_prompt,
+                build_prompt=self.system_prompt,
             )
         )
 
@@ -439,29 +393,8 @@ class Orchestrator:
         self.session.append(Message.user(text))
 
     def turn_deps(self, recorder: TaskRecorder | None = None, runtime: SessionRuntime | None = None) -> TurnDeps:
-        """The collaborators a turn's steps are handed, for the session in view or ``runtime``'s. Raises
-        ``ProviderError`` when no model is configured."""
-        runtime = runtime or self.runtime
-        return TurnDeps(
-            session=runtime.session,
-            provider=self.provider(),
-            registry=self.registry,
-            tool_context=runtime.tool_context,
-            policy=runtime.policy,
-            interaction=self._interaction,
-            approvals=self._approvals,
-            config=self.config,
-            emit=runtime.emit,
-            recorder=recorder or TaskRecorder(self.store, runtime.id, None),
-            build_prompt=self._system_prompt,
-            counter=self.token_counter,
-            compaction=runtime.compaction,
-            loops=runtime.loops,
-            hooks=self.hooks,
-            project_trusted=lambda: self.project_trusted,
-            counts_shown=self.counts_shown,
-            capture=SessionCapture(self.tool_capture, lambda: runtime.undo, self._capture_turns),
-        )
+        """The collaborators a turn's steps are handed, for the session in view or ``runtime``'s (``dispatch``)."""
+        return turn_deps(self, runtime or self.runtime, recorder)
 
     def provider(self) -> ChatProvider:
         """The model provider, made at first use. Raises ``ProviderError`` when no model is configured."""
@@ -478,6 +411,6 @@ class Orchestrator:
         """Runs a task's steps with its lifecycle events and its undo snapshot around them (``dispatch``)."""
         return await run_task(self, self.runtime, state, recorder, steps)
 
-    def _system_prompt(self, mode: Mode, environment: Environment, instructions: str) -> str:
+    def system_prompt(self, mode: Mode, environment: Environment, instructions: str) -> str:
         skills = [(skill.name, skill.description) for skill in self.skills.skills]
         return build_system_prompt(mode, environment, instructions=instructions, skills=skills)

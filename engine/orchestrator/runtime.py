@@ -26,6 +26,7 @@ from engine.workflow.loop_detection import LoopDetector
 if TYPE_CHECKING:
     from engine.capture.tool_capture import ToolCapture
     from engine.orchestrator.outcome import TurnOutcome
+    from engine.storage.session_lock import SessionLocks
     from engine.storage.undo import UndoJournal
 
 # The runtime whose input the running asyncio task serves (set in that task's own context), for collaborators shared
@@ -85,3 +86,54 @@ class SessionCapture:
     async def around(self) -> AsyncIterator[None]:
         async with self._turns, self._capture.around(self._journal()):
             yield
+
+
+class OpenSessions:
+    """The sessions open in one engine, by id, and the one in view; each open session's lock is held."""
+
+    def __init__(self, locks: SessionLocks) -> None:
+        self._locks = locks
+        self._by_id: dict[str, SessionRuntime] = {}
+        self._view: SessionRuntime | None = None
+
+    @property
+    def view(self) -> SessionRuntime:
+        """The session in view: the one commands act on and front ends show."""
+        assert self._view is not None, "no session is open yet"
+        return self._view
+
+    def __getitem__(self, session_id: str) -> SessionRuntime:
+        return self._by_id[session_id]
+
+    def __contains__(self, session_id: object) -> bool:
+        return session_id in self._by_id
+
+    def values(self) -> list[SessionRuntime]:
+        return list(self._by_id.values())
+
+    def add(self, runtime: SessionRuntime) -> None:
+        """Opens ``runtime`` beside the others."""
+        self._by_id[runtime.id] = runtime
+
+    def replace_view(self, runtime: SessionRuntime) -> None:
+        """Puts ``runtime`` in view in place of the one there (a switch of session runs inside that one's input,
+        which the new one now carries), and releases the locks of sessions no longer open."""
+        old = self._view
+        if old is not None:
+            self._by_id.pop(old.id, None)
+            runtime.input_task = old.input_task
+        self._by_id[runtime.id] = runtime
+        self._view = runtime
+        self.keep_locks()
+
+    def keep_locks(self) -> None:
+        """Releases every lock but the open sessions' (one claimed for a switch that did not happen)."""
+        self._locks.keep_only(*self._by_id)
+
+    def active(self) -> SessionRuntime | None:
+        """The session whose input the running task serves (a turn of a session not in view), else the one in view;
+        None before any session is open."""
+        running = running_runtime.get()
+        if running is not None and running.id in self._by_id:
+            return running
+        return self._view

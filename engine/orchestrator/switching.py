@@ -64,7 +64,7 @@ def start_session(orch: Orchestrator, session: Session, *, restored: bool = Fals
     if not restored:
         orch.store.create_session(model=session.model, mode=session.mode, session_id=session.id)
     orch.token_counter.set_model(session.model)
-    orch.replace_runtime(make_runtime(orch, session, orch.policy, restored=restored))
+    orch.runtimes.replace_view(make_runtime(orch, session, orch.policy, restored=restored))
     return session
 
 
@@ -76,7 +76,7 @@ def open_session(orch: Orchestrator) -> SessionRuntime:
     orch.session_locks.claim(session.id)
     orch.store.create_session(model=session.model, mode=session.mode, session_id=session.id)
     runtime = make_runtime(orch, session, policy, restored=False)
-    orch.runtimes[runtime.id] = runtime
+    orch.runtimes.add(runtime)
     return runtime
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from engine.commands.theme import THEMES
 from engine.command_results import CommandReply, ExitRequested
-from engine.events import CommandResult, UsageUpdated
+from engine.events import UsageUpdated
 from engine.modes import Mode
 from tests.support.fakes import make_orchestrator
 from tests.support.scenario import reply, text

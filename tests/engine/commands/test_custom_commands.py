@@ -9,7 +9,7 @@ from pathlib import Path
 
 from engine.commands.custom import expand_arguments, read_command
 from engine.command_results import CommandReply
-from engine.events import CommandResult, Notice
+from engine.events import Notice
 from tests.support.fakes import make_orchestrator
 from tests.support.scenario import reply, text
 from tests.support.scripted_server import ScriptedServer

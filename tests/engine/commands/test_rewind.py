@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine.command_results import CommandReply
-from engine.events import CommandResult
 from engine.modes import Mode
 from tests.support.fakes import make_orchestrator
 from tests.support.scenario import reply, text, tool_call

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine.command_results import CommandReply
-from engine.events import CommandResult
 from tests.engine.context.test_compaction_history import CompactingScript, compacted_twice, script, server  # noqa: F401
 from tests.support.fakes import CREATED, EventLog
 from tests.support.scripted_server import ScriptedServer

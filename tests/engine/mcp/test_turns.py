@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from engine.command_results import CommandReply
-from engine.events import CommandResult, ToolCallExecuting, ToolCallFinished, ToolStatus
+from engine.events import ToolCallExecuting, ToolCallFinished, ToolStatus
 from engine.interaction import ApprovalDecision
 from engine.modes import Mode
 from engine.orchestrator import Orchestrator

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from engine.command_results import CommandReply
-from engine.events import CommandResult, ModeChanged, ModelChanged, TurnFinished
+from engine.events import ModeChanged, ModelChanged, TurnFinished
 from engine.modes import Mode
 from tests.support.fakes import make_orchestrator
 from tests.support.scripted_server import ScriptedServer

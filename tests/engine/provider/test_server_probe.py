@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from engine.command_results import CommandReply
-from engine.events import CommandResult, Notice
+from engine.events import Notice
 from engine.provider.server_probe import probe_server
 from tests.support.fakes import make_orchestrator
 from tests.support.scenario import reply, text
