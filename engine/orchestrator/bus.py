@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import Any
 
 from engine.events import Event
 
 Subscriber = Callable[[Event], None]
-TaggedSubscriber = Callable[[Event, "str | None"], None]
+TaggedSubscriber = Callable[[Event, str | None], None]
 
 log = logging.getLogger(__name__)
 
@@ -26,7 +27,7 @@ class EventBus:
         return self._add(self._tagged, subscriber)
 
     @staticmethod
-    def _add(subscribers: list, subscriber: Callable[..., None]) -> Callable[[], None]:  # type: ignore[type-arg]
+    def _add(subscribers: list[Any], subscriber: Any) -> Callable[[], None]:
         subscribers.append(subscriber)
 
         def unsubscribe() -> None:

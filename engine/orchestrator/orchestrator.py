@@ -118,7 +118,7 @@ class Orchestrator:
         self.history_shown: str | None = None
         self.hooks = HookDispatcher(
             config.hooks, cwd=self.workspace.root, env=self._env,
-            store=self.store, emit=self._bus.emit,
+            store=self.store, emit=self.emit,
         )
         # What every tool call changes in the workspace, for the undo journal of the session whose call it is; the
         # open sessions' captured calls take turns (``SessionCapture``).
@@ -280,7 +280,7 @@ class Orchestrator:
         self.session.model = model
         self.token_counter.set_model(model)
         self.store.update_session(self.session.id, model=model)
-        self._bus.emit(ModelChanged(model))
+        self.emit(ModelChanged(model))
 
     def set_theme(self, theme: str) -> None:
         """The TUI colour theme for this run (``/theme``; the front end applies it)."""
@@ -377,7 +377,7 @@ class Orchestrator:
 
     async def announce_context(self) -> None:
         """Tells the front end how much context the session in view holds (after /resume, --continue, /fork)."""
-        self._bus.emit(
+        self.emit(
             await session_context(
                 self.session,
                 self.token_counter,
@@ -405,7 +405,7 @@ class Orchestrator:
         mode = self.policy.mode.value
         self.session.mode = mode
         self.store.update_session(self.session.id, mode=mode)
-        self._bus.emit(ModeChanged(mode))
+        self.emit(ModeChanged(mode))
 
     async def run_task(self, state: TurnState, recorder: TaskRecorder, steps: TurnSteps) -> TurnOutcome:
         """Runs a task's steps with its lifecycle events and its undo snapshot around them (``dispatch``)."""
