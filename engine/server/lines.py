@@ -50,7 +50,7 @@ from engine.server.host import EngineHost, EngineOptions
 
 if TYPE_CHECKING:
     from engine.config import Config
-    from engine.orchestrator import TurnOutcome
+    from engine.orchestrator.outcome import TurnOutcome
 
 log = logging.getLogger(__name__)
 

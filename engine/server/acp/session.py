@@ -35,7 +35,7 @@ from engine.server.host import EngineHost, EngineOptions
 if TYPE_CHECKING:
     from acp import Client
 
-    from engine.orchestrator import TurnOutcome
+    from engine.orchestrator.outcome import TurnOutcome
 
 # Our turn endings as ACP stop reasons; an error is told as message text first and ends the turn normally.
 STOP_REASONS = {"cancelled": "cancelled", "step_limit": "max_turn_requests"}
