@@ -198,7 +198,8 @@ class EngineLink:
             self._connection.send_line(CODEC.dumps(message))
 
     def _receive(self, line: str) -> None:
-        from engine.events import CommandResult, HistoryRestored, ModeChanged, ModelChanged, Notice
+        from engine.command_results import SessionResumed
+        from engine.events import HistoryRestored, ModeChanged, ModelChanged, Notice
         from engine.protocol import (
             CODEC,
             PROTOCOL_VERSION,
@@ -223,7 +224,7 @@ class EngineLink:
         match message:
             case EngineEvent(event=HistoryRestored()) if self._running in self._restarts_by_id:
                 pass  # the transcript already shows this session: it is not drawn again
-            case EngineEvent(event=CommandResult(command="/resume", ok=True)) if self._running in self._restarts_by_id:
+            case EngineEvent(event=SessionResumed()) if self._running in self._restarts_by_id:
                 if view is not None:
                     view.show_event(Notice(f"the engine restarted; session {self._restarts_by_id[self._running]} "
                                            "resumed", "warning"))

@@ -16,6 +16,7 @@ from typing import TextIO
 
 from coder_tui.cli import session_input
 from coder_tui.terminal_text import json_text, terminal_text
+from engine.command_results import CommandReply
 from engine.config import load_config
 from engine.config.startup import config_notices
 from engine.events import (
@@ -167,7 +168,7 @@ class TextRenderer:
                 if data.get("timed_out"):
                     command = data.get("command", "")
                     self._print(self.err, f"error: !{command} timed out; its process group was killed\n")
-            case CommandResult(text=text, ok=ok):
+            case CommandReply(text=text, ok=ok):
                 self._end_text()
                 self._print(self.out if ok else self.err, text.rstrip("\n") + "\n")
             case MessageAdded(message=message) if message.role == "assistant":

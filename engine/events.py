@@ -10,6 +10,7 @@ from enum import Enum
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
+from engine.command_results import CommandEvent, CommandReply
 from engine.record import record
 
 if TYPE_CHECKING:
@@ -140,8 +141,9 @@ class TodosChanged:
 
 
 @record
-class CommandResult:
-    """The result of a ``/`` command or a ``!`` command, for the transcript."""
+class CommandResult(CommandReply):
+    """The result of a ``!`` command, or of a ``/`` command that is only text (``data`` says more to a script
+    reading the JSON output); the others are typed (``engine.command_results``)."""
 
     kind: Literal["slash", "bang"]
     command: str
@@ -276,6 +278,7 @@ Event = (
     | ToolProgress
     | TodosChanged
     | CommandResult
+    | CommandEvent
     | ModeChanged
     | ModelChanged
     | UsageUpdated

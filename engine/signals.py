@@ -12,12 +12,15 @@ import asyncio
 import contextlib
 import signal
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from engine.orchestrator.orchestrator import Orchestrator
+from typing import Protocol
 
 ENDING_SIGNALS: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class Cancellable(Protocol):
+    """What a signal stops: the orchestrator's running input."""
+
+    def cancel(self) -> bool: ...
 
 
 class EndingSignals:
@@ -39,7 +42,7 @@ class EndingSignals:
 
 
 def install_ending_signals(
-    orchestrator: Orchestrator | Callable[[], Orchestrator | None],
+    orchestrator: Cancellable | Callable[[], Cancellable | None],
     loop: asyncio.AbstractEventLoop,
     *,
     signals: Iterable[signal.Signals] = ENDING_SIGNALS,

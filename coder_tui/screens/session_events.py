@@ -4,12 +4,23 @@ line. Imported after the first frame, with the protocol (``SessionScreen``'s ``E
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from coder_tui.widgets.history_entries import RestoredHistory, compaction_text
 from coder_tui.widgets.tool_log import RESTORED_ROWS
+from engine.command_results import (
+    CommandReply,
+    ConversationRewound,
+    CopyRequested,
+    ExitRequested,
+    HelpShown,
+    ModelsOffered,
+    RewindOffered,
+    SessionsListed,
+    SessionStarted,
+    ThemeChanged,
+)
 from engine.events import (
-    CommandResult,
     ContextCompacted,
     ErrorEvent,
     Event,
@@ -93,39 +104,38 @@ def show_event(screen: SessionScreen, event: Event) -> None:
             history = RestoredHistory(event)
             shown = transcript.show_history(history)
             tool_log.show_stored(history.stored_calls(RESTORED_ROWS), after=shown)
-        case CommandResult(command="/resume", ok=True, data={"sessions": list(sessions)}) if sessions:
+        case SessionsListed(sessions=sessions) if sessions:
             now = screen.clock()
             transcript.add_command_result(event, now=now)
-            _pick_session(screen, sessions, now)
-        case CommandResult(command="/model", ok=True, data={"models": list(models), "model": str(current)}) if models:
+            _pick_session(screen, list(sessions), now)
+        case ModelsOffered(models=models, model=current) if models:
             transcript.add_command_result(event)
-            _pick_model(screen, models, current)
-        case CommandResult(command="/new" | "/clear", ok=True):
+            _pick_model(screen, list(models), current)
+        case SessionStarted():
             # A new, empty session: no call, no todo, no context yet (as at start-up).
             transcript.clear()
             tool_log.clear()
             screen.todo_pane.set_todos([])
             screen.status.context_used = 0
             transcript.add_command_result(event)
-        case CommandResult(command="/rewind", ok=True, data={"points": list(points)}) if points:
-            _pick_rewind(screen, points)  # the picker shows the list: closing it leaves nothing behind
-        case CommandResult(command="/rewind", ok=True, data={"prompt_text": str(request), "messages": list(kept)}):
+        case RewindOffered(points=points) if points:
+            _pick_rewind(screen, list(points))  # the picker shows the list: closing it leaves nothing behind
+        case ConversationRewound(prompt_text=request, messages=kept):
             entries = tuple(RestoredEntry("message", record) for record in kept)
             transcript.show_history(RestoredHistory(HistoryRestored.of("", entries)))
             transcript.add_command_result(event)
             screen.prompt.input.set_text(request)
-        case CommandResult(ok=True, data={"copy_text": str(copied)}):
+        case CopyRequested(copy_text=copied):
             screen.app.copy_to_clipboard(copied)
             transcript.add_command_result(event)
-        case CommandResult(ok=True, data={"exit": True}):
+        case ExitRequested():
             screen.app.exit(0)
-        case CommandResult(command="/theme", ok=True, data={"theme": str(theme)}):
+        case ThemeChanged(theme=theme):
             screen.apply_theme(theme)
             transcript.add_command_result(event)
-        case CommandResult(command="/help", data=data):
-            commands = [(item["usage"], item["summary"]) for item in data.get("commands", [])]
-            transcript.add_help(commands)
-        case CommandResult():
+        case HelpShown(commands=commands):
+            transcript.add_help([(item["usage"], item["summary"]) for item in commands])
+        case CommandReply():
             transcript.add_command_result(event)
         case ModeChanged(mode=mode):
             screen.mode_changed(mode)
@@ -163,7 +173,7 @@ def show_event(screen: SessionScreen, event: Event) -> None:
                 transcript.add_notice("interrupted", "interrupted")
 
 
-def _pick_session(screen: SessionScreen, sessions: list[dict[str, object]], now: datetime) -> None:
+def _pick_session(screen: SessionScreen, sessions: list[dict[str, Any]], now: datetime) -> None:
     """``/resume`` with no id: a picker of the recent sessions; choosing one resumes it."""
     from coder_tui.screens.session_picker import SessionPickerScreen
 
@@ -185,7 +195,7 @@ def _pick_model(screen: SessionScreen, models: list[str], current: str) -> None:
     screen.app.push_screen(ModelPickerScreen([str(m) for m in models], current), callback=chosen)
 
 
-def _pick_rewind(screen: SessionScreen, points: list[dict[str, object]]) -> None:
+def _pick_rewind(screen: SessionScreen, points: list[dict[str, Any]]) -> None:
     """``/rewind`` with no number: a picker of the requests; choosing one rewinds to it."""
     from coder_tui.screens.rewind_picker import RewindPickerScreen
 

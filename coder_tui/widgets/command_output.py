@@ -1,6 +1,6 @@
 """The result of a ``!`` command (command, exit code, stdout, stderr) or a ``/`` command, in the transcript.
 
-Most results are their text. A few read better laid out from their data: ``/diff`` shows its per-file summary
+Most results are their text. A few typed results (``engine.command_results``) read better laid out: ``/diff`` shows its per-file summary
 (coloured +/-) and then the whole coloured diff, so it reads top down; ``/skills`` shows each skill's name and
 where it comes from, with its description under it; ``/resume``'s list of sessions gives friendly times
 ("today 09:31") rather than stored ISO stamps; ``/tools`` and ``/permissions`` are tables whose long cells wrap
@@ -23,6 +23,17 @@ from coder_tui.formatting import bash_result_text, is_bash_result, one_line, ses
 from coder_tui.widgets.diff_view import DiffView, diff_summary
 from coder_tui.widgets.table_view import Column, TableSection, TableView
 from coder_tui.widgets.todo_list import todos_checklist
+from engine.command_results import (
+    CommandReply,
+    ContextSummarised,
+    DiffShown,
+    PermissionsShown,
+    SessionsListed,
+    SkillsListed,
+    StatusShown,
+    TodosShown,
+    ToolsListed,
+)
 from engine.events import CommandResult
 
 
@@ -46,7 +57,7 @@ class CommandOutput(Vertical):
     }
     """
 
-    def __init__(self, result: CommandResult, *, now: datetime | None = None) -> None:
+    def __init__(self, result: CommandReply, *, now: datetime | None = None) -> None:
         """``now``: the local time, for ``/resume``'s friendly times."""
         super().__init__(classes="" if result.ok else "-failed")
         self.result = result
@@ -55,30 +66,27 @@ class CommandOutput(Vertical):
     @property
     def diff(self) -> str:
         """The diff this result carries ("" when none)."""
-        diff = self.result.data.get("diff")
-        return diff if isinstance(diff, str) and diff.strip() else ""
+        diff = self.result.diff if isinstance(self.result, DiffShown) else ""
+        return diff if diff.strip() else ""
 
     def compose(self) -> ComposeResult:
         result = self.result
-        files = result.data.get("files")
-        skills = result.data.get("skills")
-        sessions = result.data.get("sessions")
-        if result.command == "/diff" and isinstance(files, list) and files:
-            note = result.data.get("note")
-            summary = diff_summary(result.text.partition("\n")[0], files)
+        if isinstance(result, DiffShown) and result.files:
+            summary = diff_summary(result.text.partition("\n")[0], list(result.files))
+            note = result.note
             yield Static(Content("\n").join([summary, Content(note)]) if note else summary, classes="text")
-        elif result.command == "/skills" and isinstance(skills, list) and skills:
-            yield from self._skills(skills)
-        elif result.command == "/resume" and isinstance(sessions, list) and sessions and self.now is not None:
-            yield Static(self._sessions(sessions, self.now), classes="text")
-        elif result.command == "/compact" and result.ok and isinstance(summary := result.data.get("summary"), str):
+        elif isinstance(result, SkillsListed) and result.skills:
+            yield from self._skills(list(result.skills), result.problems)
+        elif isinstance(result, SessionsListed) and result.sessions and self.now is not None:
+            yield Static(self._sessions(list(result.sessions), self.now), classes="text")
+        elif isinstance(result, ContextSummarised):
             # The line "context compacted here" already says what happened: this is what the model now reads.
             from coder_tui.widgets.markdown_lines import MarkdownLines
 
             yield Static(Content.styled("the summary the model reads from now on:", "$text-muted"), classes="text")
-            yield MarkdownLines(summary, classes="summary")
-        elif result.command == "/todos" and isinstance(todos := result.data.get("todos"), list) and todos:
-            yield Static(todos_checklist(todos, result.text.rstrip().rpartition("\n")[2]), classes="text")
+            yield MarkdownLines(result.summary, classes="summary")
+        elif isinstance(result, TodosShown) and result.todos:
+            yield Static(todos_checklist(list(result.todos), result.text.rstrip().rpartition("\n")[2]), classes="text")
         elif (table := self._table()) is not None:
             yield Static(Content(result.text.partition("\n")[0]), classes="text")
             yield TableView([table])
@@ -90,23 +98,25 @@ class CommandOutput(Vertical):
     def _table(self) -> TableSection | None:
         """``/tools`` (tool, state, what it does), ``/permissions`` (what, decision) and ``/status`` (what, value) as
         tables; else None."""
-        data = self.result.data
-        tools, matrix, status = data.get("tools"), data.get("matrix"), data.get("rows")
-        if self.result.command == "/status" and isinstance(status, list) and status:
+        result = self.result
+        if isinstance(result, StatusShown) and result.rows:
             # A long value (the sandbox, the MCP servers) wraps under its own column, not under the names.
-            rows = tuple((str(row[0]), str(row[1])) for row in status if isinstance(row, list) and len(row) == 2)
+            rows = tuple((str(what), str(value)) for what, value in result.rows)
             return TableSection("", (Column("bold"), Column(wrap=True)), rows)
-        if self.result.command == "/tools" and isinstance(tools, list) and tools:
+        if isinstance(result, ToolsListed) and result.tools:
+            tools = result.tools
             rows = tuple((str(t.get("name", "")), str(t.get("state", "")), str(t.get("summary", ""))) for t in tools)
             return TableSection("", (Column("bold"), Column("$text-accent"), Column(wrap=True)), rows)
-        if self.result.command == "/permissions" and isinstance(matrix, list) and matrix:
-            rows = tuple((str(row[0]), str(row[1])) for row in matrix if len(row) == 2)
+        if isinstance(result, PermissionsShown) and result.matrix:
+            rows = tuple((str(what), str(decision)) for what, decision in result.matrix)
             return TableSection("", (Column(wrap=True), Column("bold")), rows)
         return None
 
     def _text(self) -> str:
         result = self.result
-        return bash_result_text(result.data) if result.kind == "bang" and is_bash_result(result.data) else result.text
+        if isinstance(result, CommandResult) and result.kind == "bang" and is_bash_result(result.data):
+            return bash_result_text(result.data)
+        return result.text
 
     def _sessions(self, sessions: list[dict[str, Any]], now: datetime) -> Content:
         rows = [
@@ -118,13 +128,12 @@ class CommandOutput(Vertical):
         ]
         return Content("\n").join([Content(self.result.text.partition("\n")[0]), *rows])
 
-    def _skills(self, skills: list[dict[str, Any]]) -> Iterator[Widget]:
+    def _skills(self, skills: list[dict[str, Any]], problems: tuple[str, ...]) -> Iterator[Widget]:
         yield Static(Content(self.result.text.partition("\n")[0]), classes="text")
         for skill in skills:
             name, source = str(skill.get("name", "")), str(skill.get("source", ""))
             yield Static(Content.assemble((name, "bold"), "  ", (source, "$text-accent")), classes="skill")
             yield Static(Content(str(skill.get("description", ""))), classes="skill-description")
-        problems = self.result.data.get("problems") or []
         if problems:
             lines = "\n".join(f"  {problem}" for problem in problems)
             yield Static(Content(f"problems:\n{lines}"), classes="problems")

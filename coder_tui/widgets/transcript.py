@@ -43,7 +43,8 @@ from coder_tui.widgets.user_message import UserMessage
 if TYPE_CHECKING:
     from coder_tui.widgets.history_entries import EntryFactory, PendingEntries, RestoredHistory
     from coder_tui.widgets.tool_call_view import ToolCallView
-    from engine.events import CommandResult, TodoItem
+    from engine.command_results import CommandReply
+    from engine.events import TodoItem
     from coder_tui.widgets.streaming_markdown import StreamingMarkdown
 
 # What the empty screen says: what to do first, and where the rest is.
@@ -248,7 +249,7 @@ class Transcript(SizedByLayout, VerticalScroll):
         for output in long:
             output.toggle(folded=fold)
 
-    def add_command_result(self, result: CommandResult, *, now: datetime | None = None) -> None:
+    def add_command_result(self, result: CommandReply, *, now: datetime | None = None) -> None:
         """``now``: the local time, for the friendly times of ``/resume``'s list."""
         from coder_tui.widgets.command_output import CommandOutput
 

@@ -56,7 +56,9 @@ class ToolCapture:
         self.capture.run()
 
     @asynccontextmanager
-    async def around(self) -> AsyncIterator[None]:
+    async def around(self, journal: UndoJournal | None = None) -> AsyncIterator[None]:
+        """What the enclosed step changes goes to ``journal`` (the session's whose call it is), by default the
+        journal of the session in view."""
         capture = self.capture if self._built.is_set() else await asyncio.to_thread(self.wait_built)
         if capture is None:  # it could not even be made (an unreadable workspace): the call runs uncaptured
             yield
@@ -68,7 +70,7 @@ class ToolCapture:
             yield
         finally:
             captured = await asyncio.to_thread(capture.collect, mark)
-            journal = self._journal()
+            journal = journal or self._journal()
             journal.live_objects = capture.live_digests
             journal.released_objects = capture.take_released
             if journal.in_turn:

@@ -8,48 +8,49 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from engine.command_results import CopyRequested, ExitRequested, SessionForked, SessionStarted
 from engine.events import CommandResult
 from engine.storage.errors import UnknownSession
 
 if TYPE_CHECKING:
-    from engine.orchestrator.orchestrator import Orchestrator
+    from engine.commands.context import CommandContext
 
 
-async def clear_command(orch: Orchestrator, arg: str) -> CommandResult:
+async def clear_command(ctx: CommandContext, arg: str) -> SessionStarted:
     """A new, empty conversation; the previous one stays in the database and ``/resume`` brings it back."""
-    previous = orch.session_id
-    session_id = orch.new_session()
+    previous = ctx.session_id
+    session_id = ctx.new_session()
     text = f"new conversation {session_id} (the previous one, {previous}, stays resumable: /resume {previous})"
-    return CommandResult.slash("/clear", text, session_id=session_id, previous_session_id=previous)
+    return SessionStarted("/clear", text, session_id, previous)
 
 
-async def fork_command(orch: Orchestrator, arg: str) -> CommandResult:
+async def fork_command(ctx: CommandContext, arg: str) -> CommandResult | SessionForked:
     """A new session carrying this one's history; the original stays as it was and can be resumed. ``/fork <id>``
     (``--last``: the latest) copies a stored session instead, also one another process has open (``--fork``)."""
-    original = orch.session_id
+    original = ctx.session_id
     try:
         if arg:
-            original = orch.store.latest_session_id() if arg == "--last" else orch.store.resolve_session_id(arg)
+            original = ctx.store.latest_session_id() if arg == "--last" else ctx.store.resolve_session_id(arg)
             if original is None:
                 return CommandResult.slash("/fork", "no saved session in this workspace yet", ok=False)
-        session_id = orch.fork_session(original if arg else None)
+        session_id = ctx.fork_session(original if arg else None)
     except UnknownSession as exc:
         return CommandResult.slash("/fork", str(exc), ok=False)
-    await orch.announce_context()  # the copied history's size, as after a resume
-    count = len(orch.session.messages)
+    await ctx.announce_context()  # the copied history's size, as after a resume
+    count = len(ctx.session.messages)
     text = f"forked into session {session_id} with {count} messages (the original, {original}: /resume {original})"
-    records = [m.to_record() for m in orch.session.messages]
-    return CommandResult.slash("/fork", text, session_id=session_id, forked_from=original, messages=records)
+    records = tuple(m.to_record() for m in ctx.session.messages)
+    return SessionForked("/fork", text, session_id, original, records)
 
 
-def assistant_answers(orch: Orchestrator) -> list[str]:
+def assistant_answers(ctx: CommandContext) -> list[str]:
     """The text of every assistant answer of this conversation, oldest first (tool-call-only messages left out)."""
-    return [m.content for m in orch.session.messages if m.role == "assistant" and (m.content or "").strip()]
+    return [m.content for m in ctx.session.messages if m.role == "assistant" and (m.content or "").strip()]
 
 
-async def copy_command(orch: Orchestrator, arg: str) -> CommandResult:
+async def copy_command(ctx: CommandContext, arg: str) -> CommandResult | CopyRequested:
     """``/copy``: the last answer; ``/copy N``: the N-th latest (``/copy 1`` is the last)."""
-    answers = assistant_answers(orch)
+    answers = assistant_answers(ctx)
     try:
         nth = int(arg) if arg else 1
     except ValueError:
@@ -64,9 +65,8 @@ async def copy_command(orch: Orchestrator, arg: str) -> CommandResult:
     text = answers[-nth]
     lines = text.count("\n") + 1
     which = "the last answer" if nth == 1 else f"answer {nth} (counting back from the last)"
-    return CommandResult.slash("/copy", f"copied {which} to the clipboard ({len(text)} characters, {lines} lines)",
-                               copy_text=text)
+    return CopyRequested("/copy", f"copied {which} to the clipboard ({len(text)} characters, {lines} lines)", text)
 
 
-async def quit_command(orch: Orchestrator, arg: str) -> CommandResult:
-    return CommandResult.slash("/quit", "goodbye", exit=True, session_id=orch.session_id)
+async def quit_command(ctx: CommandContext, arg: str) -> ExitRequested:
+    return ExitRequested("/quit", "goodbye", ctx.session_id)

@@ -10,19 +10,19 @@ from engine.events import CommandResult
 from engine.provider.server_check import check_server
 
 if TYPE_CHECKING:
-    from engine.orchestrator.orchestrator import Orchestrator
+    from engine.commands.context import CommandContext
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
-async def doctor_command(orch: Orchestrator, arg: str) -> CommandResult:
-    config = orch.config
+async def doctor_command(ctx: CommandContext, arg: str) -> CommandResult:
+    config = ctx.config
     check = await check_server(
         config.provider.base_url or DEFAULT_BASE_URL,
         config.model,
-        api_key=resolve_api_key(config, orch.env),
+        api_key=resolve_api_key(config, ctx.env),
         headers=config.provider.headers,
-        window_in_use=orch.context_window,
+        window_in_use=ctx.context_window,
     )
     ok = check.call is not None
     return CommandResult.slash(

@@ -11,16 +11,16 @@ from engine.storage.atomic import write_atomic
 from engine.storage.records import HistoryMessage
 
 if TYPE_CHECKING:
-    from engine.orchestrator.orchestrator import Orchestrator
+    from engine.commands.context import CommandContext
 
 
-async def export_command(orch: Orchestrator, arg: str) -> CommandResult:
-    info = orch.store.load_session(orch.session_id).info
-    history = orch.store.full_history(orch.session_id)
+async def export_command(ctx: CommandContext, arg: str) -> CommandResult:
+    info = ctx.store.load_session(ctx.session_id).info
+    history = ctx.store.full_history(ctx.session_id)
     messages = sum(1 for entry in history if isinstance(entry, HistoryMessage))
     if not messages:
         return CommandResult.slash("/export", "nothing to export: this conversation is empty", ok=False)
-    target = _target(orch.workspace_root, arg, default_export_name(info.title, info.id))
+    target = _target(ctx.workspace_root, arg, default_export_name(info.title, info.id))
     markdown = render_markdown(info.title, info.id, history)
     try:
         if target.is_dir():

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from engine.orchestrator.outcome import TurnOutcome
 
 if TYPE_CHECKING:
-    from engine.orchestrator.orchestrator import Orchestrator
+    from engine.commands.context import CommandContext
 
 INSTRUCTIONS_FILE = "AGENTS.md"
 
@@ -39,6 +39,6 @@ def init_request(workspace_has_file: bool) -> str:
     return _SURVEY.format(file=INSTRUCTIONS_FILE, task=task)
 
 
-async def init_command(orch: Orchestrator, arg: str) -> TurnOutcome:
-    exists = (orch.workspace_root / INSTRUCTIONS_FILE).is_file()
-    return await orch.run_prompt(init_request(exists))
+async def init_command(ctx: CommandContext, arg: str) -> TurnOutcome:
+    exists = (ctx.workspace_root / INSTRUCTIONS_FILE).is_file()
+    return await ctx.run_prompt(init_request(exists))

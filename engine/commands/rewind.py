@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from engine.command_results import ConversationRewound, RewindOffered
 from engine.events import CommandResult
 from engine.messages import Message
 from engine.orchestrator.session_commands import confirm_overwrite
@@ -20,7 +21,7 @@ from engine.record import record
 from engine.storage.records import TaskEvent
 
 if TYPE_CHECKING:
-    from engine.orchestrator.orchestrator import Orchestrator
+    from engine.commands.context import CommandContext
 
 
 @record
@@ -40,18 +41,18 @@ class RewindPoint:
 SCOPES = {"": "all", "all": "all", "code": "code", "conversation": "conversation"}
 
 
-def rewind_points(orch: Orchestrator) -> list[RewindPoint]:
+def rewind_points(ctx: CommandContext) -> list[RewindPoint]:
     """The session's requests, oldest first. Each task's request is matched, in order, to the first later user
     message that starts with it (attachments and reminders are appended after the text); one no longer in the
     conversation that comes before the first one still there was summarised by a compaction."""
     requests = [
         (record.event.task_id, record.event.detail or "")
-        for record in orch.store.events(orch.session_id)
+        for record in ctx.store.events(ctx.session_id)
         if isinstance(record.event, TaskEvent) and record.event.type == "TaskCreated"
     ]
-    messages = orch.session.messages
-    files = orch.undo.files_changed()
-    compacted = orch.store.compactions(orch.session_id) > 0
+    messages = ctx.session.messages
+    files = ctx.undo.files_changed()
+    compacted = ctx.store.compactions(ctx.session_id) > 0
     points: list[RewindPoint] = []
     position = 0
     for task_id, text in requests:
@@ -72,16 +73,16 @@ def _find_request(messages: tuple[Message, ...], text: str, start: int) -> int |
     return None
 
 
-async def rewind_command(orch: Orchestrator, arg: str) -> CommandResult:
-    points = rewind_points(orch)
+async def rewind_command(ctx: CommandContext, arg: str) -> CommandResult | RewindOffered | ConversationRewound:
+    points = rewind_points(ctx)
     if not arg:
         if not points:
-            return CommandResult.slash("/rewind", "nothing to rewind: no request in this conversation yet", points=[])
+            return RewindOffered("/rewind", "nothing to rewind: no request in this conversation yet", ())
         lines = [f"  {p.number:>3}  {_files(p):<26} {_one_line(p.text)}" for p in points]
         text = (
             "requests of this conversation (/rewind <number> [code|conversation]; default: both):\n" + "\n".join(lines)
         )
-        return CommandResult.slash("/rewind", text, points=[p.row() for p in points])
+        return RewindOffered("/rewind", text, tuple(p.row() for p in points))
     number_text, _, scope_text = arg.partition(" ")
     scope = SCOPES.get(scope_text.strip().lower())
     try:
@@ -108,7 +109,7 @@ async def rewind_command(orch: Orchestrator, arg: str) -> CommandResult:
     missed: list[str] = []
     if scope != "conversation":
         later = {p.task_id for p in points if p.number >= number}
-        restored, missed, problem = await _restore_files(orch, later)
+        restored, missed, problem = await _restore_files(ctx, later)
         if problem:
             return CommandResult.slash("/rewind", problem, ok=False, **restored)
     done = "; ".join(f"{verb} {', '.join(paths)}" for verb, paths in restored.items() if paths)
@@ -117,19 +118,21 @@ async def rewind_command(orch: Orchestrator, arg: str) -> CommandResult:
         files += f". Not put back: {'; '.join(missed)}"
     name = f'request {number} ("{_one_line(chosen.text)}")'
     if scope == "code":
-        orch.note_to_model(f"[The user put the files back as they were before an earlier request: {files}]")
+        ctx.note_to_model(f"[The user put the files back as they were before an earlier request: {files}]")
         return CommandResult.slash("/rewind", f"restored the files to before {name}: {files}.", **restored)
     assert chosen.index is not None
-    kept = orch.session.messages[: chosen.index]
-    orch.session.rewind_to(chosen.index)
+    kept = ctx.session.messages[: chosen.index]
+    ctx.session.rewind_to(chosen.index)
     what = "the conversation (files untouched)" if scope == "conversation" else files
     text = f"rewound to {name}: {what}. {len(kept)} messages kept."
-    return CommandResult.slash(
+    return ConversationRewound(
         "/rewind",
         text,
-        prompt_text=chosen.text,
-        messages=[m.to_record() for m in kept],
-        **restored,
+        chosen.text,
+        tuple(m.to_record() for m in kept),
+        restored=tuple(restored.get("restored", ())),
+        deleted=tuple(restored.get("deleted", ())),
+        recreated=tuple(restored.get("recreated", ())),
     )
 
 
@@ -141,19 +144,19 @@ def _files(point: RewindPoint) -> str:
 
 
 async def _restore_files(
-    orch: Orchestrator, tasks: set[str]
+    ctx: CommandContext, tasks: set[str]
 ) -> tuple[dict[str, list[str]], list[str], str | None]:
     """Undoes, newest first, every turn on the undo stack that belongs to ``tasks``. Returns what was put back and,
     when something stopped it, why (turns already undone stay undone; the conversation is then left as it was)."""
     # A file several turns touched ends as the oldest of them left it: its verb is the last one seen.
     final: dict[str, str] = {}
     missed: list[str] = []
-    journal = orch.undo
+    journal = ctx.undo
     problem = None
     while (ids := journal.turn_ids()) and ids[0] in tasks:
         result = journal.undo_last_turn()
         if not result.applied and result.conflicts:
-            if not await confirm_overwrite(orch, result):
+            if not await confirm_overwrite(ctx, result):
                 problem = f"not rewound: {result.summary()}"
                 break
             result = journal.undo_last_turn(force=True)

@@ -7,10 +7,11 @@ from typing import TYPE_CHECKING
 
 from engine.config.paths import user_config_path
 from engine.config.project_file import update_config_file
+from engine.command_results import ThemeChanged
 from engine.events import CommandResult
 
 if TYPE_CHECKING:
-    from engine.orchestrator.orchestrator import Orchestrator
+    from engine.commands.context import CommandContext
 
 # Textual's built-in themes (``textual.theme.BUILTIN_THEMES`` of the pinned version; a test keeps them equal). Named
 # here because the engine never imports Textual.
@@ -22,21 +23,19 @@ THEMES = (
 DEFAULT_THEME = "textual-dark"
 
 
-async def theme_command(orch: Orchestrator, arg: str) -> CommandResult:
-    current = orch.config.theme or DEFAULT_THEME
+async def theme_command(ctx: CommandContext, arg: str) -> CommandResult | ThemeChanged:
+    current = ctx.config.theme or DEFAULT_THEME
     if not arg:
         listing = "\n".join(f"  {'*' if name == current else ' '} {name}" for name in THEMES)
-        return CommandResult.slash("/theme", f"theme: {current} (switch with /theme <name>):\n{listing}",
-                                   theme=current, themes=list(THEMES))
+        return ThemeChanged("/theme", f"theme: {current} (switch with /theme <name>):\n{listing}", current, THEMES)
     name = arg.strip().lower()
     if name not in THEMES:
         return CommandResult.slash(
             "/theme", f"unknown theme {arg!r}: choose one of {', '.join(THEMES)}", ok=False, themes=list(THEMES)
         )
-    orch.config = orch.config.model_copy(update={"theme": name})
+    ctx.set_theme(name)
     try:
-        path = update_config_file(user_config_path(orch.env), ("theme",), name)
+        path = update_config_file(user_config_path(ctx.env), ("theme",), name)
     except (OSError, ValueError) as exc:
-        return CommandResult.slash("/theme", f"theme: {name} (for this session only: could not save it: {exc})",
-                                   theme=name)
-    return CommandResult.slash("/theme", f"theme: {name} (saved in {path})", theme=name)
+        return ThemeChanged("/theme", f"theme: {name} (for this session only: could not save it: {exc})", name)
+    return ThemeChanged("/theme", f"theme: {name} (saved in {path})", name)

@@ -12,24 +12,24 @@ from engine.mcp.manager import PromptCommand
 from engine.mcp.results import block_text
 
 if TYPE_CHECKING:
-    from engine.orchestrator.orchestrator import Orchestrator
+    from engine.commands.context import CommandContext
     from engine.orchestrator.outcome import TurnOutcome
 
 USAGE = "/mcp [restart <name>]"
 
 
-async def mcp_command(orch: Orchestrator, arg: str) -> CommandResult:
-    orch.mcp.start()  # a headless `/mcp` comes before anything started them
+async def mcp_command(ctx: CommandContext, arg: str) -> CommandResult:
+    ctx.mcp.start()  # a headless `/mcp` comes before anything started them
     words = arg.split()
     if words and words[0] == "restart":
-        return await _restart(orch, words[1:])
+        return await _restart(ctx, words[1:])
     if words:
         return CommandResult.slash("/mcp", f"unknown argument {arg!r}: usage {USAGE}", ok=False)
-    return _listing(orch)
+    return _listing(ctx)
 
 
-def _listing(orch: Orchestrator) -> CommandResult:
-    manager = orch.mcp
+def _listing(ctx: CommandContext) -> CommandResult:
+    manager = ctx.mcp
     rows = []
     for name, connection in manager.connections.items():
         rows.append(
@@ -72,27 +72,27 @@ def _listing(orch: Orchestrator) -> CommandResult:
     return CommandResult.slash("/mcp", text, servers=rows, problems=problems)
 
 
-async def _restart(orch: Orchestrator, names: list[str]) -> CommandResult:
+async def _restart(ctx: CommandContext, names: list[str]) -> CommandResult:
     if len(names) != 1:
         return CommandResult.slash("/mcp", f"usage: {USAGE}", ok=False)
     name = names[0]
-    if name not in orch.mcp.connections:
-        known = ", ".join(orch.mcp.connections) or "none"
+    if name not in ctx.mcp.connections:
+        known = ", ".join(ctx.mcp.connections) or "none"
         return CommandResult.slash("/mcp", f"no MCP server named {name!r} (configured: {known})", ok=False)
-    connection = await orch.mcp.restart(name)
-    await orch.mcp.settle()
+    connection = await ctx.mcp.restart(name)
+    await ctx.mcp.settle()
     state = connection.state.value
-    detail = f": {connection.error}" if connection.error else f" ({len(orch.mcp.tools_of(name))} tools)"
+    detail = f": {connection.error}" if connection.error else f" ({len(ctx.mcp.tools_of(name))} tools)"
     return CommandResult.slash(
         "/mcp", f"MCP server {name} restarted: {state}{detail}", ok=connection.error is None, server=name, state=state
     )
 
 
-def prompt_command_rows(orch: Orchestrator) -> list[PromptCommand]:
-    return orch.mcp.prompt_commands()
+def prompt_command_rows(ctx: CommandContext) -> list[PromptCommand]:
+    return ctx.mcp.prompt_commands()
 
 
-async def run_prompt_command(orch: Orchestrator, command: PromptCommand, arg: str) -> CommandResult | TurnOutcome:
+async def run_prompt_command(ctx: CommandContext, command: PromptCommand, arg: str) -> CommandResult | TurnOutcome:
     """Fetches the prompt with its arguments and runs a turn on its text, as if the user had typed it."""
     try:
         arguments = prompt_arguments(command, arg)
@@ -105,7 +105,7 @@ async def run_prompt_command(orch: Orchestrator, command: PromptCommand, arg: st
     text = prompt_text(result.messages)
     if not text.strip():
         return CommandResult.slash(command.command, f"the prompt {command.prompt.name} is empty", ok=False)
-    return await orch.run_prompt(text)
+    return await ctx.run_prompt(text)
 
 
 def prompt_arguments(command: PromptCommand, arg: str) -> dict[str, str]:

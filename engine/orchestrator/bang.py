@@ -17,18 +17,19 @@ from engine.tools.guard import Workspace
 
 if TYPE_CHECKING:
     from engine.orchestrator.orchestrator import Orchestrator
+    from engine.orchestrator.runtime import SessionRuntime
 
 # The status a shell's ``timeout`` command reports for a command it stopped.
 BANG_TIMEOUT_STATUS = 124
 
 
-async def run_bang_input(orch: Orchestrator, command: str) -> TurnOutcome:
+async def run_bang_input(orch: Orchestrator, runtime: SessionRuntime, command: str) -> TurnOutcome:
     """The input ``!command``: runs it, audits it as the user's bash call, and adds its result to the session."""
     if not command:
         result = CommandResult(kind="bang", command="", text="usage: !<shell command>", ok=False)
-        orch.emit(result)
+        runtime.emit(result)
         return TurnOutcome("error", result.text)
-    recorder = TaskRecorder(orch.store, orch.session.id, None)
+    recorder = TaskRecorder(orch.store, runtime.id, None)
     call_id = f"bang_{uuid.uuid4().hex[:12]}"
     recorder.tool_requested(call_id, "bash", {"command": command}, actor="user")
     event, message = await run_bang(command, orch.workspace, orch.config)
@@ -36,9 +37,9 @@ async def run_bang_input(orch: Orchestrator, command: str) -> TurnOutcome:
         call_id, "bash", event.data, is_error=not event.ok, duration_ms=event.data["duration_ms"], actor="user"
     )
     # A session that starts with a shell command is titled with the command, not the text the model reads.
-    orch.store.update_session(orch.session.id, title=f"$ {command}")
-    orch.session.append(message)
-    orch.emit(event)
+    orch.store.update_session(runtime.id, title=f"$ {command}")
+    runtime.session.append(message)
+    runtime.emit(event)
     status = BANG_TIMEOUT_STATUS if event.data["timed_out"] else event.data["exit_code"]
     if event.ok:
         return TurnOutcome("completed", text=event.text, exit_status=status)

@@ -24,7 +24,7 @@ from engine.tools.registry import ToolRegistry
 from engine.workflow.loop_detection import LoopDetector
 
 if TYPE_CHECKING:
-    from engine.capture.tool_capture import ToolCapture
+    from engine.orchestrator.runtime import SessionCapture
 
 
 @record
@@ -68,4 +68,4 @@ class TurnDeps:
     # or more, holding the interpreter) then never loads in a run that stays small.
     counts_shown: bool = True
     # Captures what each tool call changes in the workspace for undo (SPEC 7); None for a sub-agent's turn.
-    capture: ToolCapture | None = None
+    capture: SessionCapture | None = None

@@ -5,18 +5,20 @@ its undo snapshot. A failure ends the input readably, never the front end."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from engine.errors import ProviderError
-from engine.events import ErrorEvent
+from engine.events import ErrorEvent, TurnFinished, TurnStarted
 from engine.hooks.dispatcher import HookScope
 from engine.hooks.prompt_hooks import submit_request
 from engine.orchestrator.bang import run_bang_input
 from engine.orchestrator.outcome import TurnOutcome
 from engine.orchestrator.recorder import TaskRecorder
+from engine.orchestrator.runtime import SessionCapture, running_runtime
 from engine.orchestrator.slash import run_slash
 from engine.orchestrator.turn import TurnState, run_turn
 from engine.orchestrator.deps import TurnDeps
@@ -24,23 +26,58 @@ from engine.storage.errors import StorageError
 
 if TYPE_CHECKING:
     from engine.orchestrator.orchestrator import Orchestrator
+    from engine.orchestrator.runtime import SessionRuntime
 
 log = logging.getLogger(__name__)
 
 TurnSteps = Callable[[TurnState, TurnDeps], Awaitable[TurnState]]
 
 
-async def dispatch(orch: Orchestrator, text: str, turn_id: str) -> TurnOutcome:
+async def run_input(orch: Orchestrator, runtime: SessionRuntime, text: str) -> TurnOutcome:
+    """Runs one input of ``runtime``'s session to its end, in a task of its own that ``runtime.cancel`` stops (a
+    request or a ``!`` command; a ``/`` command acts on the session in view, so only there)."""
+    text = text.strip()
+    if not text:
+        return TurnOutcome("completed")
+    if runtime.busy:
+        raise RuntimeError("an input is already running; queue it until the running one ends")
+    if text.startswith("/") and runtime is not orch.runtime:
+        raise ValueError("a / command acts on the session in view")
+    turn_id = uuid.uuid4().hex[:12]
+    runtime.emit(TurnStarted(turn_id, text))
+    context = contextvars.copy_context()
+    context.run(running_runtime.set, runtime)
+    task = asyncio.create_task(dispatch(orch, runtime, text, turn_id), context=context)
+    runtime.input_task = task
+    outcome = TurnOutcome("cancelled", "cancelled by the user")
+    try:
+        outcome = await task
+    except asyncio.CancelledError:
+        current = asyncio.current_task()
+        if current is not None and current.cancelling():
+            raise
+    finally:
+        for holder in (runtime, *orch.runtimes.values()):  # a switch of session hands the input on
+            if holder.input_task is task:
+                holder.input_task = None
+        runtime.emit(TurnFinished(turn_id, outcome.reason, outcome.error))
+        # After what the turn's end sends has gone out (a front end writes it in the next round of the loop).
+        asyncio.get_running_loop().call_soon(orch.store.settle)
+    return outcome
+
+
+async def dispatch(orch: Orchestrator, runtime: SessionRuntime, text: str, turn_id: str) -> TurnOutcome:
+    """Runs one input of ``runtime``'s session (a ``/`` command acts on the session in view)."""
     try:
         if text.startswith("!"):
-            return await run_bang_input(orch, text[1:].strip())
+            return await run_bang_input(orch, runtime, text[1:].strip())
         if text.startswith("/"):
             result = await run_slash(orch, text)
             if isinstance(result, TurnOutcome):
                 return result
             orch.emit(result)
             return TurnOutcome("completed" if result.ok else "error", None if result.ok else result.text)
-        return await run_prompt(orch, text, turn_id)
+        return await run_prompt(orch, runtime, text, turn_id)
     except asyncio.CancelledError:
         raise
     except StorageError as exc:  # the disk is full, the database locked...: a known failure, said plainly
@@ -53,7 +90,7 @@ async def dispatch(orch: Orchestrator, text: str, turn_id: str) -> TurnOutcome:
         return TurnOutcome("error", message)
 
 
-async def run_prompt(orch: Orchestrator, text: str, turn_id: str | None = None) -> TurnOutcome:
+async def run_prompt(orch: Orchestrator, runtime: SessionRuntime, text: str, turn_id: str | None = None) -> TurnOutcome:
     """A turn with ``text`` as the user's request: typed, or made by a command (``/init``, a custom command, an MCP
     prompt). Starts the MCP servers if nothing did yet; a non-interactive run waits (bounded) for them.
     ``@server:uri`` mentions of MCP resources are attached here (``@path`` files in ``prepare_turn_state``)."""
@@ -63,41 +100,73 @@ async def run_prompt(orch: Orchestrator, text: str, turn_id: str | None = None) 
         await orch.mcp.settle()
     await orch.mcp.lists_current()  # a server said its tools changed: the first request offers the new ones
     attached = await orch.mcp.attach_resources(text)
-    scope = HookScope(orch.session.id, turn_id, str(orch.session.path))
-    request = await submit_request(orch.hooks, scope, text, session_start=orch.session_start)
-    orch.session_start = None
+    session = runtime.session
+    scope = HookScope(session.id, turn_id, str(session.path))
+    request = await submit_request(orch.hooks, scope, text, session_start=runtime.session_start)
+    runtime.session_start = None
     if request.blocked:
-        orch.emit(ErrorEvent(request.reason))
+        runtime.emit(ErrorEvent(request.reason))
         return TurnOutcome("error", request.reason)
-    recorder = TaskRecorder(orch.store, orch.session.id, turn_id)
+    recorder = TaskRecorder(orch.store, session.id, turn_id)
     recorder.task("TaskCreated", text)
     recorder.task("TaskStarted")
     state = TurnState(turn_id=turn_id, user_text=attached, hook_context=request.context)
-    return await run_task(orch, state, recorder, run_turn)
+    return await run_task(orch, runtime, state, recorder, run_turn)
 
 
-async def run_task(orch: Orchestrator, state: TurnState, recorder: TaskRecorder, steps: TurnSteps) -> TurnOutcome:
-    """Runs a task's steps with its lifecycle events and its undo snapshot around them."""
+async def run_task(
+    orch: Orchestrator, runtime: SessionRuntime, state: TurnState, recorder: TaskRecorder, steps: TurnSteps
+) -> TurnOutcome:
+    """Runs a task of ``runtime``'s session: its steps with its lifecycle events and its undo snapshot around
+    them."""
     try:
-        deps = orch.turn_deps(recorder)
+        deps = orch.turn_deps(recorder, runtime)
     except ProviderError as exc:
         recorder.task("TaskFailed", str(exc))
-        orch.emit(ErrorEvent(str(exc)))
+        runtime.emit(ErrorEvent(str(exc)))
         return TurnOutcome("error", str(exc))
-    orch.undo.begin_turn(state.turn_id, state.user_text)
-    orch.current_task_id = state.turn_id
+    runtime.undo.begin_turn(state.turn_id, state.user_text)
+    runtime.task_id = state.turn_id
+    running = running_runtime.set(runtime)  # a resumed turn runs in the input that switched to its session
     try:
         await steps(state, deps)
     except asyncio.CancelledError:
         recorder.task("TaskCanceled")
         raise
     finally:
-        orch.current_task_id = None
-        orch.undo.end_turn()
+        running_runtime.reset(running)
+        runtime.task_id = None
+        runtime.undo.end_turn()
     assert state.end_reason is not None
     if state.end_reason == "completed":
         recorder.task("TaskCompleted")
     else:
         recorder.task("TaskFailed", state.error)
-        orch.emit(ErrorEvent(state.error or state.end_reason))
+        runtime.emit(ErrorEvent(state.error or state.end_reason))
     return TurnOutcome(state.end_reason, state.error, state.final_text)
+
+
+def turn_deps(orch: Orchestrator, runtime: SessionRuntime, recorder: TaskRecorder | None = None) -> TurnDeps:
+    """The collaborators the steps of a turn of ``runtime``'s session are handed: its session, policy, tools'
+    state, compaction state, loop detector and undo journal, and the engine's provider, hooks and settings. Raises
+    ``ProviderError`` when no model is configured."""
+    return TurnDeps(
+        session=runtime.session,
+        provider=orch.provider(),
+        registry=orch.registry,
+        tool_context=runtime.tool_context,
+        policy=runtime.policy,
+        interaction=orch.interaction,
+        approvals=orch.approvals,
+        config=orch.config,
+        emit=runtime.emit,
+        recorder=recorder or TaskRecorder(orch.store, runtime.id, None),
+        build_prompt=orch.system_prompt,
+        counter=orch.token_counter,
+        compaction=runtime.compaction,
+        loops=runtime.loops,
+        hooks=orch.hooks,
+        project_trusted=lambda: orch.project_trusted,
+        counts_shown=orch.counts_shown,
+        capture=SessionCapture(orch.tool_capture, lambda: runtime.undo, orch.capture_turns),
+    )

@@ -24,26 +24,28 @@ if TYPE_CHECKING:
 
 
 class CancellingInteraction:
-    """Wraps the front end's handler so that Esc in a dialog cancels the whole task, as SPEC 5 requires."""
+    """Wraps the front end's handler so that Esc in a dialog cancels the whole task, as SPEC 5 requires: the task
+    of the session that asked."""
 
     def __init__(self, inner: InteractionHandler, orchestrator: Orchestrator) -> None:
         self._inner = inner
         self._orchestrator = orchestrator
 
     async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision | ApprovalAnswer:
+        runtime = self._orchestrator.active_runtime()
         decision = await self._inner.request_approval(request)
         if decision is ApprovalDecision.CANCEL:
-            self._orchestrator.cancel()
+            runtime.cancel()
         return decision
 
     async def ask_question(self, request: QuestionRequest) -> QuestionAnswer:
-        orch = self._orchestrator
-        recorder = TaskRecorder(orch.store, orch.session_id, orch.current_task_id)
+        runtime = self._orchestrator.active_runtime()
+        recorder = TaskRecorder(self._orchestrator.store, runtime.id, runtime.task_id)
         interaction_id = recorder.question_asked(request)
         answer = await self._inner.ask_question(request)
         recorder.interaction_responded(interaction_id, answer.answer, cancelled=answer.cancelled)
         if answer.cancelled:
-            orch.cancel()
+            runtime.cancel()
         return answer
 
     async def request_trust(self, request: TrustRequest) -> TrustDecision:

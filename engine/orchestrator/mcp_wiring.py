@@ -16,14 +16,17 @@ if TYPE_CHECKING:
 
 
 def make_mcp(orch: Orchestrator) -> McpManager:
-    """The manager of ``orch``'s MCP servers; its "always" answers are the permission policy's too."""
+    """The manager of ``orch``'s MCP servers; its "always" answers are every session's permission policy's too
+    (``switching.make_runtime``)."""
 
     def specs() -> tuple[list[ServerSpec], list[str]]:
         # The servers of the config, and of the project's .mcp.json when the folder is trusted (SPEC 19).
         return server_specs(orch.config, orch.workspace_root, project_trusted=orch.project_trusted)
 
     def tools_changed() -> None:
-        orch.session.tools = orch.registry.wire()
+        tools = orch.registry.wire()
+        for runtime in orch.runtimes.values():
+            runtime.session.tools = tools
 
     manager = McpManager(
         specs,
@@ -35,5 +38,4 @@ def make_mcp(orch: Orchestrator) -> McpManager:
         on_prompts_changed=lambda: orch.emit(SlashCommandsChanged(tuple(orch.slash_commands()))),
         requests=SessionServerRequests(orch),
     )
-    orch.policy.always_scopes = manager.always_scopes
     return manager

@@ -1,6 +1,7 @@
-"""The orchestrator: one object per session that front ends drive. ``run_input`` dispatches (SPEC 2, ``dispatch``)
-to the bang branch (``bang``), the slash branch (``slash``) or a turn (``turn``); ``cancel`` stops whatever runs. It
-emits events and never formats for a screen. Switching sessions is ``switching``; its MCP servers are wired in
+"""The orchestrator: what front ends drive. It holds the open sessions, each one ``SessionRuntime`` value
+(``runtime``), and the one in view. ``run_input`` dispatches (SPEC 2, ``dispatch``) to the bang branch (``bang``),
+the slash branch (``slash``) or a turn (``turn``); ``cancel`` stops whatever runs. It emits events, each tagged with
+its session, and never formats for a screen. Switching sessions is ``switching``; its MCP servers are wired in
 ``mcp_wiring``, its tools in ``tooling``; its model provider is held by ``provider_slot``.
 """
 
@@ -9,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,29 +25,28 @@ from engine.events import (
     Event,
     ModeChanged,
     ModelChanged,
-    TurnFinished,
-    TurnStarted,
 )
 from engine.interaction import InteractionHandler
 from engine.messages import Message
 from engine.modes import Mode
 from engine.storage.provenance import StateKey
-from engine.commands.cost import UsageTally
+from engine.commands.usage import UsageTally
 from engine.orchestrator.bus import EventBus
 from engine.orchestrator.context_meter import session_context
 from engine.orchestrator.deps import ApprovalSettings, TurnDeps
-from engine.orchestrator.dispatch import TurnSteps, dispatch, run_prompt, run_task
+from engine.orchestrator.dispatch import TurnSteps, run_input, run_prompt, run_task, turn_deps
 from engine.orchestrator.interaction import CancellingInteraction
 from engine.orchestrator.mcp_wiring import make_mcp
 from engine.orchestrator.provider_slot import ProviderSlot
 from engine.orchestrator.outcome import TurnOutcome
 from engine.orchestrator.recorder import TaskRecorder
 from engine.orchestrator.resume import ResumePlan
+from engine.orchestrator.runtime import OpenSessions, SessionRuntime
 from engine.orchestrator.session import Session
 from engine.orchestrator.slash import available_commands
 from engine.provider.warm import warm_provider
 from engine.commands.custom_run import extra_commands
-from engine.orchestrator.tooling import make_registry, make_tool_context, tool_limits
+from engine.orchestrator.tooling import make_registry, tool_limits
 from engine.orchestrator.turn import TurnState
 from engine.orchestrator import switching
 from engine.policy import PermissionPolicy
@@ -57,12 +56,11 @@ from engine.skills import SkillCatalog
 from engine.storage.session_lock import SessionLocks
 from engine.storage.store import Store
 from engine.tools.guard import Workspace
-from engine.workflow.loop_detection import LoopDetector
 
 if TYPE_CHECKING:
-    from engine.context.compaction import CompactionState
     from engine.provider.server_window import ServerWindow
     from engine.storage.undo import UndoJournal
+    from engine.tools.base import ToolContext
 
 
 class Orchestrator:
@@ -105,15 +103,13 @@ class Orchestrator:
             self.workspace.root, self._env, project_trusted=folder_trusted(self.workspace.root, self._env)
         )
         self.registry = make_registry(self)
-        self.policy = PermissionPolicy.for_settings(config, config.mode, self.workspace.root)
+        policy = PermissionPolicy.for_settings(config, config.mode, self.workspace.root)
         if mode is not None:
-            self.policy.set_mode(mode)
+            policy.set_mode(mode)
         # The mode was named on the command line: it wins over the one a resumed session stored.
         self.mode_pinned = mode is not None
         self.mcp = make_mcp(self)
-        self.tool_context = make_tool_context(self)
         self.token_counter = TokenCounter(config.model)
-        self.loop_detector = LoopDetector()
         self.store = Store.open(self.workspace.root, state_key=StateKey.load(self._env))
         # One owner per session (SPEC 21): the lock of the session in use, held until the switch or exit.
         self.session_locks = SessionLocks(self.workspace.root)
@@ -122,25 +118,56 @@ class Orchestrator:
         self.history_shown: str | None = None
         self.hooks = HookDispatcher(
             config.hooks, cwd=self.workspace.root, env=self._env,
-            store=self.store, emit=self._bus.emit,
+            store=self.store, emit=self.emit,
         )
-        # Set by every switch of session (``switching.start_session``): the session in use, its undo journal, its
-        # compaction state, and why it began, for its SessionStart hooks at its first request (None once they ran).
-        self.session: Session
-        self.undo: UndoJournal
-        # What every tool call changes in the workspace, for the undo journal of the session in use.
+        # What every tool call changes in the workspace, for the undo journal of the session whose call it is; the
+        # open sessions' captured calls take turns (``SessionCapture``).
         self.tool_capture = ToolCapture(self.workspace.root, config.undo, lambda: self.undo)
-        self.compaction_state: CompactionState
-        self.session_start: str | None
-        switching.start_session(self, Session(self.workspace.root, **switching.session_args(self)))
-        self._task: asyncio.Task[TurnOutcome] | None = None
-        self._cancel_requested = False
-        self.current_task_id: str | None = None
+        self.capture_turns = asyncio.Lock()
+        # The open sessions by id, and the one in view (which commands act on and front ends show).
+        self.runtimes = OpenSessions(self.session_locks)
+        first = Session(self.workspace.root, **switching.session_args(self, policy=policy))
+        self.session_locks.claim(first.id)
+        self.store.create_session(model=first.model, mode=first.mode, session_id=first.id)
+        self.runtimes.replace_view(switching.make_runtime(self, first, policy, restored=False))
+
+    # -- the sessions ---------------------------------------------------------------------------------------------
+    @property
+    def runtime(self) -> SessionRuntime:
+        """The session in view: the one commands act on and front ends show."""
+        return self.runtimes.view
+
+    def keep_open_locks(self) -> None:
+        self.runtimes.keep_locks()
+
+    def active_runtime(self) -> SessionRuntime:
+        """The session whose input the running task serves, else the one in view."""
+        return self.runtimes.active() or self.runtime
+
+    def open_session(self) -> SessionRuntime:
+        """A new, empty session beside the one in view, whose turns run at the same time (``switching``)."""
+        return switching.open_session(self)
+
+    @property
+    def session(self) -> Session:
+        return self.runtime.session
+
+    @property
+    def undo(self) -> UndoJournal:
+        return self.runtime.undo
+
+    @property
+    def policy(self) -> PermissionPolicy:
+        return self.runtime.policy
+
+    @property
+    def tool_context(self) -> ToolContext:
+        return self.runtime.tool_context
 
     # -- what front ends read -------------------------------------------------------------------------------------
     @property
     def busy(self) -> bool:
-        return self._task is not None
+        return self.runtime.busy
 
     @property
     def mode(self) -> Mode:
@@ -218,8 +245,19 @@ class Orchestrator:
     def subscribe(self, callback: Callable[[Event], None]) -> Callable[[], None]:
         return self._bus.subscribe(callback)
 
+    def subscribe_tagged(self, callback: Callable[[Event, str | None], None]) -> Callable[[], None]:
+        """Every event with the id of the session it belongs to (None: the engine's own, before any session)."""
+        return self._bus.subscribe_tagged(callback)
+
     def emit(self, event: Event) -> None:
-        self._bus.emit(event)
+        """An event of the session whose input runs here (``active_runtime``)."""
+        active = self.runtimes.active()
+        self._bus.emit(event, active.id if active is not None else None)
+
+    def emitter(self, session_id: str) -> Callable[[Event], None]:
+        """Emits events tagged with ``session_id``."""
+        bus = self._bus
+        return lambda event: bus.emit(event, session_id)
 
     def set_mode(self, mode: Mode) -> None:
         self.policy.set_mode(mode)
@@ -242,23 +280,28 @@ class Orchestrator:
         self.session.model = model
         self.token_counter.set_model(model)
         self.store.update_session(self.session.id, model=model)
-        self._bus.emit(ModelChanged(model))
+        self.emit(ModelChanged(model))
+
+    def set_theme(self, theme: str) -> None:
+        """The TUI colour theme for this run (``/theme``; the front end applies it)."""
+        self.config = self.config.model_copy(update={"theme": theme})
 
     async def reconfigure(self, config: Config) -> None:
         """Applies a reloaded configuration (``/trust on|off``): approvals, permission rules and the provider
         follow it; the mode too when the configured mode or preset changed. The session's "always" answers reset."""
         mode_changed = (config.mode, config.permissions.preset) != (self.config.mode, self.config.permissions.preset)
-        current_mode = self.policy.mode
         self.config = config
         self.hooks.replace(config.hooks)
         self.skills.set_project_trusted(self.project_trusted)
         self._ask_server()
         self._approvals = ApprovalSettings.from_config(config, interactive=self.interactive)
-        self.policy = PermissionPolicy.for_settings(config, config.mode, self.workspace.root)
-        self.policy.always_scopes = self.mcp.always_scopes
-        if not mode_changed:
-            self.policy.set_mode(current_mode)
-        self.tool_context.limits = tool_limits(config)
+        for runtime in self.runtimes.values():
+            current_mode = runtime.policy.mode
+            runtime.policy = PermissionPolicy.for_settings(config, config.mode, self.workspace.root)
+            runtime.policy.always_scopes = self.mcp.always_scopes
+            if not mode_changed:
+                runtime.policy.set_mode(current_mode)
+            runtime.tool_context.limits = tool_limits(config)
         await self._slot.config_replaced()  # made from the config: the new one may point elsewhere
         self._mode_changed()
         await self.mcp.reload()  # a project's servers come or go with its trust
@@ -271,13 +314,10 @@ class Orchestrator:
         """Continues in a copy of this session, or of the stored one ``source_id`` names (``switching``)."""
         return switching.fork_session(self, source_id)
 
-    def cancel(self) -> bool:
-        """Cancels the running input: the stream is aborted, a bash group killed, an open approval dismissed."""
-        if self._task is None or self._task.done():
-            return False
-        self._cancel_requested = True
-        self._task.cancel()
-        return True
+    def cancel(self, session_id: str | None = None) -> bool:
+        """Cancels the running input of the session in view (or of ``session_id``): the stream is aborted, a bash
+        group killed, an open approval dismissed."""
+        return (self.runtime if session_id is None else self.runtimes[session_id]).cancel()
 
     async def preload(self) -> None:
         """For an interactive front end, once its first frame is up: loads the model SDK and makes its client in a
@@ -311,9 +351,8 @@ class Orchestrator:
 
     async def aclose(self) -> None:
         """Cancels what runs and releases the provider's connections and the database. Called on exit."""
-        task = self._task
-        if task is not None and self.cancel():
-            await asyncio.gather(task, return_exceptions=True)
+        tasks = [runtime.input_task for runtime in self.runtimes.values() if runtime.cancel()]
+        await asyncio.gather(*(task for task in tasks if task is not None), return_exceptions=True)
         await self.mcp.aclose()
         await self.skills.stop()
         await self._slot.aclose()
@@ -321,31 +360,11 @@ class Orchestrator:
         self.store.close()
         self.session_locks.release_all()
 
-    async def run_input(self, text: str) -> TurnOutcome:
-        """Runs one input to its end. A user cancellation is an outcome (``reason == "cancelled"``); cancelling the
-        caller's own task still propagates."""
-        text = text.strip()
-        if not text:
-            return TurnOutcome("completed")
-        if self.busy:
-            raise RuntimeError("an input is already running; queue it until the running one ends")
-        turn_id = uuid.uuid4().hex[:12]
-        self._cancel_requested = False
-        self._bus.emit(TurnStarted(turn_id, text))
-        self._task = asyncio.create_task(dispatch(self, text, turn_id))
-        outcome = TurnOutcome("cancelled", "cancelled by the user")
-        try:
-            outcome = await self._task
-        except asyncio.CancelledError:
-            current = asyncio.current_task()
-            if current is not None and current.cancelling():
-                raise
-        finally:
-            self._task = None
-            self._bus.emit(TurnFinished(turn_id, outcome.reason, outcome.error))
-            # After what the turn's end sends has gone out (a front end writes it in the next round of the loop).
-            asyncio.get_running_loop().call_soon(self.store.settle)
-        return outcome
+    async def run_input(self, text: str, session_id: str | None = None) -> TurnOutcome:
+        """Runs one input to its end in the session in view, or in the open session ``session_id`` (``dispatch``).
+        A user cancellation is an outcome (``reason == "cancelled"``); cancelling the caller's own task still
+        propagates."""
+        return await run_input(self, self.runtime if session_id is None else self.runtimes[session_id], text)
 
     async def resume(self, plan: ResumePlan) -> TurnOutcome:
         """Switches to a stored session and finishes the turn the process died in, if an approval was pending in
@@ -354,18 +373,18 @@ class Orchestrator:
 
     async def run_prompt(self, text: str, turn_id: str | None = None) -> TurnOutcome:
         """A turn with ``text`` as the user's request: typed, or made by a command (``dispatch``)."""
-        return await run_prompt(self, text, turn_id)
+        return await run_prompt(self, self.runtime, text, turn_id)
 
     async def announce_context(self) -> None:
         """Tells the front end how much context the session in view holds (after /resume, --continue, /fork)."""
-        self._bus.emit(
+        self.emit(
             await session_context(
                 self.session,
                 self.token_counter,
                 self.context_window,
                 root=self.workspace.root,
                 mode=self.policy.mode,
-                build_prompt=self._system_prompt,
+                build_prompt=self.system_prompt,
             )
         )
 
@@ -373,28 +392,9 @@ class Orchestrator:
         """Adds a user-role note to the conversation (an undo, say), so the model's picture of the files stays true."""
         self.session.append(Message.user(text))
 
-    def turn_deps(self, recorder: TaskRecorder | None = None) -> TurnDeps:
-        """The collaborators a turn's steps are handed. Raises ``ProviderError`` when no model is configured."""
-        return TurnDeps(
-            session=self.session,
-            provider=self.provider(),
-            registry=self.registry,
-            tool_context=self.tool_context,
-            policy=self.policy,
-            interaction=self._interaction,
-            approvals=self._approvals,
-            config=self.config,
-            emit=self._bus.emit,
-            recorder=recorder or TaskRecorder(self.store, self.session.id, None),
-            build_prompt=self._system_prompt,
-            counter=self.token_counter,
-            compaction=self.compaction_state,
-            loops=self.loop_detector,
-            hooks=self.hooks,
-            project_trusted=lambda: self.project_trusted,
-            counts_shown=self.counts_shown,
-            capture=self.tool_capture,
-        )
+    def turn_deps(self, recorder: TaskRecorder | None = None, runtime: SessionRuntime | None = None) -> TurnDeps:
+        """The collaborators a turn's steps are handed, for the session in view or ``runtime``'s (``dispatch``)."""
+        return turn_deps(self, runtime or self.runtime, recorder)
 
     def provider(self) -> ChatProvider:
         """The model provider, made at first use. Raises ``ProviderError`` when no model is configured."""
@@ -405,12 +405,12 @@ class Orchestrator:
         mode = self.policy.mode.value
         self.session.mode = mode
         self.store.update_session(self.session.id, mode=mode)
-        self._bus.emit(ModeChanged(mode))
+        self.emit(ModeChanged(mode))
 
     async def run_task(self, state: TurnState, recorder: TaskRecorder, steps: TurnSteps) -> TurnOutcome:
         """Runs a task's steps with its lifecycle events and its undo snapshot around them (``dispatch``)."""
-        return await run_task(self, state, recorder, steps)
+        return await run_task(self, self.runtime, state, recorder, steps)
 
-    def _system_prompt(self, mode: Mode, environment: Environment, instructions: str) -> str:
+    def system_prompt(self, mode: Mode, environment: Environment, instructions: str) -> str:
         skills = [(skill.name, skill.description) for skill in self.skills.skills]
         return build_system_prompt(mode, environment, instructions=instructions, skills=skills)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
+from engine.command_results import DiffShown, SessionResumed, SessionsListed, SessionStarted
 from engine.events import CommandResult
 from engine.interaction import QuestionRequest
 from engine.orchestrator.outcome import TurnOutcome
@@ -15,70 +16,70 @@ from engine.storage.undo import UndoResult
 from engine.storage.workspace_diff import collect_workspace_diff
 
 if TYPE_CHECKING:
-    from engine.orchestrator.orchestrator import Orchestrator
+    from engine.commands.context import CommandContext
 
 UNDO_ANYWAY = "Undo anyway (overwrite those changes)"
 KEEP = "Keep the files as they are"
 
 
-async def new_command(orch: Orchestrator, arg: str) -> CommandResult:
-    session_id = orch.new_session()
-    return CommandResult.slash("/new", f"new session {session_id}", session_id=session_id)
+async def new_command(ctx: CommandContext, arg: str) -> SessionStarted:
+    session_id = ctx.new_session()
+    return SessionStarted("/new", f"new session {session_id}", session_id)
 
 
-async def resume_command(orch: Orchestrator, arg: str) -> CommandResult | TurnOutcome:
+async def resume_command(ctx: CommandContext, arg: str) -> CommandResult | SessionsListed | TurnOutcome:
     """``/resume`` lists recent sessions (the TUI shows a picker); ``/resume <id>`` or ``/resume --last`` restores
     one and finishes its interrupted turn, if an approval was pending in it."""
     if not arg:
-        sessions = orch.store.list_sessions(limit=20)
+        sessions = ctx.store.list_sessions(limit=20)
         if not sessions:
-            return CommandResult.slash("/resume", "no saved session in this workspace yet", sessions=[])
-        own = {s.id: orch.store.is_own(s.id) for s in sessions}
+            return SessionsListed("/resume", "no saved session in this workspace yet", ())
+        own = {s.id: ctx.store.is_own(s.id) for s in sessions}
         lines = [
             f"  {s.id}  {s.updated_at}  {s.message_count:>4} messages  {s.title}"
             + ("" if own[s.id] else "  (not made by you here: its mode and undo are not used)")
             for s in sessions
         ]
         text = "recent sessions (resume one with /resume <id>):\n" + "\n".join(lines)
-        rows = [
+        rows = tuple(
             {"id": s.id, "title": s.title, "updated_at": s.updated_at, "message_count": s.message_count,
              "own": own[s.id]}
             for s in sessions
-        ]
-        return CommandResult.slash("/resume", text, sessions=rows)
+        )
+        return SessionsListed("/resume", text, rows)
     session_ref = arg
     if arg == "--last":
-        latest = orch.store.latest_session_id()
+        latest = ctx.store.latest_session_id()
         if latest is None:
             return CommandResult.slash("/resume", "no saved session in this workspace yet", ok=False)
         session_ref = latest
-    shown, orch.history_shown = orch.history_shown, None
+    shown, ctx.history_shown = ctx.history_shown, None
     try:
         # The lock first: repairing the history writes to the session, which another live process may own.
-        session_id = orch.store.resolve_session_id(session_ref)
-        orch.session_locks.claim(session_id)
+        session_id = ctx.store.resolve_session_id(session_ref)
+        ctx.session_locks.claim(session_id)
         # A screen shows the whole history (at once, while the session is planned), unless it already does.
-        if orch.interactive and shown != session_id:
-            orch.emit(history_restored(orch.store, session_id))
+        if ctx.interactive and shown != session_id:
+            ctx.emit(history_restored(ctx.store, session_id))
             await asyncio.sleep(0)  # a front end in another process gets it now, not after the planning
-        plan = plan_resume(orch.store, session_ref)
+        plan = plan_resume(ctx.store, session_ref)
     except (UnknownSession, SessionBusy) as exc:
-        orch.session_locks.keep_only(orch.session_id)
+        ctx.keep_open_locks()
         return CommandResult.slash("/resume", str(exc), ok=False)
     except BaseException:
         # Planning failed otherwise (a storage error, a cancel): the session in use stays, and the lock claimed
         # for the switch (or the one the engine opened with) goes, so another process may open that session.
-        orch.session_locks.keep_only(orch.session_id)
+        ctx.keep_open_locks()
         raise
     info = plan.loaded.info
-    orch.emit(
-        CommandResult.slash(
+    ctx.emit(
+        SessionResumed(
             "/resume",
             f"resumed session {info.id}: {info.title or '(untitled)'} ({_message_counts(info.message_count, plan)})",
-            session_id=info.id,
+            info.id,
         )
     )
-    return await orch.resume(plan)
+    return await ctx.resume(plan)
 
 
 def _message_counts(stored: int, plan: ResumePlan) -> str:
@@ -89,16 +90,16 @@ def _message_counts(stored: int, plan: ResumePlan) -> str:
     return f"{stored} messages; the model's context holds {in_context} since its last compaction"
 
 
-async def undo_command(orch: Orchestrator, arg: str) -> CommandResult:
-    result = orch.undo.undo_last_turn()
+async def undo_command(ctx: CommandContext, arg: str) -> CommandResult:
+    result = ctx.undo.undo_last_turn()
     if not result.applied and result.conflicts:
-        if not await confirm_overwrite(orch, result):
+        if not await confirm_overwrite(ctx, result):
             return CommandResult.slash("/undo", result.summary(), ok=False, conflicts=list(result.conflicts))
-        result = orch.undo.undo_last_turn(force=True)
+        result = ctx.undo.undo_last_turn(force=True)
     if not result.applied:
         ok = not result.errors and not result.conflicts and result.turn_id is None
         return CommandResult.slash("/undo", result.summary(), ok=ok, errors=list(result.errors))
-    orch.note_to_model(
+    ctx.note_to_model(
         "[The user undid the file changes of an earlier turn; the files are back as they were before it: "
         f"{result.summary()}]"
     )
@@ -112,11 +113,11 @@ async def undo_command(orch: Orchestrator, arg: str) -> CommandResult:
     )
 
 
-async def confirm_overwrite(orch: Orchestrator, result: UndoResult) -> bool:
+async def confirm_overwrite(ctx: CommandContext, result: UndoResult) -> bool:
     """Files changed outside the agent since the turn: the user decides; a headless run never overwrites them."""
-    if not orch.interactive:
+    if not ctx.interactive:
         return False
-    answer = await orch.interaction.ask_question(
+    answer = await ctx.interaction.ask_question(
         QuestionRequest(
             question="These files changed after that turn, outside the agent: "
             f"{', '.join(result.conflicts)}. Undo anyway and lose those changes?",
@@ -127,11 +128,11 @@ async def confirm_overwrite(orch: Orchestrator, result: UndoResult) -> bool:
     return answer.answer == UNDO_ANYWAY
 
 
-async def diff_command(orch: Orchestrator, arg: str) -> CommandResult:
-    diff = await asyncio.to_thread(collect_workspace_diff, orch.workspace_root, orch.undo)
+async def diff_command(ctx: CommandContext, arg: str) -> DiffShown:
+    diff = await asyncio.to_thread(collect_workspace_diff, ctx.workspace_root, ctx.undo)
     if not diff.files:
         text = diff.note or ("no changes" if diff.source == "git" else "this session's tools changed no file")
-        return CommandResult.slash("/diff", text, source=diff.source, files=[], diff="", note=diff.note)
+        return DiffShown("/diff", text, diff.source, (), "", diff.note)
     width = max(len(f.path) for f in diff.files)
     lines = [
         f"  {f.path.ljust(width)}  +{f.added} -{f.removed}  {f.status}" for f in diff.files
@@ -139,8 +140,8 @@ async def diff_command(orch: Orchestrator, arg: str) -> CommandResult:
     origin = "git diff" if diff.source == "git" else "changes made by this session's tools"
     header = f"{origin}: {len(diff.files)} file(s), +{diff.added} -{diff.removed}"
     text = "\n".join([header, *lines] + ([diff.note] if diff.note else []))
-    files = [
+    files = tuple(
         {"path": f.path, "added": f.added, "removed": f.removed, "status": f.status, "binary": f.binary}
         for f in diff.files
-    ]
-    return CommandResult.slash("/diff", text, source=diff.source, files=files, diff=diff.text, note=diff.note)
+    )
+    return DiffShown("/diff", text, diff.source, files, diff.text, diff.note)

@@ -1,4 +1,5 @@
-"""The slash branch (SPEC 7): a table of commands, each a small async handler returning a ``CommandResult``.
+"""The slash branch (SPEC 7): a table of commands, each a small async handler of a ``CommandContext`` returning a
+typed result (``engine.command_results``) or a ``CommandResult`` of text.
 
 Commands about the session itself live in ``session_commands``.
 """
@@ -12,6 +13,16 @@ from engine.config.project_file import update_project_config
 from engine.errors import ProviderError
 from engine.mcp.commands import mcp_command, prompt_command_rows, run_prompt_command
 from engine.mcp.manager import PromptCommand
+from engine.command_results import (
+    CommandReply,
+    ContextSummarised,
+    HelpShown,
+    ModelsOffered,
+    PermissionsShown,
+    SkillsListed,
+    TodosShown,
+    ToolsListed,
+)
 from engine.events import CommandResult
 from engine.modes import Mode
 from engine.record import record
@@ -31,10 +42,10 @@ from engine.commands.theme import theme_command
 from engine.orchestrator.trust_command import trust_command
 
 if TYPE_CHECKING:
-    from engine.orchestrator.orchestrator import Orchestrator
+    from engine.commands.context import CommandContext
 
 # A handler returns its result; one that ran a turn itself (``/resume``) returns that turn's outcome instead.
-Handler = Callable[["Orchestrator", str], Awaitable["CommandResult | TurnOutcome"]]
+Handler = Callable[["CommandContext", str], Awaitable["CommandReply | TurnOutcome"]]
 
 INPUT_RULES = (
     ("Enter", "send the input"),
@@ -55,11 +66,11 @@ class SlashCommand:
     handler: Handler
 
 
-async def _help(orch: Orchestrator, arg: str) -> CommandResult:
-    offered = list(available_commands(orch).values())
+async def _help(ctx: CommandContext, arg: str) -> HelpShown:
+    offered = list(available_commands(ctx).values())
     width = max(len(c.usage) for c in offered)
     lines = ["Commands:"] + [f"  {c.usage.ljust(width)}  {c.summary}" for c in offered]
-    extra = extra_commands(orch, {c.name for c in offered})
+    extra = extra_commands(ctx, {c.name for c in offered})
     if extra:
         lines += ["", "Your commands and skills:"] + [f"  {usage.ljust(width)}  {summary} ({where})"
                                                       for _, usage, summary, where in extra]
@@ -67,108 +78,101 @@ async def _help(orch: Orchestrator, arg: str) -> CommandResult:
     commands = [{"name": c.name, "usage": c.usage, "summary": c.summary} for c in offered]
     commands += [{"name": name, "usage": usage, "summary": f"{summary} ({where})"}
                  for name, usage, summary, where in extra]
-    rules = [{"key": key, "action": what} for key, what in INPUT_RULES]
-    return CommandResult.slash("/help", "\n".join(lines), commands=commands, input_rules=rules)
+    rules = tuple({"key": key, "action": what} for key, what in INPUT_RULES)
+    return HelpShown("/help", "\n".join(lines), tuple(commands), rules)
 
 
-async def _mode(orch: Orchestrator, arg: str) -> CommandResult:
+async def _mode(ctx: CommandContext, arg: str) -> CommandResult:
     if not arg:
         names = ", ".join(m.value for m in Mode)
-        text = f"mode: {orch.mode.value} (choose with /mode <{names}>)"
-        return CommandResult.slash("/mode", text, mode=orch.mode.value)
+        text = f"mode: {ctx.mode.value} (choose with /mode <{names}>)"
+        return CommandResult.slash("/mode", text, mode=ctx.mode.value)
     try:
         mode = Mode.parse(arg)
     except ValueError as exc:
         return CommandResult.slash("/mode", str(exc), ok=False)
-    orch.set_mode(mode)
+    ctx.set_mode(mode)
     return CommandResult.slash("/mode", f"mode: {mode.value}", mode=mode.value)
 
 
 def _mode_alias(name: str) -> Handler:
-    async def switch(orch: Orchestrator, arg: str) -> CommandResult:
-        return await _mode(orch, name)
+    async def switch(ctx: CommandContext, arg: str) -> CommandResult:
+        return await _mode(ctx, name)
 
     return switch
 
 
-async def _permissions(orch: Orchestrator, arg: str) -> CommandResult:
+async def _permissions(ctx: CommandContext, arg: str) -> CommandResult | PermissionsShown:
     if arg:
         try:
-            orch.set_preset(arg)
+            ctx.set_preset(arg)
         except ValueError as exc:
             return CommandResult.slash("/permissions", str(exc), ok=False)
-    rows = orch.policy.matrix()
+    rows = ctx.policy.matrix()
     width = max((len(row) for row, _ in rows), default=0)
-    sandbox = orch.policy.sandbox_description()
+    sandbox = ctx.policy.sandbox_description()
     text = "\n".join(
-        [f"preset: {orch.policy.preset}   mode: {orch.mode.value}"]
+        [f"preset: {ctx.policy.preset}   mode: {ctx.mode.value}"]
         + [f"  {r.ljust(width)}  {d}" for r, d in rows]
         + [f"sandbox: {sandbox}"]
     )
-    return CommandResult.slash(
-        "/permissions",
-        text,
-        preset=orch.policy.preset,
-        mode=orch.mode.value,
-        matrix=[list(r) for r in rows],
-        sandbox=sandbox,
-    )
+    return PermissionsShown("/permissions", text, ctx.policy.preset, ctx.mode.value, tuple(rows), sandbox)
 
 
-async def _tools(orch: Orchestrator, arg: str) -> CommandResult:
-    rows = _tool_states(orch)
+async def _tools(ctx: CommandContext, arg: str) -> ToolsListed:
+    rows = _tool_states(ctx)
     width = max(len(name) for name, _, _ in rows)
     state_width = max(len(state) for _, state, _ in rows)
     text = "\n".join(
         f"  {name.ljust(width)}  {state.ljust(state_width)}  {summary}" for name, state, summary in rows
     )
-    return CommandResult.slash(
+    return ToolsListed(
         "/tools",
-        f"tools in {orch.mode.value} mode:\n{text}",
-        tools=[{"name": n, "state": s, "summary": d} for n, s, d in rows],
+        f"tools in {ctx.mode.value} mode:\n{text}",
+        tuple({"name": n, "state": s, "summary": d} for n, s, d in rows),
     )
 
 
-def _tool_states(orch: Orchestrator) -> list[tuple[str, str, str]]:
+def _tool_states(ctx: CommandContext) -> list[tuple[str, str, str]]:
     """(tool, its state in the current mode, the first sentence of its description)."""
     rows = []
-    for name in orch.registry.names():
-        tool = orch.registry.get(name)
+    for name in ctx.registry.names():
+        tool = ctx.registry.get(name)
         assert tool is not None
-        if tool.kind is ToolKind.EXECUTE and orch.mode is not Mode.YOLO:
+        if tool.kind is ToolKind.EXECUTE and ctx.mode is not Mode.YOLO:
             state = "by command"  # read-only commands run, others ask: /permissions shows the rules
         else:
-            state = orch.policy.decide(name, tool.kind, {}).action.value
+            state = ctx.policy.decide(name, tool.kind, {}).action.value
         rows.append((name, state, tool.description.split(". ")[0].rstrip(".") + "."))
     return rows
 
 
-async def _model(orch: Orchestrator, arg: str) -> CommandResult:
+async def _model(ctx: CommandContext, arg: str) -> CommandResult | ModelsOffered:
     if not arg:
         try:
-            offered = await orch.provider().list_models()
+            offered = await ctx.provider().list_models()
         except ProviderError as exc:
-            text = f"model: {orch.model}\n(the server's models could not be listed: {exc})"
-            return CommandResult.slash("/model", text, model=orch.model, models=[])
-        listing = "\n".join(f"  {'*' if name == orch.model else ' '} {name}" for name in offered)
-        return CommandResult.slash(
+            text = f"model: {ctx.model}\n(the server's models could not be listed: {exc})"
+            return ModelsOffered("/model", text, ctx.model, ())
+        listing = "\n".join(f"  {'*' if name == ctx.model else ' '} {name}" for name in offered)
+        return ModelsOffered(
             "/model",
-            f"model: {orch.model}\nthe server offers (switch with /model <name>):\n{listing}{_profiles_line(orch)}",
-            model=orch.model,
-            models=offered,
+            f"model: {ctx.model}\nthe server offers (switch with /model <name>):\n{listing}{_profiles_line(ctx)}",
+            ctx.model,
+            tuple(offered),
         )
-    orch.set_model(arg)
+    ctx.set_model(arg)
     try:
-        path = update_project_config(orch.workspace_root, ("model",), arg)
+        path = update_project_config(ctx.workspace_root, ("model",), arg)
     except (OSError, ValueError) as exc:
         text = f"model: {arg} (for this session only: could not save it: {exc})"
         return CommandResult.slash("/model", text, model=arg)
-    return CommandResult.slash("/model", f"model: {arg} (saved in {path}){_model_override(orch, arg)}", model=arg)
+    return CommandResult.slash("/model", f"model: {arg} (saved in {path}){_model_override(ctx, arg)}", model=arg)
 
 
-def _model_override(orch: Orchestrator, model: str) -> str:
+def _model_override(ctx: CommandContext, model: str) -> str:
     """What will win over the saved model at the next launch (SPEC 17: the environment over the project file)."""
-    from_env = orch.env.get("CODER_MODEL")
+    from_env = ctx.env.get("CODER_MODEL")
     if not from_env or from_env == model.partition(":")[2] or from_env == model:
         return ""
     return (
@@ -177,37 +181,37 @@ def _model_override(orch: Orchestrator, model: str) -> str:
     )
 
 
-def _profiles_line(orch: Orchestrator) -> str:
+def _profiles_line(ctx: CommandContext) -> str:
     """The provider profiles of the configuration, the current one marked (SPEC 18)."""
-    names = [f"{name}{' (current)' if name == orch.provider_profile else ''}" for name in orch.config.providers]
+    names = [f"{name}{' (current)' if name == ctx.provider_profile else ''}" for name in ctx.config.providers]
     return f"\nprovider profiles (switch with /model <profile>:<model>): {', '.join(names)}" if names else ""
 
 
-async def _compact(orch: Orchestrator, arg: str) -> CommandResult:
+async def _compact(ctx: CommandContext, arg: str) -> CommandResult | ContextSummarised:
     try:
-        deps = orch.turn_deps()
+        deps = ctx.turn_deps()
     except ProviderError as exc:
         return CommandResult.slash("/compact", str(exc), ok=False)
     result = await maybe_compact(deps, force=True)
     if result is None or not result.applied:
         reason = result.reason if result is not None else "the model call failed"
         return CommandResult.slash("/compact", f"not compacted: {reason}", ok=False)
-    return CommandResult.slash(
+    return ContextSummarised(
         "/compact",
         f"context compacted ({result.tokens_before} -> {result.tokens_after} tokens):\n\n{result.summary}",
-        tokens_before=result.tokens_before,
-        tokens_after=result.tokens_after,
-        summary=result.summary,
+        result.tokens_before,
+        result.tokens_after,
+        result.summary,
     )
 
 
-async def _todos(orch: Orchestrator, arg: str) -> CommandResult:
-    todos = orch.tool_context.todos
-    return CommandResult.slash("/todos", todos.describe(), todos=todos.to_records())
+async def _todos(ctx: CommandContext, arg: str) -> TodosShown:
+    todos = ctx.runtime.tool_context.todos
+    return TodosShown("/todos", todos.describe(), tuple(todos.to_records()))
 
 
-async def _skills(orch: Orchestrator, arg: str) -> CommandResult:
-    catalog = orch.skills
+async def _skills(ctx: CommandContext, arg: str) -> SkillsListed:
+    catalog = ctx.skills
     rows = [
         {"name": s.name, "description": s.description, "source": s.source.value, "folder": str(s.folder)}
         for s in catalog.skills
@@ -218,7 +222,7 @@ async def _skills(orch: Orchestrator, arg: str) -> CommandResult:
     text = "skills (load one with the skill tool; add your own in .coder/skills/<name>/SKILL.md):\n" + "\n".join(lines)
     if problems:
         text += "\nproblems:\n" + "\n".join(f"  {p}" for p in problems)
-    return CommandResult.slash("/skills", text, skills=rows, problems=problems)
+    return SkillsListed("/skills", text, tuple(rows), tuple(problems))
 
 
 COMMANDS: dict[str, SlashCommand] = {
@@ -265,44 +269,44 @@ COMMANDS: dict[str, SlashCommand] = {
 }
 
 
-def _mcp_prompts(orch: Orchestrator) -> list[SlashCommand]:
-    return [SlashCommand(r.command, r.usage, r.summary, _prompt_handler(r)) for r in prompt_command_rows(orch)]
+def _mcp_prompts(ctx: CommandContext) -> list[SlashCommand]:
+    return [SlashCommand(r.command, r.usage, r.summary, _prompt_handler(r)) for r in prompt_command_rows(ctx)]
 
 
 def _prompt_handler(row: PromptCommand) -> Handler:
-    async def run(orch: Orchestrator, arg: str) -> CommandResult | TurnOutcome:
-        return await run_prompt_command(orch, row, arg)
+    async def run(ctx: CommandContext, arg: str) -> CommandResult | TurnOutcome:
+        return await run_prompt_command(ctx, row, arg)
 
     return run
 
 
 # Commands that come and go during a session (an MCP server's prompts): each source lists what it offers now.
-COMMAND_SOURCES: list[Callable[[Orchestrator], list[SlashCommand]]] = [_mcp_prompts]
+COMMAND_SOURCES: list[Callable[[CommandContext], list[SlashCommand]]] = [_mcp_prompts]
 
 
-async def settle_mcp_for(orch: Orchestrator, name: str) -> None:
+async def settle_mcp_for(ctx: CommandContext, name: str) -> None:
     """A non-interactive run (headless ``-p '/mcp'``) has started no server yet: a command that shows or uses them
     (``/mcp``, ``/tools``, ``/mcp__server__prompt``) starts them and waits, bounded by their start-up timeouts."""
-    if orch.interactive or not (name in ("/mcp", "/tools") or name.startswith("/mcp__")):
+    if ctx.interactive or not (name in ("/mcp", "/tools") or name.startswith("/mcp__")):
         return
-    orch.mcp.start()
-    await orch.mcp.settle()
+    ctx.mcp.start()
+    await ctx.mcp.settle()
 
 
-def available_commands(orch: Orchestrator) -> dict[str, SlashCommand]:
+def available_commands(ctx: CommandContext) -> dict[str, SlashCommand]:
     """The fixed commands, then those of the sources; a source never shadows a fixed command."""
     commands = dict(COMMANDS)
     for source in COMMAND_SOURCES:
-        for command in source(orch):
+        for command in source(ctx):
             commands.setdefault(command.name.lower(), command)
     return commands
 
 
-async def run_slash(orch: Orchestrator, text: str) -> CommandResult | TurnOutcome:
+async def run_slash(ctx: CommandContext, text: str) -> CommandReply | TurnOutcome:
     name, _, arg = text.strip().partition(" ")
-    await settle_mcp_for(orch, name.lower())
-    offered = available_commands(orch)
+    await settle_mcp_for(ctx, name.lower())
+    offered = available_commands(ctx)
     command = offered.get(name.lower())
     if command is None:
-        return await run_custom_command(orch, name, arg.strip(), offered)
-    return await command.handler(orch, arg.strip())
+        return await run_custom_command(ctx, name, arg.strip(), offered)
+    return await command.handler(ctx, arg.strip())

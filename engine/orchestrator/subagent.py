@@ -47,20 +47,21 @@ class NestedTurnRunner:
 
     async def run(self, description: str, prompt: str, parent_call_id: str) -> str:
         orch = self._orchestrator
+        parent = orch.active_runtime()
 
         def emit(event: Event) -> None:
-            orch.emit(SubagentEvent(parent_call_id, event))
+            parent.emit(SubagentEvent(parent_call_id, event))
 
         registry = ToolRegistry([tool for tool in core_tools() if tool.name in SUBAGENT_TOOL_NAMES])
         session = Session(
             orch.workspace_root,
-            model=orch.model,
+            model=parent.session.model,
             tools=registry.wire(),
             emit=emit,
             store=None,
-            session_id=f"{orch.session_id}-{parent_call_id}",
+            session_id=f"{parent.id}-{parent_call_id}",
             mode=Mode.PLAN.value,
-            log=SubagentLog(orch.store, orch.session_id, parent_call_id, orch.current_task_id),
+            log=SubagentLog(orch.store, parent.id, parent_call_id, parent.task_id),
         )
         config = orch.config.model_copy(update={"max_steps": orch.config.subagent.max_steps})
         policy = PermissionPolicy.for_settings(config, Mode.PLAN.value, orch.workspace_root)
@@ -69,16 +70,16 @@ class NestedTurnRunner:
             session=session,
             provider=orch.provider(),
             registry=registry,
-            tool_context=ToolContext(workspace=orch.workspace, limits=orch.tool_context.limits, fetch_gate=gate),
+            tool_context=ToolContext(workspace=orch.workspace, limits=parent.tool_context.limits, fetch_gate=gate),
             policy=policy,
             interaction=orch.interaction,
             approvals=ApprovalSettings(interactive=False, auto_approve_ask=False, refusal_hint=REFUSAL_HINT),
             config=config,
             emit=emit,
             # Its tool calls go to the audit log under the parent's task.
-            recorder=TaskRecorder(orch.store, orch.session_id, orch.current_task_id),
+            recorder=TaskRecorder(orch.store, parent.id, parent.task_id),
             build_prompt=subagent_prompt,
-            counter=TokenCounter(orch.model),
+            counter=TokenCounter(parent.session.model),
             compaction=CompactionState(),
             loops=LoopDetector(),
             # The user's PreToolUse / PostToolUse hooks see the sub-agent's calls too, as in Claude Code.

@@ -1,20 +1,22 @@
 """Which session the orchestrator works in (SPEC 12, 21): a new one, a fork of one, or a stored one resumed.
 
-Every switch claims the session's lock (one owner per session), points the undo journal, the todos, the compaction
-state and the token counter at it, and remembers why it began for its SessionStart hooks. The orchestrator's
-``new_session`` / ``fork_session`` / ``resume`` are these functions.
+Every switch claims the session's lock (one owner per session) and replaces the runtime in view (``runtime``: the
+session's undo journal, todos, compaction state, and why it began for its SessionStart hooks) with one value. The
+orchestrator's ``new_session`` / ``fork_session`` / ``resume`` / ``open_session`` are these functions.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engine.context.compaction import CompactionState
 from engine.events import ModeChanged, ModelChanged, Notice, TodosChanged
 from engine.modes import Mode
 from engine.orchestrator.outcome import TurnOutcome
 from engine.orchestrator.recorder import TaskRecorder
+from engine.orchestrator.runtime import SessionRuntime
 from engine.orchestrator.session import Session
+from engine.orchestrator.tooling import make_tool_context
+from engine.policy import PermissionPolicy
 from engine.orchestrator.turn import TurnState, resume_turn
 from engine.storage.recovery import repair_history
 
@@ -23,33 +25,59 @@ if TYPE_CHECKING:
     from engine.orchestrator.resume import ResumePlan
 
 
-def session_args(orch: Orchestrator, model: str | None = None) -> dict[str, object]:
-    """What every ``Session`` of this orchestrator is made with."""
+def session_args(
+    orch: Orchestrator, model: str | None = None, *, policy: PermissionPolicy | None = None
+) -> dict[str, object]:
+    """What every ``Session`` of this orchestrator is made with. Its mode is ``policy``'s, by default the one in
+    view's; its messages are announced as events of the session whose input appends them."""
     return {
         "model": model or orch.config.model,
         "tools": orch.registry.wire(),
         "emit": orch.emit,
         "store": orch.store,
-        "mode": orch.policy.mode.value,
+        "mode": (policy or orch.policy).mode.value,
     }
 
 
+def make_runtime(orch: Orchestrator, session: Session, policy: PermissionPolicy, *, restored: bool) -> SessionRuntime:
+    """The live state of ``session``: its undo journal, its tools' todos (a restored session's stored ones) and
+    files, its compaction state and loop detector, and ``policy`` for its mode and "always" answers."""
+    undo = orch.store.undo_journal(session.id, orch.workspace.root, max_turns=orch.config.undo.max_turns)
+    policy.always_scopes = orch.mcp.always_scopes
+    tool_context = make_tool_context(orch, lambda: policy)
+    tool_context.before_change = undo.record
+    tool_context.todos.replace(orch.store.load_todos(session.id) if restored else [])
+    return SessionRuntime(
+        session=session,
+        undo=undo,
+        policy=policy,
+        tool_context=tool_context,
+        emit=orch.emitter(session.id),
+        session_start="resume" if restored else "startup",
+    )
+
+
 def start_session(orch: Orchestrator, session: Session, *, restored: bool = False) -> Session:
-    """Makes ``session`` the one in use (a new one is stored first). Raises ``SessionBusy`` when another live
-    process holds it (SPEC 21)."""
+    """Makes ``session`` the one in view, in place of the one in view (a new one is stored first). The policy (mode
+    and "always" answers) carries over. Raises ``SessionBusy`` when another live process holds it (SPEC 21)."""
     orch.session_locks.claim(session.id)
-    orch.session_locks.keep_only(session.id)
     if not restored:
         orch.store.create_session(model=session.model, mode=session.mode, session_id=session.id)
-    orch.undo = orch.store.undo_journal(session.id, orch.workspace.root, max_turns=orch.config.undo.max_turns)
-    orch.tool_context.before_change = orch.undo.record
-    orch.tool_context.known_files.clear()
-    orch.tool_context.todos.replace(orch.store.load_todos(session.id) if restored else [])
-    orch.compaction_state = CompactionState()
     orch.token_counter.set_model(session.model)
-    orch.session_start = "resume" if restored else "startup"
-    orch.session = session
+    orch.runtimes.replace_view(make_runtime(orch, session, orch.policy, restored=restored))
     return session
+
+
+def open_session(orch: Orchestrator) -> SessionRuntime:
+    """A new, empty session beside the ones open (not in view), with its own policy in the configured mode: its
+    turns run at the same time as theirs (``Orchestrator.run_input(text, session_id=...)``)."""
+    policy = PermissionPolicy.for_settings(orch.config, orch.config.mode, orch.workspace.root)
+    session = Session(orch.workspace.root, **session_args(orch, orch.session.model, policy=policy))
+    orch.session_locks.claim(session.id)
+    orch.store.create_session(model=session.model, mode=session.mode, session_id=session.id)
+    runtime = make_runtime(orch, session, policy, restored=False)
+    orch.runtimes.add(runtime)
+    return runtime
 
 
 def new_session(orch: Orchestrator) -> str:

@@ -3,11 +3,13 @@ question tool, fetch, sub-agents), the workspace's tool context and the limits t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from engine.config import Config
 from engine.orchestrator.fetch_gate import PolicyFetchGate
 from engine.orchestrator.subagent import NestedTurnRunner
+from engine.policy import PermissionPolicy
 from engine.tools.base import ToolContext, ToolLimits
 from engine.tools.fetch import FetchTool
 from engine.tools.question import QuestionTool
@@ -32,12 +34,13 @@ def make_registry(orch: Orchestrator) -> ToolRegistry:
     )
 
 
-def make_tool_context(orch: Orchestrator) -> ToolContext:
-    """What every tool call is given; fetch asks the policy in use at the time of the call."""
+def make_tool_context(orch: Orchestrator, policy: Callable[[], PermissionPolicy]) -> ToolContext:
+    """What every tool call of one session is given; fetch asks that session's ``policy`` at the time of the
+    call."""
     return ToolContext(
         workspace=orch.workspace,
         limits=tool_limits(orch.config),
-        fetch_gate=PolicyFetchGate(lambda: orch.policy, lambda: orch.config.fetch.allow_private),
+        fetch_gate=PolicyFetchGate(policy, lambda: orch.config.fetch.allow_private),
     )
 
 

@@ -11,11 +11,11 @@ from engine.config.trust import folder_decision, trust_folder, untrust_folder
 from engine.events import CommandResult
 
 if TYPE_CHECKING:
-    from engine.orchestrator.orchestrator import Orchestrator
+    from engine.commands.context import CommandContext
 
 
-async def trust_command(orch: Orchestrator, arg: str) -> CommandResult:
-    root, env = orch.workspace_root, orch.env
+async def trust_command(ctx: CommandContext, arg: str) -> CommandResult:
+    root, env = ctx.workspace_root, ctx.env
     choice = arg.lower()
     if choice not in ("", "on", "off"):
         return CommandResult.slash("/trust", "usage: /trust [on|off]", ok=False)
@@ -25,10 +25,10 @@ async def trust_command(orch: Orchestrator, arg: str) -> CommandResult:
         except (OSError, ValueError) as exc:
             return CommandResult.slash("/trust", f"trust not changed: {exc}", ok=False)
         if choice == "off":
-            orch.trusted_for_run = False
+            ctx.trusted_for_run = False
         loaded = await asyncio.to_thread(load_config, root, env)
-        await orch.reconfigure(loaded.config)
-    loaded = await asyncio.to_thread(load_config, root, env, trust=orch.trusted_for_run)
+        await ctx.reconfigure(loaded.config)
+    loaded = await asyncio.to_thread(load_config, root, env, trust=ctx.trusted_for_run)
     remembered = folder_decision(root, env)
     if loaded.trusted:
         state = "trusted" if remembered else "trusted for this run (--trust), not remembered"

@@ -9,7 +9,7 @@ A session, front end (client) to engine (server)::
     engine  → EngineReady(state)                      once loaded; or EngineFailed(message) and the engine exits
     client  → RunInput(input_id, text)                 queued in the engine; runs after the ones before it
     engine  → InputStarted(input_id)
-    engine  → EngineEvent(event) ...                   everything the input does, in order
+    engine  → EngineEvent(event, session_id) ...       everything the input does, in order, with its session
     engine  → InteractionRequested(request_id, request)   an approval, a question or an MCP server's form; the input waits (also the
                                                        folder-trust question, asked while the engine starts)
     client  → AnswerRequest(request_id, answer)
@@ -109,6 +109,9 @@ class EngineFailed:
 @record
 class EngineEvent:
     event: Event
+    # The session the event belongs to (several may run turns at once); None: the engine's own, or an engine that
+    # does not say (a client of an earlier engine reads the field as absent).
+    session_id: str | None = None
 
 
 @record

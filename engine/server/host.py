@@ -73,7 +73,8 @@ class Frontend(Protocol):
     """What the host needs from the front end it serves. The interaction methods are the engine's
     ``InteractionHandler``: they are awaited while the input waits, and cancelled when it is cancelled."""
 
-    def event(self, event: Event) -> None: ...
+    def event(self, event: Event, session_id: str | None = None) -> None:
+        """An event of the session ``session_id`` (None: the engine's own)."""
 
     def input_started(self, input_id: str) -> None: ...
 
@@ -135,7 +136,7 @@ class EngineHost:
             orchestrator.history_shown = self._opened.session_id
         if rebuilt := rebuilt_notice(orchestrator.store):
             self._frontend.event(Notice(rebuilt, "warning"))
-        orchestrator.subscribe(self._frontend.event)
+        orchestrator.subscribe_tagged(self._frontend.event)
         self.orchestrator = orchestrator
         self._freeze_heap()
         if self.options.opening is None and not (self._pending and _resumes(self._pending[0][1])):

@@ -50,7 +50,7 @@ from engine.server.host import EngineHost, EngineOptions
 
 if TYPE_CHECKING:
     from engine.config import Config
-    from engine.orchestrator import TurnOutcome
+    from engine.orchestrator.outcome import TurnOutcome
 
 log = logging.getLogger(__name__)
 
@@ -74,8 +74,9 @@ class LineSession:
         self.host = EngineHost(options, self, config=config)
         self._answers: dict[str, asyncio.Future[Any]] = {}
         self._request_ids = (f"r{number}" for number in itertools.count(1))
-        # Streamed text waiting to be sent: its kind, its parts, and the timer that sends it.
+        # Streamed text waiting to be sent: its kind, its session, its parts, and the timer that sends it.
         self._delta_kind: type[TextDelta] | type[ReasoningDelta] | None = None
+        self._delta_session: str | None = None
         self._delta_parts: list[str] = []
         self._delta_timer: asyncio.TimerHandle | None = None
 
@@ -150,18 +151,18 @@ class LineSession:
         if kind is None:
             return
         self._delta_kind, self._delta_parts = None, []
-        self._write_line(self._codec.dumps(EngineEvent(kind("".join(parts)))))
+        self._write_line(self._codec.dumps(EngineEvent(kind("".join(parts)), self._delta_session)))
 
     # Frontend ---------------------------------------------------------------------------------------------------
-    def event(self, event: Event) -> None:
+    def event(self, event: Event, session_id: str | None = None) -> None:
         if isinstance(event, TextDelta | ReasoningDelta):
-            if type(event) is not self._delta_kind:
+            if type(event) is not self._delta_kind or session_id != self._delta_session:
                 self._send_delta()
-                self._delta_kind = type(event)
+                self._delta_kind, self._delta_session = type(event), session_id
                 self._delta_timer = asyncio.get_running_loop().call_later(DELTA_INTERVAL_S, self._send_delta)
             self._delta_parts.append(event.text)
             return
-        self._send(EngineEvent(event))
+        self._send(EngineEvent(event, session_id))
 
     def input_started(self, input_id: str) -> None:
         self._send(InputStarted(input_id))

@@ -92,8 +92,9 @@ class SessionLocks:
         """Holds a lock taken before this set was made (the session the engine process opened with)."""
         self._held.setdefault(lock.session_id, lock)
 
-    def keep_only(self, session_id: str) -> None:
-        for held in [key for key in self._held if key != session_id]:
+    def keep_only(self, *session_ids: str) -> None:
+        """Releases every lock but those of ``session_ids`` (the sessions open)."""
+        for held in [key for key in self._held if key not in session_ids]:
             self._held.pop(held).release()
 
     def release_all(self) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.events import CommandResult
+from engine.command_results import DiffShown
 from engine.interaction import ApprovalDecision
 from engine.modes import Mode
 from engine.sandbox import detect
@@ -131,6 +131,6 @@ async def test_coders_own_git_calls_run_with_the_hooks_off(
     orch, log, _ = make_orchestrator(root, scripted_server.base_url, mode=Mode.DEFAULT)
     await orch.run_input("hi")
     await orch.run_input("/diff")
-    diff = [event for event in log.events if isinstance(event, CommandResult)][-1]
+    diff = [event for event in log.events if isinstance(event, DiffShown)][-1]
     assert "notes.txt" in diff.text
     assert not mark.exists()

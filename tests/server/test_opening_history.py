@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from engine.events import CommandResult, Event, HistoryRestored
+from engine.command_results import CommandReply
+from engine.events import Event, HistoryRestored
 from engine.orchestrator import Orchestrator
 from engine.protocol import EngineEvent, EngineReady, InputFinished, RunInput
 from engine.server.host import EngineHost, EngineOptions
@@ -29,7 +30,7 @@ class RecordingFrontend:
         self.log: list[Any] = []
         self.finished: list[Any] = []
 
-    def event(self, event: Event) -> None:
+    def event(self, event: Event, session_id: str | None = None) -> None:
         self.log.append(event)
 
     def input_started(self, input_id: str) -> None:
@@ -41,8 +42,8 @@ class RecordingFrontend:
     def histories(self) -> list[HistoryRestored]:
         return [e for e in self.log if isinstance(e, HistoryRestored)]
 
-    def results(self) -> list[CommandResult]:
-        return [e for e in self.log if isinstance(e, CommandResult)]
+    def results(self) -> list[CommandReply]:
+        return [e for e in self.log if isinstance(e, CommandReply)]
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 
 import pytest
 
+from engine.command_results import CommandReply, ConversationRewound, SessionsListed, StatusShown
 from engine.events import CommandResult, MessageAdded, ModeChanged, TextDelta
 from engine.messages import FunctionCall, Message, ToolCall
 from engine.protocol import CODEC, Codec, EngineEvent, MessageRecord, ProtocolError, ProtocolMessage, RunInput
@@ -88,6 +89,17 @@ def test_any_fields_carry_plain_json_even_with_a_type_key() -> None:
     assert decoded.data == {"messages": [{"type": "Notice", "role": "user"}], "count": [1, 2]}
 
 
+def test_a_typed_command_result_crosses_as_its_type_with_its_rows() -> None:
+    listed = SessionsListed("/resume", "recent sessions", ({"id": "a1", "title": "fix", "own": True, "type": "x"},))
+    rewound = ConversationRewound("/rewind", "rewound", "redo it", ({"role": "user", "content": "hi"},), ("a.txt",))
+    for result in (listed, rewound, StatusShown(
+        "/status", "status", (("model", "m"),), "m", None, None, "s1", "default", "default", 1, 2, "exact",
+        "configured", "landlock", False, {"srv": "running"},
+    )):
+        decoded = CODEC.loads(CODEC.dumps(EngineEvent(result, "s1")))
+        assert decoded == EngineEvent(result, "s1") and isinstance(decoded.event, CommandReply)
+
+
 @pytest.mark.parametrize(
     ("line", "error"),
     [
@@ -108,9 +120,10 @@ def test_a_type_that_cannot_cross_is_refused_by_name() -> None:
 
 
 def test_the_wire_form_is_type_plus_fields() -> None:
-    assert json.loads(CODEC.dumps(EngineEvent(TextDelta("hi")))) == {
-        "type": "EngineEvent", "event": {"type": "TextDelta", "text": "hi"}
+    assert json.loads(CODEC.dumps(EngineEvent(TextDelta("hi"), "s1"))) == {
+        "type": "EngineEvent", "event": {"type": "TextDelta", "text": "hi"}, "session_id": "s1"
     }
+    # A line of an engine that does not name the session still reads.
     assert CODEC.loads('{"type": "EngineEvent", "event": {"type": "ModeChanged", "mode": "plan"}}') == EngineEvent(
         ModeChanged("plan")
     )

@@ -22,7 +22,7 @@ class RecordingFrontend:
         self.events: list[Event] = []
         self.finished: list[tuple[str, Any]] = []
 
-    def event(self, event: Event) -> None:
+    def event(self, event: Event, session_id: str | None = None) -> None:
         self.events.append(event)
 
     def input_started(self, input_id: str) -> None:

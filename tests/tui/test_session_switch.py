@@ -74,7 +74,8 @@ async def test_resume_shows_its_result_below_the_resumed_conversation(
     the engine's pipe, still comes after it."""
     from coder_tui.widgets.command_output import CommandOutput
     from coder_tui.widgets.user_message import UserMessage
-    from engine.events import CommandResult, HistoryRestored
+    from engine.command_results import SessionResumed
+    from engine.events import HistoryRestored
     from engine.restored import RestoredEntry
 
     history = HistoryRestored.of("s1", [
@@ -85,7 +86,7 @@ async def test_resume_shows_its_result_below_the_resumed_conversation(
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         app.session.show_event(history)
-        app.session.show_event(CommandResult.slash("/resume", "resumed session s1", session_id="s1"))
+        app.session.show_event(SessionResumed("/resume", "resumed session s1", "s1"))
         await settle(pilot)
         shown = list(app.session.transcript.walk_children(with_self=False))  # in the order they are drawn
         (result,) = [w for w in shown if isinstance(w, CommandOutput)]

@@ -71,7 +71,7 @@ async def test_permissions_keeps_each_decision_on_its_rule_line(
         await settle(pilot)
         view = app.session.transcript.query_one(TableView)
         rows = rendered_rows(view)
-        matrix = app.session.transcript.query_one(CommandOutput).result.data["matrix"]
+        matrix = app.session.transcript.query_one(CommandOutput).result.matrix
         assert all(len(row) <= view.size.width for row in rows)
         for rule, decision in matrix:
             first_words = " ".join(rule.split()[:2])

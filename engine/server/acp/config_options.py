@@ -10,18 +10,18 @@ from typing import TYPE_CHECKING
 from acp.schema import SessionConfigOptionSelect, SessionConfigSelectOption
 
 if TYPE_CHECKING:
-    from engine.orchestrator import Orchestrator
+    from engine.commands.context import CommandContext
 
 MODEL_OPTION = "model"
 
 
-def model_choices(orch: Orchestrator, chosen: list[str]) -> list[str]:
+def model_choices(orch: CommandContext, chosen: list[str]) -> list[str]:
     choices = [orch.model, orch.config.model, *chosen]
     choices += [f"{name}:{profile.model}" for name, profile in orch.config.providers.items() if profile.model]
     return list(dict.fromkeys(choice for choice in choices if choice))
 
 
-def config_options(orch: Orchestrator, chosen: list[str]) -> list[SessionConfigOptionSelect]:
+def config_options(orch: CommandContext, chosen: list[str]) -> list[SessionConfigOptionSelect]:
     return [
         SessionConfigOptionSelect(
             id=MODEL_OPTION,

@@ -35,7 +35,7 @@ from engine.server.host import EngineHost, EngineOptions
 if TYPE_CHECKING:
     from acp import Client
 
-    from engine.orchestrator import TurnOutcome
+    from engine.orchestrator.outcome import TurnOutcome
 
 # Our turn endings as ACP stop reasons; an error is told as message text first and ends the turn normally.
 STOP_REASONS = {"cancelled": "cancelled", "step_limit": "max_turn_requests"}
@@ -162,7 +162,7 @@ class AcpSession:
                 await self._pump
 
     # -- the host's front end ---------------------------------------------------------------------------------------
-    def event(self, event: Event) -> None:
+    def event(self, event: Event, session_id: str | None = None) -> None:
         if self._muted:
             if isinstance(event, HistoryRestored):
                 self._history = event

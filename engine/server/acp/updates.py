@@ -29,8 +29,8 @@ from acp import (
 from acp.helpers import update_available_commands, update_current_mode
 from acp.schema import AvailableCommand, ToolCallLocation, UsageUpdate
 
+from engine.command_results import CommandReply
 from engine.events import (
-    CommandResult,
     ErrorEvent,
     Event,
     LoopDetected,
@@ -151,7 +151,7 @@ class UpdateMapper:
                 return [commands_update(commands)]
             case UsageUpdated(context_tokens=used, context_window=size):
                 return [UsageUpdate(session_update="usage_update", used=max(used, 0), size=max(size, 0))]
-            case CommandResult(text=text):
+            case CommandReply(text=text):
                 return [update_agent_message_text(text.rstrip("\n") + "\n")]
             case ErrorEvent(message=message):
                 return [update_agent_message_text(f"\n\nerror: {message}\n")]

@@ -21,9 +21,9 @@ async def test_only_the_calls_that_may_change_files_are_captured(
     enclosed: list[str] = []
     around = ToolCapture.around
 
-    def counting(self: ToolCapture):  # type: ignore[no-untyped-def]
+    def counting(self: ToolCapture, journal=None):  # type: ignore[no-untyped-def]
         enclosed.append("call")
-        return around(self)
+        return around(self, journal)
 
     monkeypatch.setattr(ToolCapture, "around", counting)
     scripted_server.add(

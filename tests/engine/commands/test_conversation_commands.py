@@ -7,7 +7,8 @@ import os
 from pathlib import Path
 
 from engine.commands.theme import THEMES
-from engine.events import CommandResult, UsageUpdated
+from engine.command_results import CommandReply, ExitRequested
+from engine.events import UsageUpdated
 from engine.modes import Mode
 from tests.support.fakes import make_orchestrator
 from tests.support.scenario import reply, text
@@ -22,8 +23,8 @@ async def test_clear_starts_a_new_conversation_and_the_old_one_stays_resumable(
     await orch.run_input("hi")
     old = orch.session_id
     await orch.run_input("/clear")
-    result = log.of(CommandResult)[-1]
-    assert result.ok and result.data["previous_session_id"] == old
+    result = log.of(CommandReply)[-1]
+    assert result.ok and result.previous_session_id == old
     assert orch.session_id != old and orch.session.messages == ()
     assert old in [s.id for s in orch.store.list_sessions()]
     await orch.run_input(f"/resume {old}")
@@ -38,8 +39,8 @@ async def test_fork_copies_the_history_into_a_new_session_and_keeps_the_original
     await orch.run_input("question one")
     original = orch.session_id
     await orch.run_input("/fork")
-    result = log.of(CommandResult)[-1]
-    assert result.ok and result.data["forked_from"] == original and orch.session_id == result.data["session_id"]
+    result = log.of(CommandReply)[-1]
+    assert result.ok and result.forked_from == original and orch.session_id == result.session_id
     assert [m.content for m in orch.session.messages] == ["question one", "First answer."]
     await orch.run_input("question two")
     # The fork's next request carries the copied history; the original session did not change.
@@ -61,7 +62,7 @@ async def test_a_fork_tells_how_much_context_it_holds(tmp_path: Path, scripted_s
     await first.aclose()
     orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url)
     await orch.run_input("/fork --last")
-    assert log.of(CommandResult)[-1].ok
+    assert log.of(CommandReply)[-1].ok
     assert log.of(UsageUpdated)[-1].context_tokens > 0
 
 
@@ -69,25 +70,25 @@ async def test_copy_returns_the_last_answer_or_an_earlier_one(tmp_path: Path, sc
     scripted_server.add(reply(text("Answer one.")), reply(text("Answer two.")))
     orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url)
     await orch.run_input("/copy")
-    assert log.of(CommandResult)[-1].ok is False
+    assert log.of(CommandReply)[-1].ok is False
     await orch.run_input("a")
     await orch.run_input("b")
     await orch.run_input("/copy")
-    assert log.of(CommandResult)[-1].data["copy_text"] == "Answer two."
+    assert log.of(CommandReply)[-1].copy_text == "Answer two."
     await orch.run_input("/copy 2")
-    assert log.of(CommandResult)[-1].data["copy_text"] == "Answer one."
+    assert log.of(CommandReply)[-1].copy_text == "Answer one."
     await orch.run_input("/copy 3")
-    failed = log.of(CommandResult)[-1]
+    failed = log.of(CommandReply)[-1]
     assert not failed.ok and "has 2" in failed.text
     await orch.run_input("/copy last")
-    assert "takes a number" in log.of(CommandResult)[-1].text
+    assert "takes a number" in log.of(CommandReply)[-1].text
 
 
 async def test_quit_and_exit_ask_the_front_end_to_exit(tmp_path: Path, scripted_server: ScriptedServer) -> None:
     orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url)
     await orch.run_input("/quit")
     await orch.run_input("/exit")
-    assert [r.data["exit"] for r in log.of(CommandResult)] == [True, True]
+    assert [type(r) for r in log.of(CommandReply)] == [ExitRequested, ExitRequested]
 
 
 async def test_status_names_model_url_session_mode_and_context(tmp_path: Path, scripted_server: ScriptedServer) -> None:
@@ -95,26 +96,26 @@ async def test_status_names_model_url_session_mode_and_context(tmp_path: Path, s
     orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url, mode=Mode.AUTO_EDIT)
     await orch.run_input("hello")
     await orch.run_input("/status")
-    result = log.of(CommandResult)[-1]
-    assert result.ok and result.data["model"] == "scripted-model"
-    assert result.data["base_url"] == scripted_server.base_url and result.data["session_id"] == orch.session_id
-    assert result.data["mode"] == "auto-edit" and 0 < result.data["context_tokens"] < result.data["context_window"]
+    result = log.of(CommandReply)[-1]
+    assert result.ok and result.model == "scripted-model"
+    assert result.base_url == scripted_server.base_url and result.session_id == orch.session_id
+    assert result.mode == "auto-edit" and 0 < result.context_tokens < result.context_window
     assert scripted_server.base_url in result.text and orch.session_id in result.text
-    assert result.data["trusted"] is False and "not trusted" in result.text
-    assert result.data["mcp_servers"] == {} and "none configured (/mcp)" in result.text
+    assert result.trusted is False and "not trusted" in result.text
+    assert result.mcp_servers == {} and "none configured (/mcp)" in result.text
     orch.trusted_for_run = True
     await orch.run_input("/status")
-    assert "trusted for this run (--trust)" in log.of(CommandResult)[-1].text
+    assert "trusted for this run (--trust)" in log.of(CommandReply)[-1].text
 
 
 async def test_theme_is_checked_and_saved_in_the_user_config(tmp_path: Path, scripted_server: ScriptedServer) -> None:
     orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url)
     await orch.run_input("/theme")
-    assert log.of(CommandResult)[-1].data["theme"] == "textual-dark"
+    assert log.of(CommandReply)[-1].theme == "textual-dark"
     await orch.run_input("/theme no-such-theme")
-    assert not log.of(CommandResult)[-1].ok and "nord" in log.of(CommandResult)[-1].text
+    assert not log.of(CommandReply)[-1].ok and "nord" in log.of(CommandReply)[-1].text
     await orch.run_input("/theme Nord")
-    assert log.of(CommandResult)[-1].data["theme"] == "nord" and orch.theme == "nord"
+    assert log.of(CommandReply)[-1].theme == "nord" and orch.theme == "nord"
     saved = Path(os.environ["XDG_CONFIG_HOME"]) / "coder" / "config.json"
     assert json.loads(saved.read_text()) == {"theme": "nord"}
 

@@ -8,7 +8,8 @@ import os
 from pathlib import Path
 
 from engine.commands.custom import expand_arguments, read_command
-from engine.events import CommandResult, Notice
+from engine.command_results import CommandReply
+from engine.events import Notice
 from tests.support.fakes import make_orchestrator
 from tests.support.scenario import reply, text
 from tests.support.scripted_server import ScriptedServer
@@ -80,7 +81,7 @@ async def test_project_commands_are_ignored_in_an_untrusted_folder(
     orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url)
     outcome = await orch.run_input("/review a.py")
     assert not outcome.ok and scripted_server.requests == []
-    result = log.of(CommandResult)[-1]
+    result = log.of(CommandReply)[-1]
     assert "unknown command /review" in result.text and "until you trust this folder" in result.text
     assert "/review" not in [name for name, _ in orch.slash_commands()]
 
@@ -93,14 +94,14 @@ async def test_user_commands_run_anywhere_and_appear_in_help(tmp_path: Path, scr
     scripted_server.add(reply(text("Summary.")))
     orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url)
     await orch.run_input("/help")
-    help_result = log.of(CommandResult)[-1]
+    help_result = log.of(CommandReply)[-1]
     assert "/standup" in help_result.text and "(user)" in help_result.text
     assert {"name": "/standup", "usage": "/standup",
-            "summary": "Summarise what changed since yesterday. (user)"} in help_result.data["commands"]
+            "summary": "Summarise what changed since yesterday. (user)"} in help_result.commands
     await orch.run_input("/standup")
     assert scripted_server.requests[0].body["messages"][-1]["content"] == "Summarise what changed since yesterday."
     await orch.run_input("/help")  # the built-in still answers /help
-    assert log.of(CommandResult)[-1].command == "/help"
+    assert log.of(CommandReply)[-1].command == "/help"
 
 
 async def test_a_skill_runs_as_a_slash_command(tmp_path: Path, scripted_server: ScriptedServer) -> None:

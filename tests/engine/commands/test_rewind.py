@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.events import CommandResult
+from engine.command_results import CommandReply
 from engine.modes import Mode
 from tests.support.fakes import make_orchestrator
 from tests.support.scenario import reply, text, tool_call
@@ -35,11 +35,11 @@ async def _three_turns(tmp_path: Path, server: ScriptedServer):
 async def test_rewind_lists_the_requests_of_the_conversation(tmp_path: Path, scripted_server: ScriptedServer) -> None:
     orch, log, _ = await _three_turns(tmp_path, scripted_server)
     await orch.run_input("/rewind")
-    result = log.of(CommandResult)[-1]
-    assert [p["text"] for p in result.data["points"]] == [
+    result = log.of(CommandReply)[-1]
+    assert [p["text"] for p in result.points] == [
         "make the file", "replace data and delete old", "change made.txt"
     ]
-    assert [p["number"] for p in result.data["points"]] == [1, 2, 3]
+    assert [p["number"] for p in result.points] == [1, 2, 3]
 
 
 async def test_rewind_restores_files_byte_exact_and_cuts_the_conversation(
@@ -47,13 +47,13 @@ async def test_rewind_restores_files_byte_exact_and_cuts_the_conversation(
 ) -> None:
     orch, log, _ = await _three_turns(tmp_path, scripted_server)
     await orch.run_input("/rewind 2")
-    result = log.of(CommandResult)[-1]
+    result = log.of(CommandReply)[-1]
     assert result.ok, result.text
     assert (tmp_path / "data.bin").read_bytes() == ORIGINAL
     assert (tmp_path / "old.txt").read_text() == "to be deleted\n"
     assert (tmp_path / "made.txt").read_text() == "first\n"
-    assert result.data["prompt_text"] == "replace data and delete old"
-    assert set(result.data["restored"]) == {"data.bin", "made.txt"} and result.data["recreated"] == ["old.txt"]
+    assert result.prompt_text == "replace data and delete old"
+    assert set(result.restored) == {"data.bin", "made.txt"} and result.recreated == ("old.txt",)
     assert [m.content for m in orch.session.messages if m.role == "user"] == ["make the file"]
     assert len(orch.store.load_session(orch.session_id).messages) == len(orch.session.messages)
     assert "data.bin" in result.text and "old.txt" in result.text
@@ -64,12 +64,12 @@ async def test_rewind_to_the_first_request_removes_created_files(
 ) -> None:
     orch, log, _ = await _three_turns(tmp_path, scripted_server)
     await orch.run_input("/rewind 1")
-    result = log.of(CommandResult)[-1]
-    assert result.ok and result.data["deleted"] == ["made.txt"]
+    result = log.of(CommandReply)[-1]
+    assert result.ok and result.deleted == ("made.txt",)
     assert not (tmp_path / "made.txt").exists() and (tmp_path / "data.bin").read_bytes() == ORIGINAL
     assert orch.session.messages == ()
     await orch.run_input("/rewind")
-    assert log.of(CommandResult)[-1].data["points"] == []
+    assert log.of(CommandReply)[-1].points == ()
 
 
 async def test_rewind_asks_before_overwriting_changes_made_outside(
@@ -79,7 +79,7 @@ async def test_rewind_asks_before_overwriting_changes_made_outside(
     (tmp_path / "made.txt").write_text("edited by hand\n")
     interaction.answers.append("Keep the files as they are")
     await orch.run_input("/rewind 3")
-    result = log.of(CommandResult)[-1]
+    result = log.of(CommandReply)[-1]
     assert not result.ok and "made.txt" in result.text
     assert (tmp_path / "made.txt").read_text() == "edited by hand\n"
     assert len([m for m in orch.session.messages if m.role == "user"]) == 3
@@ -88,9 +88,9 @@ async def test_rewind_asks_before_overwriting_changes_made_outside(
 async def test_rewind_rejects_a_number_not_in_the_list(tmp_path: Path, scripted_server: ScriptedServer) -> None:
     orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url)
     await orch.run_input("/rewind 4")
-    assert not log.of(CommandResult)[-1].ok and "no request 4" in log.of(CommandResult)[-1].text
+    assert not log.of(CommandReply)[-1].ok and "no request 4" in log.of(CommandReply)[-1].text
     await orch.run_input("/rewind x")
-    assert "request number" in log.of(CommandResult)[-1].text
+    assert "request number" in log.of(CommandReply)[-1].text
 
 
 async def test_rewind_shows_how_many_files_each_request_changed(
@@ -98,8 +98,8 @@ async def test_rewind_shows_how_many_files_each_request_changed(
 ) -> None:
     orch, log, _ = await _three_turns(tmp_path, scripted_server)
     await orch.run_input("/rewind")
-    result = log.of(CommandResult)[-1]
-    assert [p["files"] for p in result.data["points"]] == [1, 2, 1]
+    result = log.of(CommandReply)[-1]
+    assert [p["files"] for p in result.points] == [1, 2, 1]
     assert "2 files" in result.text
 
 
@@ -107,7 +107,7 @@ async def test_rewind_code_only_keeps_the_conversation(tmp_path: Path, scripted_
     orch, log, _ = await _three_turns(tmp_path, scripted_server)
     users_before = [m.content for m in orch.session.messages if m.role == "user"]
     await orch.run_input("/rewind 2 code")
-    result = log.of(CommandResult)[-1]
+    result = log.of(CommandReply)[-1]
     assert result.ok, result.text
     assert (tmp_path / "data.bin").read_bytes() == ORIGINAL and (tmp_path / "old.txt").exists()
     users = [m.content for m in orch.session.messages if m.role == "user"]
@@ -119,11 +119,11 @@ async def test_rewind_code_only_keeps_the_conversation(tmp_path: Path, scripted_
 async def test_rewind_conversation_only_keeps_the_files(tmp_path: Path, scripted_server: ScriptedServer) -> None:
     orch, log, _ = await _three_turns(tmp_path, scripted_server)
     await orch.run_input("/rewind 2 conversation")
-    result = log.of(CommandResult)[-1]
+    result = log.of(CommandReply)[-1]
     assert result.ok, result.text
     assert (tmp_path / "data.bin").read_text() == "replaced\n" and not (tmp_path / "old.txt").exists()
     assert [m.content for m in orch.session.messages if m.role == "user"] == ["make the file"]
-    assert result.data["prompt_text"] == "replace data and delete old"
+    assert result.prompt_text == "replace data and delete old"
 
 
 async def test_requests_before_a_compaction_are_listed_and_their_files_restorable(
@@ -133,13 +133,13 @@ async def test_requests_before_a_compaction_are_listed_and_their_files_restorabl
     scripted_server.add(reply(text("Summary: a file was made, data replaced, old.txt deleted, made.txt changed.")))
     assert (await orch.run_input("/compact")).ok
     await orch.run_input("/rewind")
-    points = log.of(CommandResult)[-1].data["points"]
+    points = log.of(CommandReply)[-1].points
     assert [p["text"] for p in points][:1] == ["make the file"] and points[0]["archived"]
     await orch.run_input("/rewind 1")
-    refused = log.of(CommandResult)[-1]
+    refused = log.of(CommandReply)[-1]
     assert not refused.ok and "/rewind 1 code" in refused.text
     await orch.run_input("/rewind 1 code")
-    result = log.of(CommandResult)[-1]
+    result = log.of(CommandReply)[-1]
     assert result.ok, result.text
     assert not (tmp_path / "made.txt").exists()
     assert (tmp_path / "data.bin").read_bytes() == ORIGINAL

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.events import CommandResult
+from engine.command_results import CommandReply
 from tests.engine.context.test_compaction_history import CompactingScript, compacted_twice, script, server  # noqa: F401
 from tests.support.fakes import CREATED, EventLog
 from tests.support.scripted_server import ScriptedServer
@@ -21,9 +21,9 @@ async def test_resume_says_the_listed_count_and_the_context_it_keeps(
     orch.subscribe(log)
     await orch.run_input("/new")
     await orch.run_input("/resume")
-    listed = log.of(CommandResult)[-1].data["sessions"]
+    listed = log.of(CommandReply)[-1].sessions
     stored = next(row["message_count"] for row in listed if row["id"] == compacted)
     await orch.run_input(f"/resume {compacted}")
-    said = log.of(CommandResult)[-1].text
+    said = log.of(CommandReply)[-1].text
     in_context = len(orch.session.messages)
     assert f"({stored} messages; the model's context holds {in_context} since its last compaction)" in said, said

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from engine.errors import ToolError
+from engine.command_results import HelpShown
 from engine.events import CommandResult, SlashCommandsChanged
 from engine.mcp.connection import ServerState
 from engine.orchestrator import Orchestrator
@@ -144,7 +145,7 @@ async def test_prompts_are_slash_commands_in_help_and_completion(workspace: Path
     changed = log.of(SlashCommandsChanged)
     assert changed and ("/mcp__broken__review", "Review a file. (MCP prompt of broken)") in changed[-1].commands
     await orch.run_input("/help")
-    assert "/mcp__broken__review <path> [focus]" in log.of(CommandResult)[-1].text
+    assert "/mcp__broken__review <path> [focus]" in log.of(HelpShown)[-1].text
     await orch.run_input("/mcp__broken__review")
     result = log.of(CommandResult)[-1]
     assert not result.ok and "missing argument: path" in result.text

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from engine.events import CommandResult, ToolCallExecuting, ToolCallFinished, ToolStatus
+from engine.command_results import CommandReply
+from engine.events import ToolCallExecuting, ToolCallFinished, ToolStatus
 from engine.interaction import ApprovalDecision
 from engine.modes import Mode
 from engine.orchestrator import Orchestrator
@@ -158,11 +159,11 @@ async def test_tools_command_lists_mcp_tools_with_their_state(
 ) -> None:
     orch, log, _ = await ready(workspace, scripted_server, mcp_servers={"time": time_server()})
     await orch.run_input("/tools")
-    rows = {row["name"]: row for row in log.of(CommandResult)[-1].data["tools"]}
+    rows = {row["name"]: row for row in log.of(CommandReply)[-1].tools}
     assert rows[NOW]["state"] == "ask"
     orch.set_mode(Mode.YOLO)
     await orch.run_input("/tools")
-    rows = {row["name"]: row for row in log.of(CommandResult)[-1].data["tools"]}
+    rows = {row["name"]: row for row in log.of(CommandReply)[-1].tools}
     assert rows[NOW]["state"] == "allow"
 
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.events import CommandResult, ModeChanged, ModelChanged, TurnFinished
+from engine.command_results import CommandReply
+from engine.events import ModeChanged, ModelChanged, TurnFinished
 from engine.modes import Mode
 from tests.support.fakes import make_orchestrator
 from tests.support.scripted_server import ScriptedServer
@@ -26,7 +27,7 @@ async def test_bang_runs_command_without_model(tmp_path: Path, scripted_server: 
     outcome = await orch.run_input("!ls; echo oops >&2; exit 3")
     assert scripted_server.requests == []
     assert interaction.approval_requests == []
-    (result,) = log.of(CommandResult)
+    (result,) = log.of(CommandReply)
     assert result.kind == "bang" and result.ok is False
     assert result.data["exit_code"] == 3
     assert "hello.txt" in result.data["stdout"] and "oops" in result.data["stderr"]
@@ -43,14 +44,14 @@ async def test_bang_runs_in_the_workspace_even_in_plan_mode(tmp_path: Path, scri
     orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url, mode=Mode.PLAN)
     await orch.run_input("!touch made-by-user.txt && pwd")
     assert (tmp_path / "made-by-user.txt").exists()
-    assert log.of(CommandResult)[0].data["stdout"].strip() == str(tmp_path.resolve())
+    assert log.of(CommandReply)[0].data["stdout"].strip() == str(tmp_path.resolve())
 
 
 async def test_unknown_slash_command_gives_readable_error(tmp_path: Path, scripted_server: ScriptedServer) -> None:
     orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url)
     outcome = await orch.run_input("/frobnicate now")
     assert outcome.reason == "error"
-    (result,) = log.of(CommandResult)
+    (result,) = log.of(CommandReply)
     assert result.ok is False and result.text == "unknown command /frobnicate: type /help for the list"
     assert log.of(TurnFinished)[-1].reason == "error"
 
@@ -58,11 +59,11 @@ async def test_unknown_slash_command_gives_readable_error(tmp_path: Path, script
 async def test_help_lists_every_command_and_the_input_rules(tmp_path: Path, scripted_server: ScriptedServer) -> None:
     orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url)
     await orch.run_input("/help")
-    (result,) = log.of(CommandResult)
+    (result,) = log.of(CommandReply)
     for name, _ in orch.slash_commands():
         assert name in result.text
     assert "Ctrl+J" in result.text and "Esc" in result.text and "Ctrl+D" in result.text
-    assert {c["name"] for c in result.data["commands"]} == {n for n, _ in orch.slash_commands()}
+    assert {c["name"] for c in result.commands} == {n for n, _ in orch.slash_commands()}
 
 
 @pytest.mark.parametrize(
@@ -91,14 +92,14 @@ async def test_mode_unknown_name_is_an_error(tmp_path: Path, scripted_server: Sc
     orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url)
     outcome = await orch.run_input("/mode turbo")
     assert outcome.reason == "error"
-    assert "unknown mode 'turbo'" in log.of(CommandResult)[0].text
+    assert "unknown mode 'turbo'" in log.of(CommandReply)[0].text
     assert orch.mode is Mode.DEFAULT
 
 
 async def test_tools_lists_each_tool_with_its_state(tmp_path: Path, scripted_server: ScriptedServer) -> None:
     orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url, mode=Mode.PLAN)
     await orch.run_input("/tools")
-    tools = {t["name"]: t["state"] for t in log.of(CommandResult)[0].data["tools"]}
+    tools = {t["name"]: t["state"] for t in log.of(CommandReply)[0].tools}
     assert tools["read"] == "allow"
     assert tools["write"] == "blocked"
 
@@ -122,7 +123,7 @@ async def test_model_switch_survives_a_failed_write(tmp_path: Path, scripted_ser
     outcome = await orch.run_input("/model other")
     assert outcome.ok
     assert orch.model == "other"
-    assert "could not save" in log.of(CommandResult)[0].text
+    assert "could not save" in log.of(CommandReply)[0].text
     assert config_path.read_text() == "{not json"
 
 
@@ -138,7 +139,7 @@ async def test_new_starts_an_empty_session(tmp_path: Path, scripted_server: Scri
 async def test_bang_timeout_is_reported_plainly(tmp_path: Path, scripted_server: ScriptedServer) -> None:
     orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url, bash={"max_timeout": 0.5})
     outcome = await orch.run_input("!echo started; sleep 20")
-    (result,) = log.of(CommandResult)
+    (result,) = log.of(CommandReply)
     assert result.ok is False and result.data["timed_out"] is True
     assert "started" in result.data["stdout"]
     assert "timed out after" in orch.session.messages[-1].content
@@ -150,8 +151,8 @@ async def test_model_without_argument_lists_the_servers_models(
 ) -> None:
     orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url)
     await orch.run_input("/model")
-    (result,) = log.of(CommandResult)
-    assert result.data["models"] == ["scripted-model"]
+    (result,) = log.of(CommandReply)
+    assert result.models == ("scripted-model",)
     assert "* scripted-model" in result.text
     assert scripted_server.requests[0].path == "/v1/models"
 
@@ -159,6 +160,6 @@ async def test_model_without_argument_lists_the_servers_models(
 async def test_model_listing_failure_still_shows_the_model(tmp_path: Path) -> None:
     orch, log, _ = make_orchestrator(tmp_path, "http://127.0.0.1:9/v1")
     outcome = await orch.run_input("/model")
-    (result,) = log.of(CommandResult)
+    (result,) = log.of(CommandReply)
     assert outcome.ok and result.text.startswith("model: scripted-model")
     assert "could not be listed" in result.text

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from engine.events import CommandResult, Notice
+from engine.command_results import CommandReply
+from engine.events import Notice
 from engine.provider.server_probe import probe_server
 from tests.support.fakes import make_orchestrator
 from tests.support.scenario import reply, text
@@ -69,8 +70,8 @@ async def test_session_takes_the_servers_window_and_status_says_where_from(
     # With the key: vLLM started with --api-key refuses even /v1/models without it.
     assert all(probe.headers["authorization"] == "Bearer sk-test-key" for probe in scripted_server.probes)
     await orchestrator.run_input("/status")
-    status = log.of(CommandResult)[-1]
-    assert status.data["context_window"] == window and status.data["context_window_source"] == source
+    status = log.of(CommandReply)[-1]
+    assert status.context_window == window and status.context_window_source == source
     assert source in status.text
 
 

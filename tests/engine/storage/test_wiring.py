@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.command_results import CommandReply
 from engine.events import CommandResult, MessageAdded
 from engine.messages import FunctionCall, Message, ToolCall
 from engine.modes import Mode
@@ -35,8 +36,9 @@ def reader(tmp_path: Path) -> Iterator[Store]:
     store.close()
 
 
-def slash_results(log: object) -> list[CommandResult]:
-    return [e for e in log.of(CommandResult) if e.kind == "slash"]  # type: ignore[attr-defined]
+def slash_results(log: object) -> list[CommandReply]:
+    replies = log.of(CommandReply)  # type: ignore[attr-defined]
+    return [e for e in replies if not (isinstance(e, CommandResult) and e.kind == "bang")]
 
 
 async def test_every_message_is_in_the_database_when_it_is_announced(

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from engine import events
+from engine.command_results import ContextSummarised
 from engine.context.compaction import SUMMARY_HEADER, SUMMARY_INSTRUCTIONS
 from engine.context.system_prompt import build_system_prompt, probe_environment
 from engine.context.tokens import TokenCounter
@@ -104,8 +105,8 @@ async def test_slash_compact_forces_a_compaction_and_shows_the_summary(tmp_path:
     await orch.run_input("third question")
     outcome = await orch.run_input("/compact")
     assert outcome.ok
-    result = log.of(events.CommandResult)[-1]
-    assert result.command == "/compact" and SUMMARY in result.text
+    result = log.of(ContextSummarised)[-1]
+    assert SUMMARY in result.text and SUMMARY in result.summary
     assert log.of(events.ContextCompacted)
     assert (orch.session.messages[0].content or "").startswith(SUMMARY_HEADER)
 

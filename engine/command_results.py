@@ -1,0 +1,262 @@
+"""The typed results of the slash commands whose result a front end acts on or lays out (SPEC 7, 23): a picker to
+offer, a session switched, a theme to apply, a table to draw. Each is an event of the closed union
+(``engine.events.Event``) and a ``CommandReply``: ``command`` (as typed), ``text`` (what any front end may print)
+and ``ok``. A front end matches on the type, never on the command's name. Results that are only text are
+``engine.events.CommandResult``.
+
+Rows a picker or a table shows are plain JSON objects (``dict``), as they cross the engine protocol.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.record import record
+
+Row = dict[str, Any]
+
+
+class CommandReply:
+    """What every command result has: ``command``, ``text`` and ``ok`` (False: the command failed, ``text`` says
+    why)."""
+
+    __slots__ = ()
+    command: str
+    text: str
+    ok: bool
+
+
+@record
+class HelpShown(CommandReply):
+    """``/help``: the commands (name, usage, summary) and the input rules (key, action)."""
+
+    command: str
+    text: str
+    commands: tuple[Row, ...]
+    input_rules: tuple[Row, ...]
+    ok: bool = True
+
+
+@record
+class ModelsOffered(CommandReply):
+    """``/model`` with no name: the model in use and the server's models (empty when they could not be listed)."""
+
+    command: str
+    text: str
+    model: str
+    models: tuple[str, ...]
+    ok: bool = True
+
+
+@record
+class SessionsListed(CommandReply):
+    """``/resume`` with no id: the recent sessions (id, title, updated_at, message_count, own), newest first."""
+
+    command: str
+    text: str
+    sessions: tuple[Row, ...]
+    ok: bool = True
+
+
+@record
+class SessionResumed(CommandReply):
+    """``/resume <id>``: the session now in view (its history came before, as ``HistoryRestored``)."""
+
+    command: str
+    text: str
+    session_id: str
+    ok: bool = True
+
+
+@record
+class SessionStarted(CommandReply):
+    """``/new`` or ``/clear``: a new, empty session is in view; ``previous_session_id`` stays resumable."""
+
+    command: str
+    text: str
+    session_id: str
+    previous_session_id: str | None = None
+    ok: bool = True
+
+
+@record
+class SessionForked(CommandReply):
+    """``/fork``: a new session in view, carrying the history (message records) of ``forked_from``."""
+
+    command: str
+    text: str
+    session_id: str
+    forked_from: str
+    messages: tuple[Row, ...]
+    ok: bool = True
+
+
+@record
+class RewindOffered(CommandReply):
+    """``/rewind`` with no number: the requests to go back to (number, text, files, archived)."""
+
+    command: str
+    text: str
+    points: tuple[Row, ...]
+    ok: bool = True
+
+
+@record
+class ConversationRewound(CommandReply):
+    """``/rewind N`` with the conversation: the messages kept (records) and the request put back in the prompt;
+    the files put back, if any."""
+
+    command: str
+    text: str
+    prompt_text: str
+    messages: tuple[Row, ...]
+    restored: tuple[str, ...] = ()
+    deleted: tuple[str, ...] = ()
+    recreated: tuple[str, ...] = ()
+    ok: bool = True
+
+
+@record
+class CopyRequested(CommandReply):
+    """``/copy``: the text the front end puts on the clipboard."""
+
+    command: str
+    text: str
+    copy_text: str
+    ok: bool = True
+
+
+@record
+class ExitRequested(CommandReply):
+    """``/quit``, ``/exit``: the front end exits."""
+
+    command: str
+    text: str
+    session_id: str
+    ok: bool = True
+
+
+@record
+class ThemeChanged(CommandReply):
+    """``/theme``: the colour theme in force, shown or switched (the front end applies it), and those offered."""
+
+    command: str
+    text: str
+    theme: str
+    themes: tuple[str, ...] = ()
+    ok: bool = True
+
+
+@record
+class DiffShown(CommandReply):
+    """``/diff``: the changed files (path, added, removed, status, binary), the whole diff, and where they come
+    from ("git" or the session's own changes)."""
+
+    command: str
+    text: str
+    source: str
+    files: tuple[Row, ...]
+    diff: str
+    note: str | None = None
+    ok: bool = True
+
+
+@record
+class SkillsListed(CommandReply):
+    """``/skills``: each skill (name, description, source, folder) and the problems found loading them."""
+
+    command: str
+    text: str
+    skills: tuple[Row, ...]
+    problems: tuple[str, ...] = ()
+    ok: bool = True
+
+
+@record
+class ContextSummarised(CommandReply):
+    """``/compact``: the context was compacted; ``summary`` is what the model reads from now on."""
+
+    command: str
+    text: str
+    tokens_before: int
+    tokens_after: int
+    summary: str
+    ok: bool = True
+
+
+@record
+class TodosShown(CommandReply):
+    """``/todos``: the session's todo list (id, content, status)."""
+
+    command: str
+    text: str
+    todos: tuple[Row, ...]
+    ok: bool = True
+
+
+@record
+class ToolsListed(CommandReply):
+    """``/tools``: each tool (name, state in this mode, summary)."""
+
+    command: str
+    text: str
+    tools: tuple[Row, ...]
+    ok: bool = True
+
+
+@record
+class PermissionsShown(CommandReply):
+    """``/permissions``: the preset and mode in force, the matrix (what, decision) and the sandbox."""
+
+    command: str
+    text: str
+    preset: str
+    mode: str
+    matrix: tuple[tuple[str, str], ...]
+    sandbox: str
+    ok: bool = True
+
+
+@record
+class StatusShown(CommandReply):
+    """``/status``: what the session runs with; ``rows`` (what, value) is the table shown."""
+
+    command: str
+    text: str
+    rows: tuple[tuple[str, str], ...]
+    model: str
+    provider_profile: str | None
+    base_url: str | None
+    session_id: str
+    mode: str
+    preset: str
+    context_tokens: int
+    context_window: int
+    context_source: str
+    context_window_source: str
+    sandbox: str
+    trusted: bool
+    mcp_servers: dict[str, str]
+    ok: bool = True
+
+
+CommandEvent = (
+    HelpShown
+    | ModelsOffered
+    | SessionsListed
+    | SessionResumed
+    | SessionStarted
+    | SessionForked
+    | RewindOffered
+    | ConversationRewound
+    | CopyRequested
+    | ExitRequested
+    | ThemeChanged
+    | DiffShown
+    | SkillsListed
+    | ContextSummarised
+    | TodosShown
+    | ToolsListed
+    | PermissionsShown
+    | StatusShown
+)
