@@ -81,7 +81,7 @@ async def _mode(orch: Orchestrator, arg: str) -> CommandResult:
     except ValueError as exc:
         return CommandResult.slash("/mode", str(exc), ok=False)
     orch.set_mode(mode)
-    return CommandResult.slash("/mode", f"mode: {mode.value}", mode=mode.value)
+    return CommandResult.slash("/mode", f"mode: {orch.mode.value}", mode=orch.mode.value)
 
 
 def _mode_alias(name: str) -> Handler:
