@@ -60,7 +60,8 @@ def _targets(words: Sequence[Word], redirects: Iterable[Redirect]) -> list[Word]
     if name in _FILE_CHANGERS or (name == "sed" and has_option([w.shown for w in words[1:]], "i", ("--in-place",))):
         targets += [word for word in words[1:] if word.value is None or (word.value and word.value[0] != "-")]
     if name == "dd":
-        targets += [Word(word.source[3:], word.value[3:]) for word in words[1:] if word.value and word.value.startswith("of=")]
+        outputs = [word for word in words[1:] if word.value and word.value.startswith("of=")]
+        targets += [Word(word.source[3:], (word.value or "")[3:]) for word in outputs]
     return targets
 
 

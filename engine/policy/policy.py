@@ -280,7 +280,8 @@ class PermissionPolicy:
         refusing = [risk for risk in analysis.risks if risk.code in REFUSING_CODES]
         if refusing:
             reasons = _unique(f"{tool}: {risk.text}" for risk in refusing)
-            return PolicyDecision(Action.DENY, reasons, "coder-tui's own configuration is never written", risk_codes=codes)
+            rule = "coder-tui's own configuration is never written"
+            return PolicyDecision(Action.DENY, reasons, rule, risk_codes=codes)
         asking = [j for j in judged if j.action is Action.ASK]
         if not asking and not analysis.risks:
             rule = "; ".join(_unique(j.rule for j in judged)) or "no command to run"

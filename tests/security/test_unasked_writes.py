@@ -185,7 +185,12 @@ async def test_coder_own_config_is_never_written_by_a_file_tool(
 
 @pytest.mark.parametrize(
     "command",
-    ["echo '{}' > cfg/coder/config.json", "cp notes.txt cfg/coder/commands/x.md", "echo x | tee -a cfg/coder/config.json"],
+    [
+        "echo '{}' > cfg/coder/config.json",
+        "cp notes.txt cfg/coder/commands/x.md",
+        "echo x | tee -a cfg/coder/config.json",
+        "cd cfg && echo x > coder/hooks.json",
+    ],
 )
 async def test_bash_never_writes_coder_own_config_even_when_the_user_would_say_yes(
     tmp_path: Path, scripted_server: ScriptedServer, own_config_inside: Path, command: str
