@@ -13,7 +13,8 @@ from textual.binding import Binding
 from engine.record import record
 
 Scope = Literal[
-    "app", "screen", "prompt", "approval", "question", "picker", "rewind", "trust", "history", "elicitation", "model"
+    "app", "screen", "prompt", "approval", "question", "picker", "rewind", "trust", "history", "elicitation", "model",
+    "home",
 ]
 
 
@@ -113,6 +114,9 @@ KEY_TABLE: tuple[KeySpec, ...] = (
     KeySpec("d", "decide('dont_trust')", "Don't trust", "trust",
             "keep ignoring this folder's power-widening keys (remembered)"),
     KeySpec("escape", "decide('later')", "Later", "trust", "not now: untrusted for this run, asked again next time"),
+    KeySpec("p", "read_only", "Read-only", "home", "the workspace is the home folder or above it: continue in plan mode"),
+    KeySpec("o", "open_folder", "Open folder", "home", "type a project folder to open instead (Enter opens it)"),
+    KeySpec("escape", "quit", "Quit", "home", "leave without opening the home folder"),
     KeySpec("escape", "close", "Leave", "history", "leave the history search; the input is unchanged"),
     KeySpec("up", "move(-1)", "Newer", "history", "the newer match", show=False),
     KeySpec("down,ctrl+r", "move(1)", "Older", "history", "the older match (Ctrl+R again too)", show=False),
@@ -156,7 +160,7 @@ def help_rows() -> list[tuple[str, str, str]]:
     where = {
         "app": "anywhere", "screen": "session", "prompt": "input", "approval": "approval", "question": "question",
         "picker": "/resume list", "rewind": "/rewind list", "model": "/model list", "trust": "trust",
-        "history": "history search", "elicitation": "MCP form",
+        "history": "history search", "elicitation": "MCP form", "home": "home folder",
     }
     rows: list[tuple[str, list[str], str]] = []
     for spec in KEY_TABLE:

@@ -86,9 +86,17 @@ def main(argv: list[str] | None = None) -> int:
         text = "/doctor"  # the same check, run headless
     elif text is None and not sys.stdin.isatty():
         text = sys.stdin.read()
+    from engine.home_folder import home_workspace_problem
+
+    problem = home_workspace_problem(workspace)
     if text is not None:
         if not text.strip():
             parser.error("the input is empty (give -p TEXT or pipe text on stdin)")
+        if problem is not None:
+            parser.error(
+                f"the workspace {problem}: coder-tui never works in the home folder or above it; run it in a "
+                "project folder, or name one with --cwd DIR"
+            )
         from coder_tui.headless import run_headless_sync
 
         return run_headless_sync(
@@ -105,6 +113,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.output_format != "text":
         parser.error("--output-format applies to headless runs only (-p or piped stdin)")
     prepare_ui_process()
+    mode = args.mode
+    if problem is not None:
+        from coder_tui.workspace_choice import choose_workspace
+
+        chosen = choose_workspace(workspace, problem)
+        if chosen is None:
+            return 1
+        workspace, mode = chosen.workspace, "plan" if chosen.read_only else mode
     # The engine process starts before the app is even imported: it loads on the other core meanwhile.
     from coder_tui.engine_process import EngineProcesses
 
@@ -114,13 +130,13 @@ def main(argv: list[str] | None = None) -> int:
 
     # The session it opens with: the engine sends its history before it has loaded (a fork makes a new one first).
     engine = EngineProcesses(
-        workspace=workspace, mode=args.mode, model=model, trust=args.trust,
+        workspace=workspace, mode=mode, model=model, trust=args.trust,
         resume=None if args.fork else args.resume, cont=args.cont and not args.fork,
     )
     from coder_tui.app import run_tui
 
     return run_tui(
-        workspace=workspace, mode=args.mode, model=model, resume=args.resume, cont=args.cont, engine=engine,
+        workspace=workspace, mode=mode, model=model, resume=args.resume, cont=args.cont, engine=engine,
         fork=args.fork,
     )
 

@@ -20,11 +20,13 @@ from engine.config.trust import folder_trusted
 from engine.context.tokens import TokenCounter
 from engine.context.system_prompt import Environment, build_system_prompt
 from engine.errors import ProviderError
+from engine.home_folder import own_config_folders
 from engine.hooks.dispatcher import HookDispatcher
 from engine.events import (
     Event,
     ModeChanged,
     ModelChanged,
+    Notice,
 )
 from engine.interaction import InteractionHandler
 from engine.messages import Message
@@ -50,6 +52,7 @@ from engine.orchestrator.tooling import make_registry, tool_limits
 from engine.orchestrator.turn import TurnState
 from engine.orchestrator import switching
 from engine.policy import PermissionPolicy
+from engine.policy.presets import parse_preset
 from engine.provider.base import ChatProvider
 from engine.provider.profiles import effective_config, split_model_spec
 from engine.skills import SkillCatalog
@@ -84,10 +87,10 @@ class Orchestrator:
         self._base_config = config
         self.provider_profile, model = split_model_spec(config.model, config.providers)
         self.config = config = effective_config(config, self.provider_profile, model)
-        self.workspace = Workspace(workspace)
+        self._env = dict(os.environ) if env is None else env
+        self.workspace = Workspace(workspace, own_config_folders(self._env))
         self.interactive = interactive
         self.counts_shown = counts_shown
-        self._env = dict(os.environ) if env is None else env
         # The model was named on the command line (``model_pinned``) or by CODER_MODEL: it wins over the one a
         # resumed session stored.
         self.model_pinned = model_pinned or bool(self._env.get("CODER_MODEL"))
@@ -260,11 +263,14 @@ class Orchestrator:
         return lambda event: bus.emit(event, session_id)
 
     def set_mode(self, mode: Mode) -> None:
-        self.policy.set_mode(mode)
+        if self.policy.set_mode(mode) is not mode:
+            self._stays_in_plan()
         self._mode_changed()
 
     def set_preset(self, preset: str) -> None:
         self.policy.set_preset(preset)
+        if self.policy.preset != parse_preset(preset):
+            self._stays_in_plan()
         self._mode_changed()
 
     def set_model(self, model: str) -> None:
@@ -401,6 +407,15 @@ class Orchestrator:
         return self._slot.get(self.config)
 
     # -- inside -----------------------------------------------------------------------------------------------------
+    def _stays_in_plan(self) -> None:
+        self.emit(
+            Notice(
+                f"the workspace {self.policy.plan_only}: this session stays read-only, in plan mode (start coder-tui "
+                "in a project folder to change files)",
+                level="warning",
+            )
+        )
+
     def _mode_changed(self) -> None:
         mode = self.policy.mode.value
         self.session.mode = mode

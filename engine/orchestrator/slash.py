@@ -92,7 +92,7 @@ async def _mode(ctx: CommandContext, arg: str) -> CommandResult:
     except ValueError as exc:
         return CommandResult.slash("/mode", str(exc), ok=False)
     ctx.set_mode(mode)
-    return CommandResult.slash("/mode", f"mode: {mode.value}", mode=mode.value)
+    return CommandResult.slash("/mode", f"mode: {ctx.mode.value}", mode=ctx.mode.value)
 
 
 def _mode_alias(name: str) -> Handler:

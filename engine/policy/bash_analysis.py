@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from engine.home_folder import own_config_folders
 from engine.policy.argv import has_option
 from engine.policy.arity import CommandPrefix, arity_prefix
 from engine.policy.bash_env import prefix_problem, variable_write_problem
@@ -27,13 +28,13 @@ from engine.policy.bash_risk import (
     downloads,
     interprets_code,
     pipe_to_shell_risk,
-    protected_write_risks,
     redirect_risks,
     runs_code_from_stdin,
     script_risks,
     shown,
 )
 from engine.policy.bash_wrappers import InlineScript, inline_script, program_name, unwrap
+from engine.policy.bash_writes import write_risks
 from engine.record import record
 
 MAX_DEPTH = 3
@@ -66,11 +67,12 @@ class BashAnalysis:
         return not self.risks and all(v.access is Access.READ_ONLY for v in self.verdicts)
 
 
-def analyse(command: str, cwd: Path) -> BashAnalysis:
+def analyse(command: str, cwd: Path, own_config: tuple[Path, ...] | None = None) -> BashAnalysis:
     """Analyses a command line. ``cwd`` is the workspace root: it resolves `> file` targets to tell an overwrite from
-    a new file, and a write under `.git/` or `.coder/`. Where a read-only command may read is not decided here: the
-    kernel confines it (SPEC 13, engine.sandbox)."""
-    walk = _Walk(cwd, [cwd])
+    a new file, and a write that is not to an ordinary file of the workspace (``bash_writes``); ``own_config`` is
+    coder-tui's own configuration folders (of the process's environment by default). Where a read-only command may
+    read is not decided here: the kernel confines it (SPEC 13, engine.sandbox)."""
+    walk = _Walk(cwd, [cwd], own_config_folders() if own_config is None else own_config)
     walk.script(command, _Outer())
     risks = tuple({(r.code, r.text): r for r in walk.risks}.values())
     return BashAnalysis(command, tuple(walk.verdicts), risks)
@@ -91,6 +93,7 @@ class _Walk:
     cwd: Path
     # Where relative paths may be resolved from: the root and every folder a `cd` of the line entered.
     dirs: list[Path]
+    own_config: tuple[Path, ...]
     verdicts: list[CommandVerdict] = field(default_factory=list)
     risks: list[Risk] = field(default_factory=list)
 
@@ -193,7 +196,7 @@ class _Walk:
         self.risks.extend(assignment_risks(command.assignments, line))
         self.risks.extend(assignment_risks(chain.assignments, line))
         self.risks.extend(redirect_risks(command.redirects, line, self.cwd))
-        self.risks.extend(protected_write_risks(chain.innermost, command.redirects, line, self.dirs, self.cwd))
+        self.risks.extend(write_risks(chain.innermost, command.redirects, line, self.dirs, self.cwd, self.own_config))
         for layer in chain.layers:
             self.risks.extend(command_risks(layer, line))
             for embedded in _find_exec_commands(layer):

@@ -8,7 +8,6 @@ parsed words, never on the raw string, so `echo "rm -rf /"`, `grep sudo notes.tx
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -46,7 +45,12 @@ RISK_CODES: dict[str, str] = {
     "redirect_overwrite": "`>` onto an existing file",
     "env_override": "`PATH=`, `LD_PRELOAD=`, `GIT_CONFIG_*=`... in front of a command",
     "protected_write": "a write under `.git/` or `.coder/`",
+    "unasked_write": "a write to anything but an ordinary file of the workspace (a dotfile, a dot-folder, a file "
+    "another tool runs, outside, through a link)",
+    "own_config_write": "a write under coder-tui's own configuration folder (refused)",
 }
+# Risks that refuse the command instead of asking (every mode but yolo).
+REFUSING_CODES = frozenset({"own_config_write"})
 
 _PRIVILEGED = frozenset({"sudo", "doas", "su", "pkexec"})
 _DISK_TOOLS = frozenset({"mke2fs", "mkswap", "wipefs", "fdisk", "sfdisk", "parted", "sgdisk", "cfdisk"})
@@ -73,12 +77,6 @@ _HIJACKING_VARIABLES = frozenset(
     }
 )  # fmt: skip
 _SHOWN_LIMIT = 80
-_PROTECTED_FOLDERS = (".git", ".coder")
-# Commands whose operands are files they create, change or remove.
-_FILE_CHANGERS = frozenset(
-    {"tee", "cp", "mv", "install", "ln", "touch", "rm", "rmdir", "mkdir", "chmod", "chown", "chgrp", "truncate",
-     "shred", "unlink", "rsync", "tar", "unzip", "patch"}
-)  # fmt: skip
 
 
 @record
@@ -121,36 +119,6 @@ def assignment_risks(assignments: Iterable[tuple[str, Word]], line: str) -> list
         for name, _ in assignments
         if name in _HIJACKING_VARIABLES or name.startswith(("LD_", "DYLD_", "GIT_", "BASH_FUNC_"))
     ]
-
-
-def protected_write_risks(
-    words: Sequence[Word], redirects: Iterable[Redirect], line: str, dirs: Sequence[Path], root: Path
-) -> list[Risk]:
-    """A redirection into, or a file-changing command naming, a path under `.git/` or `.coder/` (SPEC 13, 20):
-    the sandbox cannot carve those folders out of a writable workspace, so the policy asks in every mode but yolo."""
-    targets = [r.target.value for r in redirects if r.writes and r.target is not None and r.target.value]
-    name = program_name(words[0]) if words else None
-    if name in _FILE_CHANGERS or (name == "sed" and has_option([w.shown for w in words[1:]], "i", ("--in-place",))):
-        targets += [word.value for word in words[1:] if word.value and not word.value.startswith("-")]
-    if name == "dd":
-        targets += [word.value[3:] for word in words[1:] if word.value and word.value.startswith("of=")]
-    for target in targets:
-        folder = _protected_folder(target, dirs, root)
-        if folder is not None:
-            return [Risk("protected_write", f"`{line}` writes under `{folder}/`, which only you should change")]
-    return []
-
-
-def _protected_folder(target: str, dirs: Sequence[Path], root: Path) -> str | None:
-    for base in dirs:
-        try:
-            real = Path(os.path.realpath(base / Path(target).expanduser()))
-        except (OSError, ValueError, RuntimeError):
-            continue
-        for folder in _PROTECTED_FOLDERS:
-            if real.is_relative_to(root / folder):
-                return folder
-    return None
 
 
 def redirect_risks(redirects: Iterable[Redirect], line: str, cwd: Path) -> list[Risk]:

@@ -9,9 +9,10 @@ Order of precedence, for a tool and for each command of a bash line:
 3. Otherwise the matrix cell: allow, or ask. The `strict` preset asks for every bash command.
 4. An `ask` is lifted by a session allowance (the user's earlier `always`) that covers it; in plan mode
    allowances do not apply to bash, for the same reason as 2.
-5. Bash risk reasons (`rm -rf`, `sudo`, `$(...)`, `> existing-file`, a write under `.git/`...) always ask,
-   whatever 2-4 said: an allowance for `rm *` covers `rm build.log`, never `rm -rf build`. Approvals you can
-   trust means a dangerous command is always seen, and `always` is never broader than the dialog said.
+5. Bash risk reasons (`rm -rf`, `sudo`, `$(...)`, `> existing-file`, a write under `.git/`, a write to anything but
+   an ordinary workspace file...) always ask, whatever 2-4 said: an allowance for `rm *` covers `rm build.log`,
+   never `rm -rf build`. Approvals you can trust means a dangerous command is always seen, and `always` is never
+   broader than the dialog said. A write under coder-tui's own configuration folder is denied.
 6. The sandbox (SPEC 13, 20): a bash line whose every command is read-only gets the `unasked` grant (reads only
    the workspace, system and toolchain folders, writes only to a temp folder, no network, an allow-listed
    environment, git's command hooks off), also where it asked (the strict preset, or a system that cannot confine
@@ -29,9 +30,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from engine.home_folder import home_workspace_problem
 from engine.modes import Mode
 from engine.policy.bash_analysis import BashAnalysis, CommandVerdict, analyse
 from engine.policy.bash_readonly import Access
+from engine.policy.bash_risk import REFUSING_CODES
 from engine.policy.decision import Action, Allowance, PolicyDecision
 from engine.policy.fetch_hosts import FETCH_TOOL, FetchHosts, url_host
 from engine.policy.matrix import bash_cell, rows, tool_cell
@@ -81,14 +84,18 @@ class PermissionPolicy:
         fetch_rules: dict[str, str] | None = None,
         sandbox_readable: tuple[str, ...] = (),
         env_names: tuple[str, ...] = (),
+        plan_only: str | None = None,
     ) -> None:
         """``preset`` is kept only when it belongs to ``mode`` (`strict` with default); the mode wins.
         ``workspace`` resolves `> file` targets; None means the process's working directory. ``sandbox`` is what
-        the system offers (detected when None); ``sandbox_writable`` the config's extra folders for approved runs."""
+        the system offers (detected when None); ``sandbox_writable`` the config's extra folders for approved runs.
+        ``plan_only``: why the session stays in plan mode whatever is asked (the workspace is the home folder or
+        above it, ``engine.home_folder``); None for a project folder."""
         self._rules = RuleSet(tool_rules, bash_rules, rules_source)
         self._fetch_hosts = FetchHosts(fetch_rules, rules_source)
-        self.mode = mode
-        self.preset = preset_for_mode(mode, parse_preset(preset) if preset else None)
+        self.plan_only = plan_only
+        self.mode = Mode.PLAN if plan_only else mode
+        self.preset = preset_for_mode(self.mode, parse_preset(preset) if preset else None)
         self._workspace = workspace
         self._session: list[Allowance] = []
         self.sandbox = sandbox if sandbox is not None else detect()
@@ -104,7 +111,7 @@ class PermissionPolicy:
     def for_settings(cls, config: Config, mode: str | None, workspace: Path) -> PermissionPolicy:
         """From a whole configuration: its `permissions`, and the sandbox folders and environment names its
         `sandbox` and `bash` sections add. Every policy a session makes (start, `/trust`, a sub-agent) is made
-        here, so none forgets a setting."""
+        here, so none forgets a setting; in the home folder or above it, each stays in plan mode."""
         return cls.from_config(
             config.permissions,
             mode,
@@ -112,6 +119,7 @@ class PermissionPolicy:
             sandbox_writable=tuple(config.sandbox.writable),
             sandbox_readable=tuple(config.sandbox.readable),
             env_names=tuple(config.bash.env),
+            plan_only=home_workspace_problem(workspace),
         )
 
     @classmethod
@@ -125,6 +133,7 @@ class PermissionPolicy:
         sandbox_writable: tuple[str, ...] = (),
         sandbox_readable: tuple[str, ...] = (),
         env_names: tuple[str, ...] = (),
+        plan_only: str | None = None,
     ) -> PermissionPolicy:
         """From the `permissions` config section; ``mode`` (config `mode` or a flag) overrides the preset's."""
         preset = parse_preset(permissions.preset)
@@ -140,6 +149,7 @@ class PermissionPolicy:
             fetch_rules=dict(permissions.fetch),
             sandbox_readable=sandbox_readable,
             env_names=env_names,
+            plan_only=plan_only,
         )
 
     def sandbox_description(self) -> str:
@@ -154,15 +164,22 @@ class PermissionPolicy:
         return no_sandbox_notice()
 
     def set_preset(self, preset: str) -> Mode:
-        """Switches preset and mode together (`/permissions <preset>`); ValueError for an unknown preset."""
-        self.preset = parse_preset(preset)
+        """Switches preset and mode together (`/permissions <preset>`); ValueError for an unknown preset. Where
+        the session is plan-only, it stays in plan; returns the mode in force."""
+        chosen = parse_preset(preset)
+        if self.plan_only and PRESET_MODES[chosen] is not Mode.PLAN:
+            return self.mode
+        self.preset = chosen
         self.mode = PRESET_MODES[self.preset]
         return self.mode
 
-    def set_mode(self, mode: Mode) -> None:
-        """Switches the mode (`/mode`, Shift+Tab); the preset follows (strict survives a switch to default)."""
-        self.mode = mode
-        self.preset = preset_for_mode(mode, self.preset)
+    def set_mode(self, mode: Mode) -> Mode:
+        """Switches the mode (`/mode`, Shift+Tab); the preset follows (strict survives a switch to default).
+        Where the session is plan-only, it stays in plan; returns the mode in force."""
+        if not self.plan_only:
+            self.mode = mode
+            self.preset = preset_for_mode(mode, self.preset)
+        return self.mode
 
     def decide(self, tool: str, kind: ToolKind, arguments: dict[str, Any]) -> PolicyDecision:
         """SPEC 5 steps 1-2 for any tool, and step 3 for bash (its risk reasons are among the reasons)."""
@@ -260,6 +277,11 @@ class PermissionPolicy:
             if stopping:
                 rule = "; ".join(_unique(j.rule for j in stopping))
                 return PolicyDecision(final, _unique(j.reason for j in stopping), rule, risk_codes=codes)
+        refusing = [risk for risk in analysis.risks if risk.code in REFUSING_CODES]
+        if refusing:
+            reasons = _unique(f"{tool}: {risk.text}" for risk in refusing)
+            rule = "coder-tui's own configuration is never written"
+            return PolicyDecision(Action.DENY, reasons, rule, risk_codes=codes)
         asking = [j for j in judged if j.action is Action.ASK]
         if not asking and not analysis.risks:
             rule = "; ".join(_unique(j.rule for j in judged)) or "no command to run"

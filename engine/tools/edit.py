@@ -74,10 +74,10 @@ class EditTool(Tool[EditParams]):
 
     async def approval_reasons(self, params: EditParams, ctx: ToolContext) -> list[str]:
         try:
-            path = ctx.workspace.resolve(params.path, write=True)
+            ctx.workspace.resolve(params.path, write=True)
         except PathOutsideWorkspace:
             return []  # run() refuses it with the guard's own message
-        reason = ctx.workspace.configuring_write_reason(path)
+        reason = ctx.workspace.write_reason(params.path)
         return [reason] if reason else []
 
     async def preview(self, params: EditParams, ctx: ToolContext) -> str | None:

@@ -1,5 +1,7 @@
 """The workspace guard (SPEC 13): every path a tool touches is resolved, symlinks included, and must stay inside
-the workspace root. ``.coder/`` holds the session's own state, so the model's tools may read it but never write it.
+the workspace root. ``.coder/`` holds the session's own state, so the model's tools may read it but never write it;
+coder-tui's own configuration folder (the user's config, commands, hooks and state key) is refused to every tool, in
+every mode, wherever the workspace is.
 
 The check is made on the real location (``os.path.realpath``), not on the text of the path: ``a/../../x``, an
 absolute path and a symlink that leads out are all the same escape seen from different sides.
@@ -11,20 +13,22 @@ import os
 from pathlib import Path
 
 from engine.errors import PathOutsideWorkspace
+from engine.home_folder import own_config_folder_of, own_config_folders
 
 PROTECTED_DIR = ".coder"
-# The repository's configuration and hooks: a write there can make later git commands run anything (SPEC 13), so the
-# file tools ask before it in every mode but yolo.
 
 
 class Workspace:
-    """The folder the agent works in. Tools turn the model's paths into real paths only through ``resolve``."""
+    """The folder the agent works in. Tools turn the model's paths into real paths only through ``resolve``.
+    ``own_config``: coder-tui's own configuration folders (``engine.home_folder.own_config_folders``, of the
+    process's environment by default)."""
 
-    def __init__(self, root: str | os.PathLike[str]) -> None:
+    def __init__(self, root: str | os.PathLike[str], own_config: tuple[Path, ...] | None = None) -> None:
         real = Path(os.path.realpath(root))
         if not real.is_dir():
             raise NotADirectoryError(f"workspace root {os.fspath(root)!r} is not a directory")
         self.root = real
+        self.own_config = own_config_folders() if own_config is None else own_config
 
     def __repr__(self) -> str:
         return f"Workspace({str(self.root)!r})"
@@ -32,8 +36,8 @@ class Workspace:
     def resolve(self, path: str, *, write: bool = False) -> Path:
         """The real location of ``path`` (relative to the root, or absolute inside it), or ``PathOutsideWorkspace``.
 
-        ``~`` is not expanded: it is an ordinary file name here, as it is for the kernel. With ``write=True``
-        anything under ``<root>/.coder/`` is refused as well.
+        ``~`` is not expanded: it is an ordinary file name here, as it is for the kernel. coder-tui's own
+        configuration folder is refused, and with ``write=True`` anything under ``<root>/.coder/`` as well.
         """
         if not path or not path.strip():
             raise PathOutsideWorkspace("empty path: give a file or folder inside the workspace")
@@ -49,6 +53,12 @@ class Workspace:
         if broken is not None:
             raise PathOutsideWorkspace(
                 f"path {path!r} is refused: {self.display(broken)} is a symbolic link whose target does not exist"
+            )
+        own = own_config_folder_of(real, self.own_config)
+        if own is not None:
+            raise PathOutsideWorkspace(
+                f"path {path!r} is refused: {own} is coder-tui's own configuration (its config, commands, hooks and "
+                "keys), which no tool reads or writes"
             )
         if write and real.is_relative_to(self.root / PROTECTED_DIR):
             raise PathOutsideWorkspace(
@@ -69,14 +79,12 @@ class Workspace:
         """Whether ``path`` (a real path) is `.coder/` or lies inside it."""
         return path.is_relative_to(self.root / PROTECTED_DIR)
 
-    def configuring_write_reason(self, path: Path) -> str | None:
-        """The approval reason for changing ``path`` (a resolved path) when it configures what runs later: `.git/`,
-        `.mcp.json`, `.envrc`, an editor's tasks (SPEC 19, ``engine.policy.configuring_files``)."""
-        from engine.policy.configuring_files import configuring_file_reason  # the policy package imports the tools
+    def write_reason(self, path: str) -> str | None:
+        """Why the model's write of ``path`` (as it wrote it) asks even where writes run unasked: it is not an
+        ordinary file of the workspace reached without a link (SPEC 13, ``engine.policy.unasked_writes``)."""
+        from engine.policy.unasked_writes import unasked_write_reason  # the policy package imports the tools
 
-        if not path.is_relative_to(self.root):
-            return None
-        return configuring_file_reason(self.display(path))
+        return unasked_write_reason(self.root, path)
 
     def display(self, path: Path) -> str:
         """The root-relative posix form shown to the model and the user; "." for the root itself."""

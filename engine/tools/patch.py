@@ -74,11 +74,12 @@ class PatchTool(Tool[PatchParams]):
         reasons = []
         for target in (path for change in changes for path in change.touched_paths()):
             try:
-                git_reason = ctx.workspace.configuring_write_reason(ctx.workspace.resolve(target, write=True))
+                ctx.workspace.resolve(target, write=True)
             except PathOutsideWorkspace:
-                continue
-            if git_reason is not None:
-                reasons.append(git_reason)
+                continue  # refused by run() with the guard's own message
+            reason = ctx.workspace.write_reason(target)
+            if reason is not None and reason not in reasons:
+                reasons.append(reason)
         for change in changes:
             if change.kind is ChangeKind.DELETE:
                 target, verb = change.path, "deletes"

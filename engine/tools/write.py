@@ -55,7 +55,7 @@ class WriteTool(Tool[WriteParams]):
 
     async def approval_reasons(self, params: WriteParams, ctx: ToolContext) -> list[str]:
         path = ctx.workspace.resolve(params.path, write=True)
-        reasons = [reason] if (reason := ctx.workspace.configuring_write_reason(path)) else []
+        reasons = [reason] if (reason := ctx.workspace.write_reason(params.path)) else []
         if path.is_file() and path not in ctx.known_files:
             reasons.append(f"overwrites {ctx.workspace.display(path)}, which was not read in this session")
         return reasons

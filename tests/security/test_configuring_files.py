@@ -1,6 +1,7 @@
-"""Issue 27 item 2 (SPEC 19): files that configure what runs later ask before the model writes them, in every mode
-but yolo, with that reason (data/configuring_files.tsv, one case a line); and the real coder-tui, headless in
-auto-edit in a trusted folder, does not write `.mcp.json` unasked."""
+"""Issue 27 item 2 and issue 40 (SPEC 13, 19): only ordinary files of the workspace are written without asking; a
+dotfile, a file in a dot-folder at any depth, a file another tool runs asks before the model writes it, in every
+mode but yolo, with a reason naming it (data/configuring_files.tsv, one case a line); and the real coder-tui,
+headless in auto-edit in a trusted folder, does not write `.mcp.json` unasked."""
 
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ async def test_the_model_writing_a_file_that_configures_what_runs_asks(
     target = tmp_path / path
     if expected == "asks":
         (request,) = interaction.approval_requests
-        assert any("configures what runs later" in reason for reason in request.reasons)
+        assert any(reason.startswith(f"writes {path}:") for reason in request.reasons), request.reasons
         assert not target.exists()
     else:
         assert interaction.approval_requests == []

@@ -41,6 +41,15 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@pytest.fixture(autouse=True)
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """`~` in a command is a home folder of the test's own, never the developer's."""
+    folder = tmp_path / "home"
+    folder.mkdir()
+    monkeypatch.setenv("HOME", str(folder))
+    return folder
+
+
 def test_corpus_has_at_least_200_commands() -> None:
     assert len(_corpus()) >= 200
 
