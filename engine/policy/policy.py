@@ -11,7 +11,8 @@ Order of precedence, for a tool and for each command of a bash line:
    allowances do not apply to bash, for the same reason as 2.
 5. Bash risk reasons (`rm -rf`, `sudo`, `$(...)`, `> existing-file`, a write under `.git/`...) always ask,
    whatever 2-4 said: an allowance for `rm *` covers `rm build.log`, never `rm -rf build`. Approvals you can
-   trust means a dangerous command is always seen, and `always` is never broader than the dialog said.
+   trust means a dangerous command is always seen, and `always` is never broader than the dialog said; a line
+   with a risk reason offers no `always`, since nothing saved would let the same line through again.
 6. The sandbox (SPEC 13, 20): a bash line whose every command is read-only gets the `unasked` grant (reads only
    the workspace, system and toolchain folders, writes only to a temp folder, no network, an allow-listed
    environment, git's command hooks off), also where it asked (the strict preset, or a system that cannot confine
@@ -54,7 +55,6 @@ _KIND_WORK = {
     ToolKind.MCP: "using a tool of an MCP server",
     ToolKind.MCP_READ_ONLY: "using a tool of an MCP server",
 }
-_RISK_NOTE = " (a command with a risk reason still asks)"
 T = TypeVar("T")
 
 
@@ -64,6 +64,8 @@ class _Judgement:
     reason: str | None
     rule: str
     allowance: Allowance | None = None
+    # The reason is the command's problem, which its own risk reasons say better (``problem_redundant``).
+    redundant: bool = False
 
 
 class PermissionPolicy:
@@ -264,17 +266,14 @@ class PermissionPolicy:
         if not asking and not analysis.risks:
             rule = "; ".join(_unique(j.rule for j in judged)) or "no command to run"
             return PolicyDecision(Action.ALLOW, (), rule, sandbox=self._grant(analysis))
-        reasons = [*(j.reason for j in asking), *(f"{tool}: {risk.text}" for risk in analysis.risks)]
         because = [*(j.rule for j in asking), *(["bash risk analysis"] if analysis.risks else [])]
-        # A line that does not parse has no trustworthy commands to build an `always` from.
-        parsed = all(risk.code != "parse_error" for risk in analysis.risks)
-        allowances = _unique(j.allowance for j in asking) if parsed else ()
-        scope = "; ".join(a.describe() for a in allowances) + (_RISK_NOTE if analysis.risks else "")
+        # A risk reason asks again whatever an allowance says (step 5): such a call can only be allowed once.
+        allowances = () if analysis.risks else _unique(j.allowance for j in asking)
         return PolicyDecision(
             Action.ASK,
-            _unique(reasons),
+            _bash_reasons(tool, analysis, judged),
             "; ".join(_unique(because)),
-            scope if allowances else None,
+            "; ".join(a.describe() for a in allowances) if allowances else None,
             allowances,
             codes,
             sandbox=self._grant(analysis),
@@ -336,12 +335,28 @@ class PermissionPolicy:
         else:
             because = f"mode {mode.value}: {tool} commands that are not read-only ask"
             reason = f"{tool}: {verdict.problem}"
+        redundant = verdict.problem_redundant and reason == f"{tool}: {verdict.problem}"
         if plan or verdict.prefix is None:
-            return _Judgement(Action.ASK, reason, because)
+            return _Judgement(Action.ASK, reason, because, redundant=redundant)
         for allowance in self._session:
             if allowance.tool == tool and allowance.prefix is not None and allowance.prefix.matches(verdict.words):
                 return _Judgement(Action.ALLOW, None, f"session: always allowed {allowance.describe()}")
-        return _Judgement(Action.ASK, reason, because, Allowance(tool, verdict.prefix))
+        return _Judgement(Action.ASK, reason, because, Allowance(tool, verdict.prefix), redundant)
+
+
+def _bash_reasons(tool: str, analysis: BashAnalysis, judged: list[_Judgement]) -> tuple[str, ...]:
+    """Each command's reasons in the line's order, each naming that command, once: its risk reasons stand for a
+    problem they make redundant. The line's own risks (it does not parse, a substitution, a download run as code)
+    come last."""
+    reasons: list[str] = []
+    for verdict, judgement in zip(analysis.verdicts, judged, strict=True):
+        own = [f"{tool}: {risk.text}" for risk in verdict.risks]
+        if judgement.action is Action.ASK and not judgement.redundant:
+            reasons.append(judgement.reason)
+        reasons += own
+    of_commands = {risk for verdict in analysis.verdicts for risk in verdict.risks}
+    reasons += [f"{tool}: {risk.text}" for risk in analysis.risks if risk not in of_commands]
+    return _unique(reasons)
 
 
 def _unique(items: Iterable[T | None]) -> tuple[T, ...]:

@@ -89,12 +89,13 @@ def test_risk_still_asks_after_always(policy: PermissionPolicy) -> None:
     assert risky.always_scope is None
 
 
-def test_scope_of_a_risky_command_says_risk_still_asks(policy: PermissionPolicy) -> None:
+def test_risky_command_offers_no_always(policy: PermissionPolicy) -> None:
+    """A risk reason asks whatever was allowed before, so "always" could not let the same call through again."""
     decision = bash(policy, "git push --force")
-    assert decision.always_scope == "bash commands starting `git push` (a command with a risk reason still asks)"
-    policy.allow_always(decision)
+    assert decision.always_scope is None and decision.allowances == ()
+    with pytest.raises(ValueError):
+        policy.allow_always(decision)
     assert bash(policy, "git push --force").action is Action.ASK
-    assert bash(policy, "git push").action is Action.ALLOW
 
 
 def test_chain_asks_once_with_one_scope_per_command_that_is_not_read_only(policy: PermissionPolicy) -> None:
