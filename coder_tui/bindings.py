@@ -82,9 +82,10 @@ KEY_TABLE: tuple[KeySpec, ...] = (
             priority=True),
     # Dialogs.
     KeySpec("y", "decide('yes')", "Yes", "approval", "approve this tool call once"),
-    KeySpec("n", "decide('no')", "No", "approval", "refuse this tool call (the model is told)"),
+    KeySpec("n", "decide('no')", "No, stop", "approval",
+            "refuse this tool call and stop the turn: the model is told and waits for your next message"),
     KeySpec("t", "explain", "No, say why", "approval",
-            "refuse and type the reason: the model reads it with the refusal"),
+            "refuse and type the reason: the model reads it with the refusal and the turn goes on"),
     KeySpec("a", "decide('always')", "Always", "approval", "approve and allow the shown scope for this session"),
     KeySpec("p", "decide('always_project')", "Always here", "approval",
             "approve and allow the shown scope in this project for good (saved to .coder/config.json)"),

@@ -171,6 +171,12 @@ def show_event(screen: SessionScreen, event: Event) -> None:
             transcript.end_stream()
             if reason == "cancelled":
                 transcript.add_notice("interrupted", "interrupted")
+            elif reason == "refused":
+                transcript.add_notice(REFUSED_NOTICE, "warning")
+
+
+# Where a plain "no" leaves the user (SPEC 5): the model waits for them.
+REFUSED_NOTICE = "stopped: you refused the call. Say what to do instead, or ask for something else."
 
 
 def _pick_session(screen: SessionScreen, sessions: list[dict[str, Any]], now: datetime) -> None:

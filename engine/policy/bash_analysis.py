@@ -66,6 +66,8 @@ class BashAnalysis:
     command: str
     verdicts: tuple[CommandVerdict, ...]
     risks: tuple[Risk, ...]
+    # Some `>` of the line truncates a file: run again, the line overwrites what it wrote.
+    truncates: bool = False
 
     @property
     def read_only(self) -> bool:
@@ -80,7 +82,7 @@ def analyse(command: str, cwd: Path) -> BashAnalysis:
     walk = _Walk(cwd, [cwd])
     walk.script(command, _Outer())
     risks = tuple({(r.code, r.text): r for r in walk.risks}.values())
-    return BashAnalysis(command, tuple(walk.verdicts), risks)
+    return BashAnalysis(command, tuple(walk.verdicts), risks, walk.truncates)
 
 
 @record
@@ -100,6 +102,7 @@ class _Walk:
     dirs: list[Path]
     verdicts: list[CommandVerdict] = field(default_factory=list)
     risks: list[Risk] = field(default_factory=list)
+    truncates: bool = False
 
     def script(self, source: str, outer: _Outer) -> None:
         parsed = parse_script(source)
@@ -142,6 +145,7 @@ class _Walk:
         self._risks(command, chain, line)
         forms = tuple(dict.fromkeys((_form(command.words), _form(chain.innermost), *outer.forms)))
         written = next((r.target.shown for r in command.redirects if r.writes and r.target is not None), None)
+        self.truncates = self.truncates or any(r.truncates for r in command.redirects)
         inline = inline_script(chain.innermost)
         if inline is not None and chain.appended:
             # `xargs -I{} sh -c 'echo {}'`: xargs pastes its input into the script, so it is not the one shown.

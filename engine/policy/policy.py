@@ -11,8 +11,10 @@ Order of precedence, for a tool and for each command of a bash line:
    allowances do not apply to bash, for the same reason as 2.
 5. Bash risk reasons (`rm -rf`, `sudo`, `$(...)`, `> existing-file`, a write under `.git/`...) always ask,
    whatever 2-4 said: an allowance for `rm *` covers `rm build.log`, never `rm -rf build`. Approvals you can
-   trust means a dangerous command is always seen, and `always` is never broader than the dialog said; a line
-   with a risk reason offers no `always`, since nothing saved would let the same line through again.
+   trust means a dangerous command is always seen, and `always` is never broader than the dialog said, and
+   offered only where it lets the same line through next time: a line with a risk reason offers none, except an
+   overwrite by its own `>`, which the exact line's allowance (an `always`, or a `permissions.bash` entry equal to
+   the line) lifts. A line whose `>` truncates a file gets that line allowance too, since run again it overwrites.
 6. The sandbox (SPEC 13, 20): a bash line whose every command is read-only gets the `unasked` grant (reads only
    the workspace, system and toolchain folders, writes only to a temp folder, no network, an allow-listed
    environment, git's command hooks off), also where it asked (the strict preset, or a system that cannot confine
@@ -56,6 +58,8 @@ _KIND_WORK = {
     ToolKind.MCP_READ_ONLY: "using a tool of an MCP server",
 }
 T = TypeVar("T")
+# The risk reasons an `always` of the exact line lifts: it overwrites the files it names, as the user saw.
+LINE_LIFTS = frozenset({"redirect_overwrite"})
 
 
 @record
@@ -236,7 +240,11 @@ class PermissionPolicy:
             return PolicyDecision(Action.ALLOW, (), f"mode {mode}: {tool} {verb}")
         allowance = Allowance(self.always_scopes.get(tool, tool))
         granted = next(
-            (a for a in self._session if a.prefix is None and a.host is None and name_matches(a.tool, tool)), None
+            (
+                a for a in self._session
+                if a.prefix is None and a.host is None and a.line is None and name_matches(a.tool, tool)
+            ),
+            None,
         )
         if granted is not None:
             return PolicyDecision(Action.ALLOW, (), f"session: always allowed {granted.describe()}")
@@ -263,21 +271,52 @@ class PermissionPolicy:
                 rule = "; ".join(_unique(j.rule for j in stopping))
                 return PolicyDecision(final, _unique(j.reason for j in stopping), rule, risk_codes=codes)
         asking = [j for j in judged if j.action is Action.ASK]
-        if not asking and not analysis.risks:
+        risks = analysis.risks
+        line_rule = self._line_allowed(tool, command)
+        if line_rule is not None:
+            # The user allowed this exact line, the files its `>` overwrites included.
+            asking, risks = [], tuple(risk for risk in risks if risk.code not in LINE_LIFTS)
+            judged = [_Judgement(Action.ALLOW, None, line_rule)]
+        if not asking and not risks:
             rule = "; ".join(_unique(j.rule for j in judged)) or "no command to run"
             return PolicyDecision(Action.ALLOW, (), rule, sandbox=self._grant(analysis))
-        because = [*(j.rule for j in asking), *(["bash risk analysis"] if analysis.risks else [])]
-        # A risk reason asks again whatever an allowance says (step 5): such a call can only be allowed once.
-        allowances = () if analysis.risks else _unique(j.allowance for j in asking)
+        because = [*(j.rule for j in asking), *(["bash risk analysis"] if risks else [])]
+        allowances = self._bash_allowances(tool, command, analysis, asking)
         return PolicyDecision(
             Action.ASK,
-            _bash_reasons(tool, analysis, judged),
+            _bash_reasons(tool, analysis, judged) if line_rule is None else tuple(f"{tool}: {r.text}" for r in risks),
             "; ".join(_unique(because)),
             "; ".join(a.describe() for a in allowances) if allowances else None,
             allowances,
             codes,
             sandbox=self._grant(analysis),
         )
+
+    def _line_allowed(self, tool: str, command: str) -> str | None:
+        """The rule that allows this exact bash line (an `always` of this session, or a config entry), if any;
+        never in plan mode, where allowances do not apply to bash."""
+        if self.mode is Mode.PLAN:
+            return None
+        line = Allowance(tool, line=command)
+        if line in self._session:
+            return f"session: always allowed {line.describe()}"
+        if self._rules.allows_line(command):
+            return f"permissions.bash {command!r} = allow ({self._rules.source})"
+        return None
+
+    def _bash_allowances(
+        self, tool: str, command: str, analysis: BashAnalysis, asking: list[_Judgement]
+    ) -> tuple[Allowance, ...]:
+        """What `always` saves, only where it lets the same line through next time: each asking command's prefix,
+        and for a line whose `>` truncates a file (it overwrites what it wrote when run again) that exact line.
+        A risk reason other than that overwrite asks whatever is saved (step 5): no `always` at all."""
+        if self.mode is Mode.PLAN or any(risk.code not in LINE_LIFTS for risk in analysis.risks):
+            return ()
+        covered = all(j.allowance is not None for j in asking)
+        prefixes = _unique(j.allowance for j in asking) if covered else ()
+        if analysis.truncates:
+            return (*prefixes, Allowance(tool, line=command))
+        return () if analysis.risks else prefixes
 
     def _grant(self, analysis: BashAnalysis) -> SandboxGrant:
         read_only = all(verdict.access is Access.READ_ONLY for verdict in analysis.verdicts)

@@ -1,5 +1,6 @@
 """``tool_loop_step`` (SPEC 3.2, 5, 11): the answer's tool calls run in order through the tool chain, each result
-appended. A call repeating the same call over and over (or a cycle of them) ends the turn instead of running."""
+appended. A call repeating the same call over and over (or a cycle of them) ends the turn instead of running, and
+so does a call the user refused with a plain "no" (the calls after it are not run)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from engine.messages import ImageRef, Message, ToolCall
 from engine.orchestrator.deps import TurnDeps
 from engine.orchestrator.state import TurnState
 from engine.orchestrator.tool_chain import INTERRUPTED, CallCancelled, error_result, run_tool_call, tool_message
+
+NOT_RUN_AFTER_REFUSAL = "not run: the user refused an earlier call of this answer and stopped the turn"
 
 
 async def tool_loop_step(
@@ -43,6 +46,11 @@ async def tool_loop_step(
         if call.name == "todowrite" and outcome.status is ToolStatus.SUCCESS:
             deps.recorder.todos_changed(deps.tool_context.todos.items)
             deps.emit(TodosChanged(deps.tool_context.todos.items))
+        if outcome.stops_turn:
+            for pending in calls[position + 1:]:
+                deps.session.append(tool_message(pending, error_result(NOT_RUN_AFTER_REFUSAL)))
+            state.end("refused", f"you refused {call.name}; the turn stopped")
+            break
     if images:
         deps.session.append(images_message(images))
 
