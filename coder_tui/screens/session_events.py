@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from coder_tui.widgets.history_entries import RestoredHistory, compaction_text
+from coder_tui.widgets.history_entries import RestoredHistory, compaction_text, note_text
 from coder_tui.widgets.tool_log import RESTORED_ROWS
 from engine.command_results import (
     CommandReply,
@@ -69,7 +69,10 @@ def show_event(screen: SessionScreen, event: Event) -> None:
         case MessageAdded(message=message):
             if message.role == "assistant":
                 transcript.end_stream()
-            transcript.add_record(message.to_record())
+            record = message.to_record()
+            if record.get("origin") == "note":  # shown as a resumed transcript shows it
+                transcript.add_notice(note_text(message.content or ""))
+            transcript.add_record(record)
         case ToolCallScheduled(call_id=call_id, tool=tool, key_argument=key_argument):
             transcript.add_tool_call(call_id, tool, key_argument)
             tool_log.add_call(call_id, tool, key_argument)

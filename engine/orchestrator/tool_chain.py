@@ -86,8 +86,15 @@ def error_result(error: str) -> dict[str, Any]:
     return {"ok": False, "error": error}
 
 
-def tool_message(call: ToolCall, result: dict[str, Any]) -> Message:
-    return Message.tool(call.id, call.name, json.dumps(result, ensure_ascii=False))
+def tool_message(
+    call: ToolCall, result: dict[str, Any], status: ToolStatus | None = None, duration_ms: float | None = None
+) -> Message:
+    """The call's result for the model; its final state and duration are kept beside it, for a resumed transcript."""
+    content = json.dumps(result, ensure_ascii=False)
+    state = status.value if status is not None else None
+    return Message(
+        role="tool", tool_call_id=call.id, name=call.name, content=content, status=state, duration_ms=duration_ms
+    )
 
 
 def captured(deps: TurnDeps, wanted: bool = True) -> AbstractAsyncContextManager[None]:
@@ -125,7 +132,8 @@ async def run_tool_call(call: ToolCall, deps: TurnDeps) -> ToolCallOutcome:
         deps.emit(ToolCallFinished(call.id, call.name, key_argument, status, duration_ms, result, diff))
         changed = output.changed_paths if output else ()
         images = output.images if output and status is ToolStatus.SUCCESS else ()
-        return ToolCallOutcome(tool_message(call, result), status, result, diff, changed, images, stops_turn)
+        message = tool_message(call, result, status, duration_ms)
+        return ToolCallOutcome(message, status, result, diff, changed, images, stops_turn)
 
     if tool is None:
         known = ", ".join(deps.registry.names())

@@ -35,9 +35,10 @@ async def tool_loop_step(
             outcome = await run_tool_call(call, deps)
         except asyncio.CancelledError as exc:
             # The running call's own result keeps what it printed; the calls after it never ran.
-            deps.session.append(tool_message(call, exc.result if isinstance(exc, CallCancelled) else error_result(INTERRUPTED)))
+            result = exc.result if isinstance(exc, CallCancelled) else error_result(INTERRUPTED)
+            deps.session.append(tool_message(call, result, ToolStatus.CANCELLED))
             for pending in calls[position + 1:]:
-                deps.session.append(tool_message(pending, error_result(INTERRUPTED)))
+                deps.session.append(tool_message(pending, error_result(INTERRUPTED), ToolStatus.CANCELLED))
             raise
         state.tool_calls += 1
         state.edited_paths.extend(p for p in outcome.changed_paths if p not in state.edited_paths)
