@@ -1,8 +1,8 @@
 """Issue 43 item 12: a resumed transcript shows each exchange as the live run showed it. A session with a call of
-each outcome (success, error, denied, an edit denied with a reason, cancelled), an `/undo` note to the model and a
-request the engine added a system reminder to, run live, then resumed: the conversation's entries are the same (a
-slash command's own echo and output, and the engine's passing notices, are not part of the conversation and are
-not replayed)."""
+each outcome (success, error, denied, an edit denied with a reason, cancelled, not run after a plain "no"), an `/undo`
+note to the model and a request the engine added a system reminder to, run live, then resumed: the conversation's
+entries are the same (a slash command's own echo and output, and the engine's passing notices, are not part of the
+conversation and are not replayed)."""
 
 from __future__ import annotations
 
@@ -67,6 +67,7 @@ async def test_a_resumed_session_shows_what_the_live_one_did(workspace: Path, sc
         ),
         text("Read, wrote new.txt, left a.txt."),
         reply(tool_call("bash", command="touch made.txt")),
+        reply(tool_call("bash", command="touch one.txt"), tool_call("bash", command="touch two.txt")),
     )
     app = make_app(workspace, scripted_server)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -80,6 +81,9 @@ async def test_a_resumed_session_shows_what_the_live_one_did(workspace: Path, sc
         await submit(pilot, "make a file")
         await answer_dialog(pilot, app, "escape")
         await settle(pilot)
+        await submit(pilot, "make two files")
+        await answer_dialog(pilot, app, "n")  # a plain "no": the second call is not run
+        await settle(pilot)
         live = conversation(app)
         for request in ("/new", "/resume session01"):
             await submit(pilot, request)
@@ -89,7 +93,8 @@ async def test_a_resumed_session_shows_what_the_live_one_did(workspace: Path, sc
         resumed = conversation(app)
     statuses = [entry[3] for entry in live if entry[0] == "call"]
     assert statuses == [
-        ToolStatus.SUCCESS, ToolStatus.ERROR, ToolStatus.SUCCESS, ToolStatus.DENIED, ToolStatus.CANCELLED
+        ToolStatus.SUCCESS, ToolStatus.ERROR, ToolStatus.SUCCESS, ToolStatus.DENIED, ToolStatus.CANCELLED,
+        ToolStatus.DENIED, ToolStatus.CANCELLED,
     ]
     assert ("user", COMPLEX_REQUEST) in live and sum(entry[0] == "note" for entry in live) == 1
     assert resumed == live

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import asyncio
 
-from engine.events import LoopDetected, TodosChanged, ToolStatus
+from engine.errors import ToolError
+from engine.events import LoopDetected, TodosChanged, ToolCallFinished, ToolCallScheduled, ToolStatus
 from engine.messages import ImageRef, Message, ToolCall
 from engine.orchestrator.deps import TurnDeps
 from engine.orchestrator.state import TurnState
@@ -49,11 +50,25 @@ async def tool_loop_step(
             deps.emit(TodosChanged(deps.tool_context.todos.items))
         if outcome.stops_turn:
             for pending in calls[position + 1:]:
-                deps.session.append(tool_message(pending, error_result(NOT_RUN_AFTER_REFUSAL)))
+                not_run(pending, deps, NOT_RUN_AFTER_REFUSAL)
             state.end("refused", f"you refused {call.name}; the turn stopped")
             break
     if images:
         deps.session.append(images_message(images))
+
+
+def not_run(call: ToolCall, deps: TurnDeps, why: str) -> None:
+    """A call of the answer that will not run: answered for the API, and shown as cancelled, live as when resumed."""
+    result = error_result(why)
+    tool = deps.registry.get(call.name)
+    try:
+        arguments = call.parsed_arguments()
+        key_argument = tool.key_argument(tool.parse(arguments)) if tool is not None else ""
+    except (ValueError, ToolError):
+        arguments, key_argument = {}, ""
+    deps.emit(ToolCallScheduled(call.id, call.name, key_argument, arguments))
+    deps.emit(ToolCallFinished(call.id, call.name, key_argument, ToolStatus.CANCELLED, None, result))
+    deps.session.append(tool_message(call, result, ToolStatus.CANCELLED))
 
 
 def images_message(images: list[tuple[str, ImageRef]]) -> Message:

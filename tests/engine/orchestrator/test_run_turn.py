@@ -133,7 +133,9 @@ async def test_no_refuses_and_stops_the_turn(tmp_path: Path, scripted_server: Sc
     (request,) = interaction.approval_requests
     assert request.tool == "write" and request.key_argument == "new.txt"
     assert request.preview is not None and "+hello" in request.preview
-    assert [event.status for event in log.of(ToolCallFinished)] == [ToolStatus.DENIED]
+    # The call after the refused one is not run, and shown so.
+    finished = [(event.call_id, event.status) for event in log.of(ToolCallFinished)]
+    assert finished == [("w1", ToolStatus.DENIED), ("b1", ToolStatus.CANCELLED)]
     assert log.of(TurnFinished)[-1].reason == "refused"
     await orch.run_input("use notes.txt instead")
     told = {result["tool_call_id"]: result["content"] for result in tool_results(scripted_server, 1)}
