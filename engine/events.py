@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from engine.restored import RestoredEntry
 
 # "verify_failed": the answer came, but auto-verify still failed after its retries (SPEC 8).
-TurnEndReason = Literal["completed", "step_limit", "error", "cancelled", "loop_detected", "verify_failed"]
+# "refused": the user answered a plain "no" to an approval, which stops the turn (SPEC 5).
+TurnEndReason = Literal["completed", "step_limit", "error", "cancelled", "loop_detected", "verify_failed", "refused"]
 
 
 class ToolStatus(str, Enum):

@@ -98,6 +98,12 @@ class Message(BaseModel):
     interrupted: bool = False
     # Images the user attached (``@shot.png`` or a pasted path); sent as ``image_url`` parts after the text.
     images: list[ImageRef] | None = None
+    # Ours, for a resumed transcript to show what the live one did (never sent to the API): a tool message's final
+    # state (``ToolStatus`` value) and how long its call ran; on a user message, who wrote it: "note" for what the
+    # engine tells the model of the user's action (an undo), which the transcript shows as a note, not as a request.
+    status: str | None = None
+    duration_ms: float | None = None
+    origin: Literal["note"] | None = None
 
     @classmethod
     def system(cls, content: str) -> Message:
@@ -140,12 +146,19 @@ class Message(BaseModel):
         return wire
 
     def to_record(self) -> dict[str, Any]:
-        """The session-file form: the wire form plus ``reasoning`` and ``interrupted`` when present."""
+        """The session-file form: the wire form plus ``reasoning``, ``interrupted``, a tool message's ``status`` and
+        ``duration_ms`` and a note's ``origin`` when present."""
         record = self.to_wire()
         if self.reasoning:
             record["reasoning"] = self.reasoning
         if self.interrupted:
             record["interrupted"] = True
+        if self.status is not None:
+            record["status"] = self.status
+        if self.duration_ms is not None:
+            record["duration_ms"] = self.duration_ms
+        if self.origin is not None:
+            record["origin"] = self.origin
         if self.images:
             # The reference, not the bytes: the content stays the text the user wrote.
             record["content"] = self.content or ""
@@ -166,7 +179,10 @@ class Message(BaseModel):
 
 _CALL_FIELDS = frozenset({"id", "type", "function"})
 _MESSAGE_FIELDS = frozenset(
-    {"role", "content", "name", "tool_calls", "tool_call_id", "reasoning", "refusal", "interrupted", "images"}
+    {
+        "role", "content", "name", "tool_calls", "tool_call_id", "reasoning", "refusal", "interrupted", "images",
+        "status", "duration_ms", "origin",
+    }
 )
 
 

@@ -1,7 +1,8 @@
 """The approval dialog (SPEC 5): the tool, its key argument, every reason it asks, the command or the diff an edit
-would make, and what "always" would allow. y / n / a (this session) / p (this project, saved) or the buttons; t is
-"no, and tell the model why" (a line to type the reason opens; Enter sends it with the refusal); Esc cancels the
-whole task. A call that can only be allowed once (a risk reason) offers no "always".
+would make, and what "always" would allow. y / a (this session) / p (this project, saved) or the buttons; n refuses
+and stops the turn (the model waits for the user's next message); t is "no, and tell the model why" (a line to type
+the reason opens; Enter sends it with the refusal and the turn goes on); Esc cancels the whole task. A call that can
+only be allowed once (a risk reason, or a reason of the tool's own, asks again whatever is saved) offers no "always".
 
 At any size the reasons and every choice stay on screen (SPEC 25): the argument and the diff scroll inside the room
 they leave, a line under them says how many lines are hidden above and below, and the dialog's own footer lists its
@@ -51,7 +52,7 @@ CHOICES: tuple[Choice, ...] = (
     Choice("yes", "Yes (y)", ApprovalDecision.YES, "success", "allow"),
     Choice("always-button", "Always (a)", ApprovalDecision.ALWAYS, "primary", "allow"),
     Choice("always-project", "Always here (p)", ApprovalDecision.ALWAYS_PROJECT, "primary", "allow"),
-    Choice("no", "No (n)", ApprovalDecision.NO, "error", "refuse"),
+    Choice("no", "No, stop (n)", ApprovalDecision.NO, "error", "refuse"),
     Choice("explain", "No, tell it why (t)", ApprovalDecision.NO, "warning", "refuse"),
     Choice("cancel", "Cancel task (esc)", ApprovalDecision.CANCEL, "default", "refuse"),
 )

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from coder_tui.widgets.history_entries import RestoredHistory, compaction_text
+from coder_tui.widgets.history_entries import RestoredHistory, compaction_text, note_text
 from coder_tui.widgets.tool_log import RESTORED_ROWS
 from engine.command_results import (
     CommandReply,
@@ -69,7 +69,10 @@ def show_event(screen: SessionScreen, event: Event) -> None:
         case MessageAdded(message=message):
             if message.role == "assistant":
                 transcript.end_stream()
-            transcript.add_record(message.to_record())
+            record = message.to_record()
+            if record.get("origin") == "note":  # shown as a resumed transcript shows it
+                transcript.add_notice(note_text(message.content or ""))
+            transcript.add_record(record)
         case ToolCallScheduled(call_id=call_id, tool=tool, key_argument=key_argument):
             transcript.add_tool_call(call_id, tool, key_argument)
             tool_log.add_call(call_id, tool, key_argument)
@@ -171,6 +174,12 @@ def show_event(screen: SessionScreen, event: Event) -> None:
             transcript.end_stream()
             if reason == "cancelled":
                 transcript.add_notice("interrupted", "interrupted")
+            elif reason == "refused":
+                transcript.add_notice(REFUSED_NOTICE, "warning")
+
+
+# Where a plain "no" leaves the user (SPEC 5): the model waits for them.
+REFUSED_NOTICE = "stopped: you refused the call. Say what to do instead, or ask for something else."
 
 
 def _pick_session(screen: SessionScreen, sessions: list[dict[str, Any]], now: datetime) -> None:

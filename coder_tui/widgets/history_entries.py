@@ -20,6 +20,7 @@ from coder_tui.formatting import format_tokens
 from coder_tui.widgets.notice_line import NoticeLine
 from coder_tui.widgets.tool_call_view import ToolCallView
 from coder_tui.widgets.user_message import UserMessage
+from engine.context.added_blocks import split_added
 from engine.events import HistoryRestored, ToolStatus
 from engine.record import record
 
@@ -69,8 +70,8 @@ class RestoredHistory:
     def _start(self, entries: list[dict[str, Any]], subagents: dict[str, tuple[dict[str, Any], ...]]) -> None:
         self.entries = entries
         self.subagents = subagents
-        # Each tool call's result text and diff, by call id, from the entries at ``_results_from`` onwards.
-        self._results: dict[str, tuple[str, str | None]] = {}
+        # Each tool call's result, by call id, from the entries at ``_results_from`` onwards.
+        self._results: dict[str, StoredResult] = {}
         self._results_from = len(self.entries)
 
     def pending(self) -> PendingEntries:
@@ -91,7 +92,10 @@ class RestoredHistory:
             text = compaction_text(entry["tokens_before"], entry["tokens_after"])
             return [EntryFactory(lambda: NoticeLine(text))]
         role = record.get("role")
-        if role == "user" and (content := record.get("content")):
+        if role == "user" and record.get("origin") == "note":
+            note = note_text(record.get("content") or "")
+            return [EntryFactory(lambda: NoticeLine(note), text_lines(note))]
+        if role == "user" and (content := split_added(record.get("content") or "")[0]):
             return [EntryFactory(lambda: UserMessage(content), text_lines(content))]
         if role != "assistant":
             return []
@@ -111,13 +115,13 @@ class RestoredHistory:
             ))
         return factories
 
-    def _result(self, call_id: str, call_index: int) -> tuple[str, str | None] | None:
+    def _result(self, call_id: str, call_index: int) -> StoredResult | None:
         """The result of a call the entry at ``call_index`` made (its tool message comes after it; None: there is
         none, the call was cut off)."""
         for entry in reversed(self.entries[call_index + 1:self._results_from]):
             record = entry["record"]
             if entry["kind"] == "message" and record.get("role") == "tool" and record.get("tool_call_id"):
-                self._results.setdefault(record["tool_call_id"], (record.get("content") or "", entry.get("diff")))
+                self._results.setdefault(record["tool_call_id"], StoredResult.of(record, entry.get("diff")))
         self._results_from = min(self._results_from, call_index + 1)
         return self._results.get(call_id)
 
@@ -134,7 +138,7 @@ class RestoredHistory:
                     return calls[::-1]
                 function = call.get("function") or {}
                 result = self._result(call.get("id", ""), index)
-                status = ToolStatus.CANCELLED if result is None else result_status(parse_result(result[0]))
+                status = ToolStatus.CANCELLED if result is None else result.status
                 calls.append(StoredCall(call.get("id", ""), function.get("name", "?"),
                                         stored_key_argument(function.get("arguments", "")), status))
         return calls[::-1]
@@ -147,7 +151,7 @@ def _entry_count(entry: Record) -> int:
     record = entry["record"]
     role = record.get("role")
     if role == "user":
-        return 1 if record.get("content") else 0
+        return 1 if record.get("origin") == "note" or split_added(record.get("content") or "")[0] else 0
     if role != "assistant":
         return 0
     return bool(record.get("reasoning")) + bool(record.get("content")) + len(record.get("tool_calls") or ())
@@ -212,6 +216,34 @@ def stored_key_argument(arguments_text: str) -> str:
     return next((str(arguments[name]) for name in _KEY_ARGUMENTS if name in arguments), "")
 
 
+@record
+class StoredResult:
+    """A call's stored result as the live call showed it: its final state (stored beside the result; an older
+    session's is read from the result), the result, its diff and how long the call ran."""
+
+    status: ToolStatus
+    parsed: dict[str, Any]
+    diff: str | None = None
+    duration_ms: float | None = None
+
+    @classmethod
+    def of(cls, record: Record, diff: str | None) -> StoredResult:
+        parsed = parse_result(record.get("content") or "")
+        stored = record.get("status")
+        status = ToolStatus(stored) if stored in _FINAL_STATES else result_status(parsed)
+        return cls(status, parsed, diff, record.get("duration_ms"))
+
+
+_FINAL_STATES = frozenset(status.value for status in (
+    ToolStatus.SUCCESS, ToolStatus.ERROR, ToolStatus.DENIED, ToolStatus.CANCELLED
+))
+
+
+def note_text(content: str) -> str:
+    """How the transcript shows a note the engine gave the model about the user's action (an undo)."""
+    return f"note to the model: {content}"
+
+
 def result_status(result: Mapping[str, Any]) -> ToolStatus:
     return ToolStatus.SUCCESS if result.get("ok", True) is not False else ToolStatus.ERROR
 
@@ -225,9 +257,7 @@ def parse_result(text: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"ok": True, "output": value}
 
 
-def _stored_call(
-    call: Record, result: tuple[str, str | None] | None, subagent: Sequence[Record]
-) -> ToolCallView:
+def _stored_call(call: Record, result: StoredResult | None, subagent: Sequence[Record]) -> ToolCallView:
     function = call.get("function") or {}
     view = ToolCallView(call.get("id", ""), function.get("name", "?"), stored_key_argument(function.get("arguments", "")))
     if subagent:
@@ -235,9 +265,7 @@ def _stored_call(
     if result is None:
         view.set_status(ToolStatus.CANCELLED)
         return view
-    text, diff = result
-    parsed = parse_result(text)
-    view.show_result(result_status(parsed), parsed, diff=diff)
+    view.show_result(result.status, result.parsed, diff=result.diff, duration_ms=result.duration_ms)
     return view
 
 

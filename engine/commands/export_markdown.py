@@ -1,6 +1,7 @@
-"""The transcript of a session as Markdown (``/export``): user requests, answers, reasoning, every tool call with
-its arguments and result and the diff it showed, across every context epoch, with a marker where the context was
-compacted."""
+"""The transcript of a session as Markdown (``/export``): user requests (what coder-tui added to one, such as an
+attached file or a system reminder, under its own heading), answers, reasoning, every tool call with its arguments,
+result, final state and the diff it showed, the notes the model was given of the user's actions (an undo), across
+every context epoch, with a marker where the context was compacted."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from engine.context.added_blocks import split_added
 from engine.storage.records import CompactionMarker, HistoryEntry
 
 # A tool result longer than this is cut in the export (the session file keeps all of it).
@@ -29,8 +31,13 @@ def render_markdown(title: str, session_id: str, history: Sequence[HistoryEntry]
             continue
         if entry.rewound:
             out += ["*(cut from the conversation by /rewind)*", ""]
-        if message.role == "user":
-            out += ["## User", "", message.content or "", ""]
+        if message.role == "user" and message.origin == "note":
+            out += ["## Note to the model", "", message.content or "", ""]
+        elif message.role == "user":
+            words, added = split_added(message.content or "")
+            out += ["## User", "", words, ""]
+            if added:
+                out += ["### Added by coder-tui", "", fence(added), ""]
         elif message.role == "assistant":
             out += ["## Assistant", ""]
             if message.reasoning:
@@ -45,7 +52,8 @@ def render_markdown(title: str, session_id: str, history: Sequence[HistoryEntry]
                 out += [f"**Tool call** `{call.name}`", "", arguments, ""]
         else:
             name = message.name or calls.get(message.tool_call_id or "", "tool")
-            out += [f"**Result** of `{name}`", "", fence(_cap(result_text(message.content or ""))), ""]
+            state = f" ({message.status})" if message.status not in (None, "success") else ""
+            out += [f"**Result** of `{name}`{state}", "", fence(_cap(result_text(message.content or ""))), ""]
             if entry.diff:
                 out += ["**Diff**", "", fence(entry.diff, "diff"), ""]
     return "\n".join(out).rstrip() + "\n"

@@ -140,6 +140,8 @@ async def run_task(
     assert state.end_reason is not None
     if state.end_reason == "completed":
         recorder.task("TaskCompleted")
+    elif state.end_reason == "refused":
+        recorder.task("TaskCanceled")  # the user stopped it with a "no": no error to show
     else:
         recorder.task("TaskFailed", state.error)
         runtime.emit(ErrorEvent(state.error or state.end_reason))

@@ -396,7 +396,7 @@ class Orchestrator:
 
     def note_to_model(self, text: str) -> None:
         """Adds a user-role note to the conversation (an undo, say), so the model's picture of the files stays true."""
-        self.session.append(Message.user(text))
+        self.session.append(Message(role="user", content=text, origin="note"))
 
     def turn_deps(self, recorder: TaskRecorder | None = None, runtime: SessionRuntime | None = None) -> TurnDeps:
         """The collaborators a turn's steps are handed, for the session in view or ``runtime``'s (``dispatch``)."""

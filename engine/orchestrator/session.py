@@ -16,7 +16,7 @@ from engine.events import Event, MessageAdded
 from engine.context.images import without_images
 from engine.messages import Message
 from engine.orchestrator.message_log import MessageLog, SessionLog
-from engine.storage.session_file import SessionFile, SnapshotHeader, encode_message, redacted_record
+from engine.storage.session_file import SessionFile, SnapshotHeader, encode_message, redacted_record, snapshot_text
 from engine.storage.store import Store
 
 
@@ -64,7 +64,9 @@ class Session:
         self._seqs: list[int] = list(seqs) if seqs else list(range(len(self._messages)))
         self._next_seq = (self._seqs[-1] + 1) if self._seqs else 0
         self._wire: list[dict[str, Any] | None] = [None] * len(self._messages)
-        self._encoded: list[str] = list(encoded) if encoded else [encode_message(m) for m in self._messages]
+        # The snapshot's texts of the messages (``snapshot_text``: what the API accepts, nothing of the transcript's).
+        texts = encoded if encoded else [encode_message(m) for m in self._messages]
+        self._encoded: list[str] = [snapshot_text(text) for text in texts]
         if not len(self._seqs) == len(self._encoded) == len(self._messages):
             raise ValueError("a restored session needs one position and one text per message")
         # False once the model or server refused an image: later requests carry a note in its place.
@@ -115,7 +117,7 @@ class Session:
             self._call_ids.update(call.id for call in message.tool_calls or ())
         self._seqs.append(seq)
         self._wire.append(message.to_wire())
-        self._encoded.append(encoded)
+        self._encoded.append(snapshot_text(encoded))
         self.save()
         self._emit(MessageAdded(message))
 

@@ -48,6 +48,12 @@ class CallCancelled(asyncio.CancelledError):
 
 
 INTERRUPTED = "interrupted: the user cancelled the task"
+# What the model reads of a call the user refused with a plain "no": the turn stopped there, and the user's next
+# message says what to do instead.
+REFUSED_AND_STOPPED = (
+    "the user refused this call and stopped the turn; do not try another way to do it: wait for the user's next "
+    "message, which says what to do instead"
+)
 
 
 @record
@@ -58,6 +64,8 @@ class ToolCallOutcome:
     diff: str | None = None
     changed_paths: tuple[str, ...] = ()
     images: tuple[ImageRef, ...] = ()
+    # The user said a plain "no": the turn stops after this call (SPEC 5, "no" ends the turn).
+    stops_turn: bool = False
 
 
 @record
@@ -68,6 +76,7 @@ class _Verdict:
     refusal: str | None
     kept_hunks: tuple[int, ...] | None = None
     reason: str | None = None
+    stops_turn: bool = False
 
 
 ALLOWED = _Verdict(None)
@@ -77,8 +86,15 @@ def error_result(error: str) -> dict[str, Any]:
     return {"ok": False, "error": error}
 
 
-def tool_message(call: ToolCall, result: dict[str, Any]) -> Message:
-    return Message.tool(call.id, call.name, json.dumps(result, ensure_ascii=False))
+def tool_message(
+    call: ToolCall, result: dict[str, Any], status: ToolStatus | None = None, duration_ms: float | None = None
+) -> Message:
+    """The call's result for the model; its final state and duration are kept beside it, for a resumed transcript."""
+    content = json.dumps(result, ensure_ascii=False)
+    state = status.value if status is not None else None
+    return Message(
+        role="tool", tool_call_id=call.id, name=call.name, content=content, status=state, duration_ms=duration_ms
+    )
 
 
 def captured(deps: TurnDeps, wanted: bool = True) -> AbstractAsyncContextManager[None]:
@@ -104,7 +120,9 @@ async def run_tool_call(call: ToolCall, deps: TurnDeps) -> ToolCallOutcome:
         deps.recorder.tool_requested(call.id, call.name, arguments, defer=True)
         deps.emit(ToolCallScheduled(call.id, call.name, key_argument, arguments))
 
-    def finish(status: ToolStatus, result: dict[str, Any], output: ToolOutput | None = None) -> ToolCallOutcome:
+    def finish(
+        status: ToolStatus, result: dict[str, Any], output: ToolOutput | None = None, stops_turn: bool = False
+    ) -> ToolCallOutcome:
         duration_ms = None if started is None else (time.perf_counter() - started) * 1000
         live.flush()  # the live output before the result, in order
         diff = output.diff if output else None
@@ -114,7 +132,8 @@ async def run_tool_call(call: ToolCall, deps: TurnDeps) -> ToolCallOutcome:
         deps.emit(ToolCallFinished(call.id, call.name, key_argument, status, duration_ms, result, diff))
         changed = output.changed_paths if output else ()
         images = output.images if output and status is ToolStatus.SUCCESS else ()
-        return ToolCallOutcome(tool_message(call, result), status, result, diff, changed, images)
+        message = tool_message(call, result, status, duration_ms)
+        return ToolCallOutcome(message, status, result, diff, changed, images, stops_turn)
 
     if tool is None:
         known = ", ".join(deps.registry.names())
@@ -144,7 +163,7 @@ async def run_tool_call(call: ToolCall, deps: TurnDeps) -> ToolCallOutcome:
             call, tool, params, arguments, key_argument, decision, deps, hook
         )
         if verdict.refusal is not None:
-            return finish(ToolStatus.DENIED, error_result(verdict.refusal))
+            return finish(ToolStatus.DENIED, error_result(verdict.refusal), stops_turn=verdict.stops_turn)
         if verdict.kept_hunks is not None:
             context = replace(context, kept_hunks=frozenset(verdict.kept_hunks))
         deps.recorder.commit()
@@ -200,6 +219,7 @@ async def _authorize(
         reasons = "; ".join(decision.reasons) or decision.rule
         return _Verdict(f"denied by policy: {reasons}")
     reasons = list(decision.reasons) if decision.action is Action.ASK else []
+    policy_reasons = len(reasons)
     if hook.decision == "allow":
         log("allow", "config", [hook.reason or "allowed by a PreToolUse hook"])
         return ALLOWED
@@ -214,6 +234,9 @@ async def _authorize(
         return ALLOWED
     if not reasons:
         reasons = [decision.rule]
+    # A reason the policy's allowance would not lift (the tool's own, a hook's) asks again next time, so "always"
+    # could not cover this call: it is not offered.
+    always_scope = decision.always_scope if len(reasons) == policy_reasons else None
     if deps.approvals.auto_approve_ask:
         log("allow", "config", reasons)
         return ALLOWED
@@ -234,7 +257,7 @@ async def _authorize(
             arguments=arguments,
             reasons=tuple(reasons),
             preview=await tool.preview(params, deps.tool_context),
-            always_scope=decision.always_scope,
+            always_scope=always_scope,
         )
     )
     answer, why = (reply.decision, reply.reason) if isinstance(reply, ApprovalAnswer) else (reply, None)
@@ -247,9 +270,11 @@ async def _authorize(
     if cancelled:
         raise ApprovalCancelled()
     if answer is ApprovalDecision.NO or kept_hunks == ():
-        return _Verdict(f"the user refused this call and says: {why}" if why else "the user refused this call")
+        if why:
+            return _Verdict(f"the user refused this call and says: {why}")
+        return _Verdict(REFUSED_AND_STOPPED, stops_turn=True)
     if answer in (ApprovalDecision.ALWAYS, ApprovalDecision.ALWAYS_PROJECT):
-        if not decision.allowances:
+        if always_scope is None:
             # Nothing can be remembered for this call (a risk reason, or a reason of the tool's own): yes, once.
             deps.emit(Notice(f"{call.name}: allowed this once; this call cannot be allowed always"))
             return _Verdict(None, kept_hunks, why)

@@ -20,7 +20,7 @@ from engine.policy.bash_env import prefix_problem, variable_write_problem
 from engine.policy.bash_parse import SimpleCommand, parse_script
 from engine.policy.bash_words import Word
 from engine.policy.bash_cd import cd_targets
-from engine.policy.bash_readonly import Access, classify
+from engine.policy.bash_readonly import NOT_LISTED, Access, classify
 from engine.policy.bash_risk import (
     Risk,
     assignment_risks,
@@ -38,6 +38,8 @@ from engine.policy.bash_writes import write_risks
 from engine.record import record
 
 MAX_DEPTH = 3
+# Risk reasons about a command's own redirection: they say what "writes to `f`" says, and more.
+_WRITE_RISKS = frozenset({"redirect_overwrite", "protected_write", "block_device_write"})
 _ORDER = {Access.READ_ONLY: 0, Access.OTHER: 1, Access.MUTATING_GIT: 2}
 
 
@@ -53,6 +55,11 @@ class CommandVerdict:
     words: tuple[str | None, ...]
     # What `always` would allow; None when the command's name or prefix is known only at run time.
     prefix: CommandPrefix | None
+    # The risk reasons of this command itself (also among the analysis's ``risks``).
+    risks: tuple[Risk, ...] = ()
+    # The problem says nothing its risk reasons do not ("is not on the read-only list" beside `rm -f`'s reason,
+    # "writes to `f`" beside "overwrites the existing file `f`"): the dialog shows the risk reasons alone.
+    problem_redundant: bool = False
 
 
 @record
@@ -60,6 +67,8 @@ class BashAnalysis:
     command: str
     verdicts: tuple[CommandVerdict, ...]
     risks: tuple[Risk, ...]
+    # Some `>` of the line truncates a file: run again, the line overwrites what it wrote.
+    truncates: bool = False
 
     @property
     def read_only(self) -> bool:
@@ -75,7 +84,7 @@ def analyse(command: str, cwd: Path, own_config: tuple[Path, ...] | None = None)
     walk = _Walk(cwd, [cwd], own_config_folders() if own_config is None else own_config)
     walk.script(command, _Outer())
     risks = tuple({(r.code, r.text): r for r in walk.risks}.values())
-    return BashAnalysis(command, tuple(walk.verdicts), risks)
+    return BashAnalysis(command, tuple(walk.verdicts), risks, walk.truncates)
 
 
 @record
@@ -96,6 +105,7 @@ class _Walk:
     own_config: tuple[Path, ...]
     verdicts: list[CommandVerdict] = field(default_factory=list)
     risks: list[Risk] = field(default_factory=list)
+    truncates: bool = False
 
     def script(self, source: str, outer: _Outer) -> None:
         parsed = parse_script(source)
@@ -134,9 +144,11 @@ class _Walk:
         """Judges one simple command; returns the words of what it finally runs (after its wrappers)."""
         line = shown(command.source)
         chain = _Chain.of(command.words)
+        first_risk = len(self.risks)
         self._risks(command, chain, line)
         forms = tuple(dict.fromkeys((_form(command.words), _form(chain.innermost), *outer.forms)))
         written = next((r.target.shown for r in command.redirects if r.writes and r.target is not None), None)
+        self.truncates = self.truncates or any(r.truncates for r in command.redirects)
         inline = inline_script(chain.innermost)
         if inline is not None and chain.appended:
             # `xargs -I{} sh -c 'echo {}'`: xargs pastes its input into the script, so it is not the one shown.
@@ -161,17 +173,23 @@ class _Walk:
             problem = None if predicate is None else f"`{line}` {predicate}"
         if access is Access.READ_ONLY and not chain.transparent:
             access, problem = Access.OTHER, f"`{line}` runs through `{command.words[0].shown}`"
+        redundant = problem == f"`{line}` {NOT_LISTED}"
         if access is Access.READ_ONLY and written is not None:
             access, problem = Access.OTHER, f"`{line}` writes to `{written}`"
+            redundant = any(risk.code in _WRITE_RISKS for risk in self.risks[first_risk:])
         if access is Access.READ_ONLY:
             predicate = self._environment(command, chain)
             if predicate is not None:
                 access, problem = Access.OTHER, f"`{line}` {predicate}"
         self._enter(chain)
         if _ORDER[outer.floor] > _ORDER[access]:
-            access, problem = outer.floor, outer.floor_problem
+            access, problem, redundant = outer.floor, outer.floor_problem, False
         words = tuple(word.value for word in command.words)
-        self.verdicts.append(CommandVerdict(line, access, problem, forms, words, chain.prefix()))
+        own_risks = tuple(dict.fromkeys(self.risks[first_risk:]))
+        redundant = redundant and bool(own_risks)
+        self.verdicts.append(
+            CommandVerdict(line, access, problem, forms, words, chain.prefix(), own_risks, redundant)
+        )
         return chain.innermost
 
     def _environment(self, command: SimpleCommand, chain: _Chain) -> str | None:

@@ -60,6 +60,9 @@ _AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
 _UNKNOWN_ARGUMENT = "has an argument known only at run time, which could be any option"
 
 
+NOT_LISTED = "is not on the read-only list"
+
+
 def classify(words: Sequence[Word], appended: bool = False) -> tuple[Access, str | None]:
     """The access of one command (no wrapper, see bash_wrappers) and, unless read-only, why not: a predicate
     to put after the command, "is not on the read-only list"."""
@@ -93,7 +96,7 @@ def classify(words: Sequence[Word], appended: bool = False) -> tuple[Access, str
         return Access.READ_ONLY, None
     check = _CHECKS.get(name)
     if check is None:
-        return Access.OTHER, "is not on the read-only list"
+        return Access.OTHER, NOT_LISTED
     if unknown:
         return Access.OTHER, _UNKNOWN_ARGUMENT
     problem = check(args)

@@ -27,17 +27,24 @@ class Allowance:
     tool: str
     prefix: CommandPrefix | None = None
     host: str | None = None
+    # One exact bash line, the files its `>` overwrites included: `python3 calc.py > out.txt` overwrites the
+    # `out.txt` its first run made, and "always" must cover that same call next time.
+    line: str | None = None
 
     def describe(self) -> str:
         if self.host is not None:
             return f"{self.tool} from {self.host}"
+        if self.line is not None:
+            return f"the exact command `{' '.join(self.line.split())}`, overwriting the files it writes"
         return self.prefix.describe() if self.prefix is not None else f"every {self.tool} call"
 
     def config_entry(self) -> tuple[str, str]:
-        """Where "always for this project" goes: ("bash", "git checkout *"), ("fetch", "docs.python.org") or
-        ("tools", "write")."""
+        """Where "always for this project" goes: ("bash", "git checkout *"), ("bash", "make > build.log"),
+        ("fetch", "docs.python.org") or ("tools", "write")."""
         if self.host is not None:
             return ("fetch", self.host)
+        if self.line is not None:
+            return ("bash", self.line)
         return ("bash", self.prefix.pattern()) if self.prefix is not None else ("tools", self.tool)
 
 

@@ -12,7 +12,10 @@ Order of precedence, for a tool and for each command of a bash line:
 5. Bash risk reasons (`rm -rf`, `sudo`, `$(...)`, `> existing-file`, a write under `.git/`, a write to anything but
    an ordinary workspace file...) always ask, whatever 2-4 said: an allowance for `rm *` covers `rm build.log`,
    never `rm -rf build`. Approvals you can trust means a dangerous command is always seen, and `always` is never
-   broader than the dialog said. A write under coder-tui's own configuration folder is denied.
+   broader than the dialog said, and offered only where it lets the same line through next time: a line with a risk
+   reason offers none, except an overwrite by its own `>`, which the exact line's allowance (an `always`, or a
+   `permissions.bash` entry equal to the line) lifts. A line whose `>` truncates a file gets that line allowance too,
+   since run again it overwrites. A write under coder-tui's own configuration folder is denied.
 6. The sandbox (SPEC 13, 20): a bash line whose every command is read-only gets the `unasked` grant (reads only
    the workspace, system and toolchain folders, writes only to a temp folder, no network, an allow-listed
    environment, git's command hooks off), also where it asked (the strict preset, or a system that cannot confine
@@ -57,8 +60,9 @@ _KIND_WORK = {
     ToolKind.MCP: "using a tool of an MCP server",
     ToolKind.MCP_READ_ONLY: "using a tool of an MCP server",
 }
-_RISK_NOTE = " (a command with a risk reason still asks)"
 T = TypeVar("T")
+# The risk reasons an `always` of the exact line lifts: it overwrites the files it names, as the user saw.
+LINE_LIFTS = frozenset({"redirect_overwrite"})
 
 
 @record
@@ -67,6 +71,8 @@ class _Judgement:
     reason: str | None
     rule: str
     allowance: Allowance | None = None
+    # The reason is the command's problem, which its own risk reasons say better (``problem_redundant``).
+    redundant: bool = False
 
 
 class PermissionPolicy:
@@ -251,7 +257,11 @@ class PermissionPolicy:
             return PolicyDecision(Action.ALLOW, (), f"mode {mode}: {tool} {verb}")
         allowance = Allowance(self.always_scopes.get(tool, tool))
         granted = next(
-            (a for a in self._session if a.prefix is None and a.host is None and name_matches(a.tool, tool)), None
+            (
+                a for a in self._session
+                if a.prefix is None and a.host is None and a.line is None and name_matches(a.tool, tool)
+            ),
+            None,
         )
         if granted is not None:
             return PolicyDecision(Action.ALLOW, (), f"session: always allowed {granted.describe()}")
@@ -283,24 +293,52 @@ class PermissionPolicy:
             rule = "coder-tui's own configuration is never written"
             return PolicyDecision(Action.DENY, reasons, rule, risk_codes=codes)
         asking = [j for j in judged if j.action is Action.ASK]
-        if not asking and not analysis.risks:
+        risks = analysis.risks
+        line_rule = self._line_allowed(tool, command)
+        if line_rule is not None:
+            # The user allowed this exact line, the files its `>` overwrites included.
+            asking, risks = [], tuple(risk for risk in risks if risk.code not in LINE_LIFTS)
+            judged = [_Judgement(Action.ALLOW, None, line_rule)]
+        if not asking and not risks:
             rule = "; ".join(_unique(j.rule for j in judged)) or "no command to run"
             return PolicyDecision(Action.ALLOW, (), rule, sandbox=self._grant(analysis))
-        reasons = [*(j.reason for j in asking), *(f"{tool}: {risk.text}" for risk in analysis.risks)]
-        because = [*(j.rule for j in asking), *(["bash risk analysis"] if analysis.risks else [])]
-        # A line that does not parse has no trustworthy commands to build an `always` from.
-        parsed = all(risk.code != "parse_error" for risk in analysis.risks)
-        allowances = _unique(j.allowance for j in asking) if parsed else ()
-        scope = "; ".join(a.describe() for a in allowances) + (_RISK_NOTE if analysis.risks else "")
+        because = [*(j.rule for j in asking), *(["bash risk analysis"] if risks else [])]
+        allowances = self._bash_allowances(tool, command, analysis, asking)
         return PolicyDecision(
             Action.ASK,
-            _unique(reasons),
+            _bash_reasons(tool, analysis, judged) if line_rule is None else tuple(f"{tool}: {r.text}" for r in risks),
             "; ".join(_unique(because)),
-            scope if allowances else None,
+            "; ".join(a.describe() for a in allowances) if allowances else None,
             allowances,
             codes,
             sandbox=self._grant(analysis),
         )
+
+    def _line_allowed(self, tool: str, command: str) -> str | None:
+        """The rule that allows this exact bash line (an `always` of this session, or a config entry), if any;
+        never in plan mode, where allowances do not apply to bash."""
+        if self.mode is Mode.PLAN:
+            return None
+        line = Allowance(tool, line=command)
+        if line in self._session:
+            return f"session: always allowed {line.describe()}"
+        if self._rules.allows_line(command):
+            return f"permissions.bash {command!r} = allow ({self._rules.source})"
+        return None
+
+    def _bash_allowances(
+        self, tool: str, command: str, analysis: BashAnalysis, asking: list[_Judgement]
+    ) -> tuple[Allowance, ...]:
+        """What `always` saves, only where it lets the same line through next time: each asking command's prefix,
+        and for a line whose `>` truncates a file (it overwrites what it wrote when run again) that exact line.
+        A risk reason other than that overwrite asks whatever is saved (step 5): no `always` at all."""
+        if self.mode is Mode.PLAN or any(risk.code not in LINE_LIFTS for risk in analysis.risks):
+            return ()
+        covered = all(j.allowance is not None for j in asking)
+        prefixes = _unique(j.allowance for j in asking) if covered else ()
+        if analysis.truncates:
+            return (*prefixes, Allowance(tool, line=command))
+        return () if analysis.risks else prefixes
 
     def _grant(self, analysis: BashAnalysis) -> SandboxGrant:
         read_only = all(verdict.access is Access.READ_ONLY for verdict in analysis.verdicts)
@@ -358,12 +396,28 @@ class PermissionPolicy:
         else:
             because = f"mode {mode.value}: {tool} commands that are not read-only ask"
             reason = f"{tool}: {verdict.problem}"
+        redundant = verdict.problem_redundant and reason == f"{tool}: {verdict.problem}"
         if plan or verdict.prefix is None:
-            return _Judgement(Action.ASK, reason, because)
+            return _Judgement(Action.ASK, reason, because, redundant=redundant)
         for allowance in self._session:
             if allowance.tool == tool and allowance.prefix is not None and allowance.prefix.matches(verdict.words):
                 return _Judgement(Action.ALLOW, None, f"session: always allowed {allowance.describe()}")
-        return _Judgement(Action.ASK, reason, because, Allowance(tool, verdict.prefix))
+        return _Judgement(Action.ASK, reason, because, Allowance(tool, verdict.prefix), redundant)
+
+
+def _bash_reasons(tool: str, analysis: BashAnalysis, judged: list[_Judgement]) -> tuple[str, ...]:
+    """Each command's reasons in the line's order, each naming that command, once: its risk reasons stand for a
+    problem they make redundant. The line's own risks (it does not parse, a substitution, a download run as code)
+    come last."""
+    reasons: list[str] = []
+    for verdict, judgement in zip(analysis.verdicts, judged, strict=True):
+        own = [f"{tool}: {risk.text}" for risk in verdict.risks]
+        if judgement.action is Action.ASK and not judgement.redundant:
+            reasons.append(judgement.reason)
+        reasons += own
+    of_commands = {risk for verdict in analysis.verdicts for risk in verdict.risks}
+    reasons += [f"{tool}: {risk.text}" for risk in analysis.risks if risk not in of_commands]
+    return _unique(reasons)
 
 
 def _unique(items: Iterable[T | None]) -> tuple[T, ...]:

@@ -103,6 +103,10 @@ class RuleSet:
             chosen.pattern,
         )
 
+    def allows_line(self, command: str) -> bool:
+        """Whether a `permissions.bash` entry allows this exact command line, as "always here" saves it."""
+        return any(p.pattern == command and p.action is Action.ALLOW for p in self.bash)
+
     def rows(self) -> list[tuple[str, str]]:
         """The rules as /permissions rows, most specific bash pattern first."""
         rows = [(f"permissions.tools {name}", action.value) for name, action in sorted(self.tools.items())]

@@ -37,6 +37,20 @@ def encode_message(message: Message) -> str:
     return json.dumps(redacted_record(message), ensure_ascii=False)
 
 
+# A message record's keys that are for the transcript alone (a tool message's state and duration, a note's origin):
+# the database keeps them, the snapshot leaves them out so that its messages stay what the API accepts.
+TRANSCRIPT_ONLY = ("status", "duration_ms", "origin")
+
+
+def snapshot_text(encoded: str) -> str:
+    """A message record's JSON text as the snapshot holds it: without ``TRANSCRIPT_ONLY`` keys (found by their
+    quoted key, which a string value can only hold escaped, so most texts are never parsed)."""
+    if not any(f'"{key}": ' in encoded for key in TRANSCRIPT_ONLY):
+        return encoded
+    value = json.loads(encoded)
+    return json.dumps({k: v for k, v in value.items() if k not in TRANSCRIPT_ONLY}, ensure_ascii=False)
+
+
 def redacted_record(message: Message) -> dict[str, Any]:
     return default_redactor().redact_value(message.to_record())  # type: ignore[no-any-return]
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from engine.command_results import DiffShown
-from engine.interaction import ApprovalDecision
+from engine.interaction import ApprovalAnswer, ApprovalDecision
 from engine.modes import Mode
 from engine.sandbox import detect
 from tests.security.conftest import git, snapshot
@@ -42,7 +42,9 @@ async def test_env_attack_asks_and_a_refusal_runs_nothing(
         reply(tool_call("bash", id="c1", command=_export_attack(mark)), tool_call("bash", id="c2", command=prefix)),
         text("done"),
     )
-    interaction = FakeInteraction([ApprovalDecision.NO, ApprovalDecision.NO])
+    # "No, and tell it why": the turn goes on, so the second call is asked about too.
+    refusal = ApprovalAnswer(ApprovalDecision.NO, "not this")
+    interaction = FakeInteraction([refusal, refusal])
     orch, _, _ = make_orchestrator(root, scripted_server.base_url, mode=mode, interaction=interaction)
     await orch.run_input("check the status")
     assert len(interaction.approval_requests) == 2
@@ -76,7 +78,9 @@ async def test_auto_edit_write_to_git_config_asks_and_git_status_stays_harmless(
         reply(tool_call("bash", id="b1", command="git status")),
         text("done"),
     )
-    interaction = FakeInteraction([answer])
+    # A refusal with a reason, so that the turn goes on to `git status`.
+    said = ApprovalAnswer(answer, "not this") if answer is ApprovalDecision.NO else answer
+    interaction = FakeInteraction([said])
     orch, _, _ = make_orchestrator(root, scripted_server.base_url, mode=Mode.AUTO_EDIT, interaction=interaction)
     before = snapshot(outside)
     await orch.run_input("fix the repo")

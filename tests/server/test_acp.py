@@ -28,6 +28,7 @@ from acp.schema import (
     UserMessageChunk,
 )
 
+from engine.orchestrator.tool_chain import REFUSED_AND_STOPPED
 from tests.support.scenario import reply, stall, text, tool_call
 from tests.support.scripted_server import ScriptedServer
 
@@ -115,14 +116,17 @@ async def test_a_tool_call_that_needs_permission_allowed_then_rejected(
         reply(tool_call("edit", id="e1", path="calc.py", old_string="a - b", new_string="a + b")),
         text("Fixed."),
         reply(tool_call("bash", id="b1", command="touch made-by-bash.txt")),
-        text("Not run."),
+        text("What should I do instead?"),
     )
     client = ScriptedClient(answers=["allow_once", "reject_once"])
     async with agent(workspace, scripted_server, client) as conn:
         session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
         first = await conn.prompt(session_id=session.session_id, prompt=[text_block("fix add")])
         second = await conn.prompt(session_id=session.session_id, prompt=[text_block("make a file")])
-    assert first.stop_reason == second.stop_reason == "end_turn"
+        # A rejection stops the turn (SPEC 5): the model is asked nothing more until the next prompt.
+        assert len(scripted_server.requests) == 4
+        third = await conn.prompt(session_id=session.session_id, prompt=[text_block("leave it")])
+    assert first.stop_reason == second.stop_reason == third.stop_reason == "end_turn"
     assert (workspace / "calc.py").read_text() == fixed
     assert not (workspace / "made-by-bash.txt").exists()
 
@@ -140,7 +144,7 @@ async def test_a_tool_call_that_needs_permission_allowed_then_rejected(
     assert diff.old_text == "def add(a, b):\n    return a - b\n" and diff.new_text == fixed
     assert finals["b1"].status == "failed"
     refused = [m for m in scripted_server.requests[-1].body["messages"] if m["role"] == "tool"][-1]
-    assert json.loads(refused["content"])["ok"] is False
+    assert json.loads(refused["content"]) == {"ok": False, "error": REFUSED_AND_STOPPED}
 
 
 async def test_cancel_mid_stream_ends_the_prompt_as_cancelled(

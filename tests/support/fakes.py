@@ -14,6 +14,7 @@ import pytest
 from engine.config import Config
 from engine.events import Event
 from engine.interaction import (
+    ApprovalAnswer,
     ApprovalDecision,
     ApprovalRequest,
     ElicitationAnswer,
@@ -30,7 +31,9 @@ from engine.orchestrator import Orchestrator
 class FakeInteraction:
     """Answers approvals from a script (default: "yes") and records every request it was shown."""
 
-    def __init__(self, approvals: Iterable[ApprovalDecision] = (), answers: Iterable[str] = ()) -> None:
+    def __init__(
+        self, approvals: Iterable[ApprovalDecision | ApprovalAnswer] = (), answers: Iterable[str] = ()
+    ) -> None:
         self.approvals = list(approvals)
         self.answers = list(answers)
         self.approval_requests: list[ApprovalRequest] = []
@@ -44,7 +47,7 @@ class FakeInteraction:
         self.elicitations: list[ElicitationRequest] = []
         self.elicitation_answers: list[ElicitationAnswer] = []
 
-    async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision:
+    async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision | ApprovalAnswer:
         self.approval_requests.append(request)
         if self.hold is not None:
             await self.hold.wait()

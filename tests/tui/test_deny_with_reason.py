@@ -53,10 +53,9 @@ async def test_the_reason_button_opens_the_line_too(workspace: Path, scripted_se
         await pilot.click("#explain")
         await pilot.pause()
         assert dialog.query_one("#reason", Input).has_focus
-        await pilot.press("enter")  # no reason typed: a plain refusal
+        await pilot.press("enter")  # no reason typed: a plain "no", which stops the turn
         await settle(pilot)
-        content = json.loads(scripted_server.requests[1].body["messages"][-1]["content"])
-        assert content["error"] == "the user refused this call"
+        assert len(scripted_server.requests) == 1 and not isinstance(app.screen, ApprovalScreen)
 
 
 def test_the_reason_crosses_the_engine_pipe() -> None:

@@ -15,6 +15,7 @@ from textual.widgets._footer import FooterKey
 from coder_tui.app import CoderApp
 from coder_tui.screens.approval import CHOICES, ApprovalScreen
 from coder_tui.screens.question import QuestionScreen
+from coder_tui.screens.session_events import REFUSED_NOTICE
 from coder_tui.widgets.notice_line import NoticeLine
 from coder_tui.widgets.tool_call_view import ToolCallView
 from engine.events import ToolStatus
@@ -92,18 +93,18 @@ def assert_choices_on_screen(app: CoderApp) -> None:
 async def test_approval_dialog_shows_tool_argument_reasons_and_scope(
     workspace: Path, scripted_server: ScriptedServer
 ) -> None:
-    scripted_server.add(reply(tool_call("bash", command="rm -rf build")), reply(text("ok")))
+    scripted_server.add(reply(tool_call("bash", command="make build > build.log")), reply(text("ok")))
     app = make_app(workspace, scripted_server)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        dialog = await run_until_approval(pilot, app, "clean")
+        dialog = await run_until_approval(pilot, app, "build")
         request = dialog.request
-        assert (request.tool, request.key_argument) == ("bash", "rm -rf build")
+        assert (request.tool, request.key_argument) == ("bash", "make build > build.log")
         shown = "\n".join(str(widget.visual) for widget in dialog.query(Static))
-        assert "Allow bash?" in shown and "rm -rf build" in shown
+        assert "Allow bash?" in shown and "make build > build.log" in shown
         for reason in request.reasons:
             assert reason in shown
-        assert "Always allows:" in shown
+        assert f"Always allows: {request.always_scope}" in " ".join(shown.split())
 
 
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
@@ -123,10 +124,11 @@ async def test_y_approves_the_call(workspace: Path, scripted_server: ScriptedSer
 
 
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
-async def test_n_refuses_the_call_and_the_model_is_told(
+async def test_n_refuses_the_call_and_stops_the_turn(
     workspace: Path, scripted_server: ScriptedServer, size: tuple[int, int]
 ) -> None:
-    scripted_server.add(reply(tool_call("bash", command=TOUCH)), reply(text("fine")))
+    """SPEC 5: a plain "no" stops the turn and gives the prompt back; the model hears of it with the next input."""
+    scripted_server.add(reply(tool_call("bash", command=TOUCH)), reply(text("What instead?")))
     app = make_app(workspace, scripted_server)
     async with app.run_test(size=size) as pilot:
         await ready(pilot)
@@ -136,8 +138,14 @@ async def test_n_refuses_the_call_and_the_model_is_told(
         await settle(pilot)
         assert not (workspace / "made.txt").exists()
         assert tool_statuses(app) == [ToolStatus.DENIED]
-        tool_message = scripted_server.requests[1].body["messages"][-1]
-        assert tool_message["role"] == "tool" and "refused" in tool_message["content"]
+        assert len(scripted_server.requests) == 1
+        notices = [str(n.render()) for n in app.session.transcript.query(NoticeLine)]
+        assert any(REFUSED_NOTICE in notice for notice in notices)
+        await submit(pilot, "use notes.md")
+        await wait_until(pilot, lambda: len(scripted_server.requests) == 2, "the next request")
+        tool_message, user_message = scripted_server.requests[1].body["messages"][-2:]
+        assert tool_message["role"] == "tool" and "stopped the turn" in tool_message["content"]
+        assert user_message == {"role": "user", "content": "use notes.md"}
 
 
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)

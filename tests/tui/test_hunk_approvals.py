@@ -93,7 +93,7 @@ async def test_dropping_every_hunk_refuses_the_call(workspace: Path, scripted_se
         await settle(pilot)
         assert tool_statuses(app) == [ToolStatus.DENIED]
     assert (workspace / "f.txt").read_text() == OLD
-    assert tool_result(scripted_server)["error"] == "the user refused this call"
+    assert len(scripted_server.requests) == 1  # a refusal without a reason: the turn stopped
 
 
 async def test_a_patch_applies_its_kept_hunks_across_files(workspace: Path, scripted_server: ScriptedServer) -> None:

@@ -1,6 +1,8 @@
 """Approvals as ACP ``session/request_permission`` (SPEC 24): our yes / always / no as the options allow once /
 allow always / reject once, "always" offered only where the engine can remember the call (its scope is named in the
-option). A client that answers "cancelled" (its prompt was cancelled) cancels the task, as Esc does in the TUI."""
+option). Reject is our plain "no": the call is refused and the prompt turn ends (stop reason `end_turn`), the model
+waiting for the next prompt. A client that answers "cancelled" (its prompt was cancelled) cancels the task, as Esc
+does in the TUI."""
 
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ def permission_options(request: ApprovalRequest) -> list[PermissionOption]:
                 option_id=ALLOW_ALWAYS, name=f"Allow always ({request.always_scope})", kind="allow_always"
             )
         )
-    options.append(PermissionOption(option_id=REJECT_ONCE, name="Reject", kind="reject_once"))
+    options.append(PermissionOption(option_id=REJECT_ONCE, name="Reject (stops the turn)", kind="reject_once"))
     return options
 
 

@@ -30,6 +30,7 @@ from acp import (
 )
 from acp.schema import ImageContentBlock
 
+from engine.context.added_blocks import split_added
 from engine.events import TodoItem
 from engine.messages import Message
 from engine.restored import RestoredEntry
@@ -37,12 +38,6 @@ from engine.server.acp.updates import MAX_RESULT_CHARS, PLAN_STATUS, tool_kind, 
 from engine.errors import ToolError
 from engine.tools.patch_parse import ChangeKind, parse_patch
 
-# The blocks the engine appends to a user's request (``engine.context.mentions``, ``engine.mcp.resources``,
-# ``engine.orchestrator.steps.prepare``), each after a blank line, closed at the end of the text.
-_ADDED_TAGS = ("file", "folder", "resource", "hook-context", "system-reminder")
-_ADDED_TAIL = re.compile(
-    r"(?:\n\n<(" + "|".join(_ADDED_TAGS) + r")(?:\s[^>\n]*)?>\n.*?\n</\1>)+\s*\Z", re.DOTALL
-)
 # An image an ACP client sent, named in the text by its blob path (``engine.server.acp.prompt``).
 # The message carrying the images tool calls returned (``engine.orchestrator.steps.tools.images_message``).
 _TOOL_IMAGES = re.compile(r"\[\d+ images? returned by the tool call results above")
@@ -56,7 +51,7 @@ def replay_updates(
     results = {m.tool_call_id: (m.content or "", diff) for m, diff in messages if m.role == "tool" and m.tool_call_id}
     updates: list[Any] = []
     for message, _ in messages:
-        if message.role == "user":
+        if message.role == "user" and message.origin != "note":  # a note is the engine's words, not the user's
             updates += _user_updates(message)
         elif message.role == "assistant":
             if message.reasoning:
@@ -75,10 +70,7 @@ def replay_updates(
 
 def own_words(content: str) -> str:
     """A user message's text without what the engine added to it (attachments, hook context, reminders)."""
-    for match in re.finditer(r"\n\n<", content):
-        if _ADDED_TAIL.fullmatch(content, match.start()):
-            return content[: match.start()]
-    return content
+    return split_added(content)[0]
 
 
 def _user_updates(message: Message) -> list[Any]:

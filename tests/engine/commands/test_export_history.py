@@ -51,3 +51,37 @@ async def test_export_after_two_compactions_holds_every_epoch_both_markers_and_t
     assert "create notes.txt" in first_epoch and "change one to two" in later
     assert "```diff\n--- /dev/null\n+++ b/notes.txt\n@@ -0,0 +1 @@\n+one\n```" in exported
     assert "-one\n+two" in exported
+
+
+async def test_export_puts_each_outcome_note_and_reminder_under_its_own_heading(
+    tmp_path: Path, scripted_server: ScriptedServer
+) -> None:
+    """Issue 43 item 12: the system reminder coder-tui added is not the user's words, the `/undo` note is not a
+    request, and a denied call says so."""
+    from engine.interaction import ApprovalAnswer, ApprovalDecision
+    from tests.support.fakes import FakeInteraction
+
+    request = "1. write a.txt 2. write b.txt"
+    scripted_server.add(
+        reply(
+            tool_call("write", id="w1", path="a.txt", content="a\n"),
+            tool_call("write", id="w2", path="b.txt", content="b\n"),
+        ),
+        text("Wrote a.txt."),
+    )
+    interaction = FakeInteraction([ApprovalDecision.YES, ApprovalAnswer(ApprovalDecision.NO, "not b")])
+    orch, _, _ = make_orchestrator(tmp_path, scripted_server.base_url, interaction=interaction)
+    try:
+        for line in (request, "/undo", "/export out.md"):
+            assert (await orch.run_input(line)).ok
+    finally:
+        await orch.aclose()
+    exported = (tmp_path / "out.md").read_text()
+    user, _, rest = exported.partition(f"## User\n\n{request}\n\n")
+    added, _, rest = rest.partition("## Assistant")
+    assert added.startswith("### Added by coder-tui") and "<system-reminder>" in added
+    assert "<system-reminder>" not in user
+    assert "**Result** of `write`\n" in rest and "**Result** of `write` (denied)\n" in rest
+    note = rest.partition("## Note to the model\n\n")[2]
+    assert note.startswith("[The user undid the file changes of an earlier turn")
+    assert "## User" not in rest

@@ -13,7 +13,7 @@ import pytest
 
 from engine.command_results import CommandReply
 from engine.events import ToolCallExecuting, ToolCallFinished, ToolStatus
-from engine.interaction import ApprovalDecision
+from engine.interaction import ApprovalAnswer, ApprovalDecision
 from engine.modes import Mode
 from engine.orchestrator import Orchestrator
 from tests.engine.mcp.conftest import broken, time_server, warnings
@@ -78,10 +78,12 @@ async def test_pattern_rule_allows_without_asking(workspace: Path, scripted_serv
 
 async def test_refused_approval_is_an_error_the_model_sees(workspace: Path, scripted_server: ScriptedServer) -> None:
     scripted_server.add(reply(tool_call(NOW, timezone="UTC")), text("ok, I will not"))
-    interaction = FakeInteraction([ApprovalDecision.NO])
+    interaction = FakeInteraction([ApprovalAnswer(ApprovalDecision.NO, "not now")])
     orch, _, _ = await ready(workspace, scripted_server, interaction=interaction, mcp_servers={"time": time_server()})
     await orch.run_input("time?")
-    assert tool_messages(scripted_server, 1)[0]["content"] == {"ok": False, "error": "the user refused this call"}
+    assert tool_messages(scripted_server, 1)[0]["content"] == {
+        "ok": False, "error": "the user refused this call and says: not now"
+    }
 
 
 async def test_plan_mode_blocks_mcp_tools_not_annotated_read_only(

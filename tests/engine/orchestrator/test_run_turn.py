@@ -14,8 +14,10 @@ from engine.events import (
     TurnFinished,
     TurnStarted,
 )
-from engine.interaction import ApprovalDecision
+from engine.interaction import ApprovalAnswer, ApprovalDecision
 from engine.modes import Mode
+from engine.orchestrator.steps.tools import NOT_RUN_AFTER_REFUSAL
+from engine.orchestrator.tool_chain import REFUSED_AND_STOPPED
 from tests.support.fakes import FakeInteraction, make_orchestrator
 from tests.support.scenario import raw_tool_call, reasoning, reply, text, tool_call
 from tests.support.scripted_server import ScriptedServer
@@ -116,19 +118,42 @@ async def test_plan_mode_blocks_write(tmp_path: Path, scripted_server: ScriptedS
     assert log.of(ToolCallFinished)[0].status is ToolStatus.DENIED
 
 
-async def test_default_mode_asks_before_write_and_no_refuses(tmp_path: Path, scripted_server: ScriptedServer) -> None:
-    scripted_server.add(reply(tool_call("write", path="new.txt", content="hello\n")), text("Understood."))
+async def test_no_refuses_and_stops_the_turn(tmp_path: Path, scripted_server: ScriptedServer) -> None:
+    """SPEC 5: a plain "no" ends the turn: nothing more is requested, the calls after the refused one do not run,
+    and the next request tells the model the user refused and stopped, with every call answered."""
+    scripted_server.add(
+        reply(tool_call("write", id="w1", path="new.txt", content="hello\n"), tool_call("bash", id="b1", command="ls")),
+        text("What should I do instead?"),
+    )
     interaction = FakeInteraction([ApprovalDecision.NO])
     orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url, interaction=interaction)
     outcome = await orch.run_input("create new.txt")
-    assert outcome.ok
+    assert outcome.reason == "refused" and len(scripted_server.requests) == 1
     assert not (tmp_path / "new.txt").exists()
     (request,) = interaction.approval_requests
     assert request.tool == "write" and request.key_argument == "new.txt"
-    assert request.reasons
     assert request.preview is not None and "+hello" in request.preview
+    # The call after the refused one is not run, and shown so.
+    finished = [(event.call_id, event.status) for event in log.of(ToolCallFinished)]
+    assert finished == [("w1", ToolStatus.DENIED), ("b1", ToolStatus.CANCELLED)]
+    assert log.of(TurnFinished)[-1].reason == "refused"
+    await orch.run_input("use notes.txt instead")
+    told = {result["tool_call_id"]: result["content"] for result in tool_results(scripted_server, 1)}
+    assert told == {
+        "w1": {"ok": False, "error": REFUSED_AND_STOPPED},
+        "b1": {"ok": False, "error": NOT_RUN_AFTER_REFUSAL},
+    }
+    assert scripted_server.requests[1].body["messages"][-1] == {"role": "user", "content": "use notes.txt instead"}
+
+
+async def test_no_with_a_reason_goes_on_with_the_users_words(tmp_path: Path, scripted_server: ScriptedServer) -> None:
+    scripted_server.add(reply(tool_call("write", path="new.txt", content="hello\n")), text("Understood."))
+    interaction = FakeInteraction([ApprovalAnswer(ApprovalDecision.NO, "write it to notes.txt")])
+    orch, _, _ = make_orchestrator(tmp_path, scripted_server.base_url, interaction=interaction)
+    outcome = await orch.run_input("create new.txt")
+    assert outcome.ok and outcome.text == "Understood."
     (result,) = tool_results(scripted_server, 1)
-    assert result["content"] == {"ok": False, "error": "the user refused this call"}
+    assert result["content"] == {"ok": False, "error": "the user refused this call and says: write it to notes.txt"}
 
 
 async def test_default_mode_write_approved_returns_diff(tmp_path: Path, scripted_server: ScriptedServer) -> None:

@@ -31,7 +31,11 @@ def bash(policy: PermissionPolicy, command: str) -> PolicyDecision:
         ("cargo test --all", "bash commands starting `cargo test`"),
         ("python -m pytest -q tests", "bash commands starting `python -m pytest`"),
         ("python3 -m pip install x", "bash commands starting `python3 -m pip install`"),
-        ("ls > listing.txt", "bash commands starting `ls`"),
+        # Run again, the line overwrites listing.txt: "always" covers that exact line, overwrite included.
+        (
+            "ls > listing.txt",
+            "bash commands starting `ls`; the exact command `ls > listing.txt`, overwriting the files it writes",
+        ),
         ("make build", "bash commands starting `make build`"),
         ("./run.sh --fast", "bash commands starting `./run.sh`"),
         ("timeout 60 npm test", "bash commands starting `timeout 60 npm test`"),
@@ -89,12 +93,13 @@ def test_risk_still_asks_after_always(policy: PermissionPolicy) -> None:
     assert risky.always_scope is None
 
 
-def test_scope_of_a_risky_command_says_risk_still_asks(policy: PermissionPolicy) -> None:
+def test_risky_command_offers_no_always(policy: PermissionPolicy) -> None:
+    """A risk reason asks whatever was allowed before, so "always" could not let the same call through again."""
     decision = bash(policy, "git push --force")
-    assert decision.always_scope == "bash commands starting `git push` (a command with a risk reason still asks)"
-    policy.allow_always(decision)
+    assert decision.always_scope is None and decision.allowances == ()
+    with pytest.raises(ValueError):
+        policy.allow_always(decision)
     assert bash(policy, "git push --force").action is Action.ASK
-    assert bash(policy, "git push").action is Action.ALLOW
 
 
 def test_chain_asks_once_with_one_scope_per_command_that_is_not_read_only(policy: PermissionPolicy) -> None:
@@ -150,3 +155,31 @@ def test_allowance_config_entry_for_always_for_this_project(policy: PermissionPo
     assert exact.config_entry() == ("bash", "npm run")
     (write,) = policy.decide("write", ToolKind.EDIT, {}).allowances
     assert write.config_entry() == ("tools", "write")
+
+
+def test_always_on_a_line_that_writes_with_gt_covers_the_same_line_next_time(tmp_path: Path) -> None:
+    """`python3 calc.py > out.txt`: the first run makes out.txt, so the same call next time overwrites it."""
+    policy = PermissionPolicy(Mode.DEFAULT, workspace=tmp_path)
+    line = "python3 calc.py > out.txt"
+    policy.allow_always(bash(policy, line))
+    (tmp_path / "out.txt").write_text("1\n")
+    assert bash(policy, line).action is Action.ALLOW
+    assert bash(policy, "python3 calc.py > notes.txt").action is Action.ALLOW  # a new file: the prefix covers it
+    (tmp_path / "notes.txt").write_text("mine\n")
+    overwrite = bash(policy, "python3 calc.py > notes.txt")
+    assert overwrite.action is Action.ASK and overwrite.reasons == (
+        "bash: `python3 calc.py > notes.txt` overwrites the existing file `notes.txt`",
+    )
+
+
+def test_always_on_an_overwrite_covers_it_and_saves_the_exact_line(tmp_path: Path) -> None:
+    (tmp_path / "out.txt").write_text("1\n")
+    policy = PermissionPolicy(Mode.DEFAULT, workspace=tmp_path)
+    decision = bash(policy, "make report > out.txt")
+    assert [a.config_entry() for a in decision.allowances] == [
+        ("bash", "make report *"), ("bash", "make report > out.txt")
+    ]
+    policy.allow_always(decision)
+    assert bash(policy, "make report > out.txt").action is Action.ALLOW
+    saved = PermissionPolicy(Mode.DEFAULT, bash_rules={"make report > out.txt": "allow"}, workspace=tmp_path)
+    assert bash(saved, "make report > out.txt").action is Action.ALLOW
