@@ -10,6 +10,8 @@ makes (a shell command's included) can be put back, at a cost that follows what 
   itself before its watch exists, so it is walked.
 - A change made while the first capture is running is still restorable when the walk had already read that path
   (or its folder) before the call began; otherwise it is returned in ``unknown`` and named in the undo result.
+- The index is saved when the capture closes (``index_file``): the next process's first capture then reads again only
+  the files whose stat fields differ from the saved ones, or whose object is gone from the store.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.capture.entry import Entry, kind_of
+from engine.capture.index_file import load_index, save_index
 from engine.capture.objects import ObjectStore
 from engine.capture.skip import GIT_DIR, STATE_DIR, SkipRules
 from engine.record import record
@@ -58,16 +61,19 @@ class Captured:
 
 
 class WorkspaceCapture:
-    def __init__(self, root: Path, objects: ObjectStore, skip: SkipRules, *, max_file_bytes: int) -> None:
+    def __init__(
+        self, root: Path, objects: ObjectStore, skip: SkipRules, *, max_file_bytes: int, index_path: Path | None = None
+    ) -> None:
         self.root = Path(os.path.realpath(root))
         self.objects = objects
+        objects.live = self.live_digests
+        self.index_path = index_path  # where the index is saved between processes (None: not saved)
         self.skip = skip
         self.max_file_bytes = max_file_bytes
         self.index: dict[str, Entry] = {}
         self._children: dict[str, set[str]] = {"": set()}
         self._scanned: dict[str, int] = {}  # folders the first capture has read, with the epoch it read them in
         self._epoch = 0
-        self._released: set[str] = set()  # objects the index stopped naming: pruned once no undo row names them
         self._lock = threading.RLock()
         self._call_lock = threading.Lock()
         self.ready = threading.Event()
@@ -106,15 +112,18 @@ class WorkspaceCapture:
         with self._lock:
             return {entry.digest for entry in self.index.values() if entry.digest}
 
-    def take_released(self) -> set[str]:
-        """The objects the index named and no longer does (the content they hold left the workspace)."""
-        with self._lock:
-            released, self._released = self._released, set()
-            return released
-
     def close(self) -> None:
         if self._watcher is not None:
             self._watcher.close()
+        self.save()
+
+    def save(self) -> None:
+        """Saves the index for the next process, once the first capture is complete (a partial one is not)."""
+        if self.index_path is None or not self.ready.is_set():
+            return
+        with self._lock:
+            files = {relative: entry for relative, entry in self.index.items() if entry.digest}
+        save_index(self.index_path, self.root, files)
 
     # -- around a tool call ----------------------------------------------------------------------------------------
     def mark(self) -> Mark:
@@ -278,14 +287,12 @@ class WorkspaceCapture:
         parent, _, name = relative.rpartition("/")
         old = self.index.get(relative)
         if old is not None and old.digest and (entry is None or entry.digest != old.digest):
-            self._released.add(old.digest)
+            self.objects.release((old.digest,))
         if entry is None:
             self.index.pop(relative, None)
             self._children.get(parent, set()).discard(name)
-            for child in list(self._indexed_under(relative)):
-                gone = self.index.pop(child, None)
-                if gone is not None and gone.digest:
-                    self._released.add(gone.digest)
+            gone = [self.index.pop(child, None) for child in list(self._indexed_under(relative))]
+            self.objects.release(entry.digest for entry in gone if entry is not None and entry.digest)
             self._children.pop(relative, None)
             return
         self.index[relative] = entry
@@ -320,8 +327,11 @@ class WorkspaceCapture:
         return children
 
     def first_capture(self) -> None:
-        """Reads every captured path into the index and its content into the store (a folder at a time)."""
+        """Reads every captured path into the index and its content into the store (a folder at a time). A file
+        the saved index names with the same stat fields, whose object the store holds, is not read again."""
         started = time.perf_counter()
+        saved = load_index(self.index_path, self.root) if self.index_path is not None else {}
+        read = 0
         try:
             stack = [""]
             while stack:
@@ -331,7 +341,13 @@ class WorkspaceCapture:
                     self._scanned[folder] = epoch
                     for relative, info in self._listed(folder):
                         if relative not in self.index:
-                            entry = self._entry(self.root / relative, info, None, epoch)
+                            known = saved.get(relative)
+                            if known is not None and not (
+                                known.same_stat(info) and self.objects.has(known.digest or "", known.size)
+                            ):
+                                known = None
+                            entry = self._entry(self.root / relative, info, known, epoch)
+                            read += known is None and entry is not None and entry.kind == "file"
                             if entry is not None:
                                 self._put(relative, entry)
                         if stat.S_ISDIR(info.st_mode):
@@ -339,3 +355,5 @@ class WorkspaceCapture:
         finally:
             self.first_capture_seconds = time.perf_counter() - started
             self.ready.set()
+        if read:
+            self.save()  # what this walk read is not read again by the next process, even if this one is killed

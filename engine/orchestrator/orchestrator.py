@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from engine.capture.objects import open_object_store
 from engine.capture.tool_capture import ToolCapture
 from engine.config import Config
 from engine.config.trust import folder_trusted
@@ -123,9 +124,10 @@ class Orchestrator:
             config.hooks, cwd=self.workspace.root, env=self._env,
             store=self.store, emit=self.emit,
         )
-        # What every tool call changes in the workspace, for the undo journal of the session whose call it is; the
-        # open sessions' captured calls take turns (``SessionCapture``).
-        self.tool_capture = ToolCapture(self.workspace.root, config.undo, lambda: self.undo)
+        # What every tool call changes in the workspace, for the undo journal of the session whose call it is (the
+        # journals keep their copies in its content store); the open sessions' captured calls take turns
+        # (``SessionCapture``).
+        self.tool_capture = ToolCapture(self.workspace.root, config.undo, open_object_store(self.workspace.root))
         self.capture_turns = asyncio.Lock()
         # The open sessions by id, and the one in view (which commands act on and front ends show).
         self.runtimes = OpenSessions(self.session_locks)
