@@ -25,13 +25,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.capture.entry import Entry, kind_of
-from engine.capture.index_file import load_index, save_index
+from engine.capture.index_file import SavedIndex, save_index
 from engine.capture.objects import ObjectStore
 from engine.capture.skip import GIT_DIR, STATE_DIR, SkipRules
 from engine.record import record
 
 if TYPE_CHECKING:
     from engine.capture.watcher import Watcher
+
+# The index is saved again once this many files were read or changed since it was: fewer cost the next process a
+# read each, less than writing the whole index of a large workspace at every exit.
+_SAVE_AFTER = 200
 
 
 @record
@@ -68,6 +72,7 @@ class WorkspaceCapture:
         self.objects = objects
         objects.live = self.live_digests
         self.index_path = index_path  # where the index is saved between processes (None: not saved)
+        self._unsaved = 0  # files read or changed since the index was saved (each one a read for the next process)
         self.skip = skip
         self.max_file_bytes = max_file_bytes
         self.index: dict[str, Entry] = {}
@@ -115,14 +120,17 @@ class WorkspaceCapture:
     def close(self) -> None:
         if self._watcher is not None:
             self._watcher.close()
-        self.save()
+        if self._unsaved >= _SAVE_AFTER:
+            self.save()
 
     def save(self) -> None:
-        """Saves the index for the next process, once the first capture is complete (a partial one is not)."""
+        """Saves the index for the next process when it changed since it was read, once the first capture is
+        complete (a partial one is not)."""
         if self.index_path is None or not self.ready.is_set():
             return
         with self._lock:
             files = {relative: entry for relative, entry in self.index.items() if entry.digest}
+            self._unsaved = 0
         save_index(self.index_path, self.root, files)
 
     # -- around a tool call ----------------------------------------------------------------------------------------
@@ -169,6 +177,7 @@ class WorkspaceCapture:
                     if epoch is not None and not self._known_before(relative, before, epoch):
                         unknown.append(relative)  # gone before the walk reached it: it may have been there
                     continue
+                self._unsaved += 1
                 if after is not None and before is not None and after.fingerprint() == before.fingerprint():
                     self._put(relative, after)
                     continue
@@ -296,9 +305,13 @@ class WorkspaceCapture:
             self._children.pop(relative, None)
             return
         self.index[relative] = entry
-        self._children.setdefault(parent, set()).add(name)
-        if entry.kind == "dir":
-            self._children.setdefault(relative, set())
+        siblings = self._children.get(parent)
+        if siblings is None:
+            self._children[parent] = {name}
+        else:
+            siblings.add(name)
+        if entry.kind == "dir" and relative not in self._children:
+            self._children[relative] = set()
 
     def _walk(self, start: str) -> Iterator[tuple[str, os.stat_result]]:
         """Every captured path under ``start`` (not following links, not entering skipped folders)."""
@@ -318,11 +331,13 @@ class WorkspaceCapture:
         except OSError:
             return []
         children = []
+        every_file = self.skip.keeps_every_file_in(folder)
         for name, info in listed:
             relative = f"{folder}/{name}" if folder else name
             if not folder and name in (GIT_DIR, STATE_DIR):
                 continue
-            if self.skip.reason(relative, stat.S_ISDIR(info.st_mode)) is None:
+            is_dir = stat.S_ISDIR(info.st_mode)
+            if (every_file and not is_dir) or self.skip.reason(relative, is_dir) is None:
                 children.append((relative, info))
         return children
 
@@ -330,8 +345,7 @@ class WorkspaceCapture:
         """Reads every captured path into the index and its content into the store (a folder at a time). A file
         the saved index names with the same stat fields, whose object the store holds, is not read again."""
         started = time.perf_counter()
-        saved = load_index(self.index_path, self.root) if self.index_path is not None else {}
-        read = 0
+        saved = SavedIndex(self.index_path, self.root, self.objects.present)
         try:
             stack = [""]
             while stack:
@@ -341,13 +355,16 @@ class WorkspaceCapture:
                     self._scanned[folder] = epoch
                     for relative, info in self._listed(folder):
                         if relative not in self.index:
-                            known = saved.get(relative)
-                            if known is not None and not (
-                                known.same_stat(info) and self.objects.has(known.digest or "", known.size)
-                            ):
-                                known = None
-                            entry = self._entry(self.root / relative, info, known, epoch)
-                            read += known is None and entry is not None and entry.kind == "file"
+                            digest = saved.digest_for(relative, info)
+                            if digest is not None:
+                                entry: Entry | None = Entry(
+                                    "file", stat.S_IMODE(info.st_mode), digest, size=info.st_size,
+                                    mtime_ns=info.st_mtime_ns, ctime_ns=info.st_ctime_ns, inode=info.st_ino,
+                                    epoch=epoch,
+                                )
+                            else:
+                                entry = self._entry(self.root / relative, info, None, epoch)
+                                self._unsaved += entry is not None and entry.kind == "file"
                             if entry is not None:
                                 self._put(relative, entry)
                         if stat.S_ISDIR(info.st_mode):
@@ -355,5 +372,5 @@ class WorkspaceCapture:
         finally:
             self.first_capture_seconds = time.perf_counter() - started
             self.ready.set()
-        if read:
+        if self._unsaved >= _SAVE_AFTER or (self._unsaved and len(saved) == 0):
             self.save()  # what this walk read is not read again by the next process, even if this one is killed

@@ -74,12 +74,21 @@ class ObjectStore:
             raise ObjectStoreError(f"{digest!r} is not a sha256 digest: the undo data is damaged")
         return self.folder / digest[:2] / digest[2:]
 
-    def has(self, digest: str, size: int) -> bool:
-        """Whether the object is there with ``size`` bytes (its content is checked when it is read)."""
+    def present(self) -> set[str]:
+        """The digests of every object the store holds (a listing of its folders: no stat per object)."""
+        digests: set[str] = set()
         try:
-            return os.stat(self.path_of(digest)).st_size == size
-        except (OSError, ObjectStoreError):
-            return False
+            with os.scandir(self.folder) as folders:
+                prefixes = [entry.name for entry in folders if len(entry.name) == 2 and entry.is_dir(follow_symlinks=False)]
+        except OSError:
+            return digests
+        for prefix in prefixes:
+            try:
+                # A name that is no digest is refused when read (``path_of``): not checked one by one here.
+                digests.update(prefix + name for name in os.listdir(self.folder / prefix) if len(name) == 62)
+            except OSError:
+                continue
+        return digests
 
     def release(self, digests: Iterable[str]) -> None:
         with self._released_lock:
