@@ -10,8 +10,9 @@ makes (a shell command's included) can be put back, at a cost that follows what 
   itself before its watch exists, so it is walked.
 - A change made while the first capture is running is still restorable when the walk had already read that path
   (or its folder) before the call began; otherwise it is returned in ``unknown`` and named in the undo result.
-- The index is saved when the capture closes (``index_file``): the next process's first capture then reads again only
-  the files whose stat fields differ from the saved ones, or whose object is gone from the store.
+- The index is saved for the next process (``index_file``) after a first capture that read files, and when the capture
+  closes once enough changed since: that process's first capture reads again only the files whose stat fields
+  differ from the saved ones, or whose object is gone from the store.
 """
 
 from __future__ import annotations

@@ -79,7 +79,7 @@ class ObjectStore:
         digests: set[str] = set()
         try:
             with os.scandir(self.folder) as folders:
-                prefixes = [entry.name for entry in folders if len(entry.name) == 2 and entry.is_dir(follow_symlinks=False)]
+                prefixes = [f.name for f in folders if len(f.name) == 2 and f.is_dir(follow_symlinks=False)]
         except OSError:
             return digests
         for prefix in prefixes:
