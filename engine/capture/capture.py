@@ -74,6 +74,7 @@ class WorkspaceCapture:
         objects.live = self.live_digests
         self.index_path = index_path  # where the index is saved between processes (None: not saved)
         self._unsaved = 0  # files read or changed since the index was saved (each one a read for the next process)
+        self._pinned: set[str] = set()  # the saved index's objects, while the first capture may take them
         self.skip = skip
         self.max_file_bytes = max_file_bytes
         self.index: dict[str, Entry] = {}
@@ -114,9 +115,10 @@ class WorkspaceCapture:
         return self.ready.wait(timeout)
 
     def live_digests(self) -> set[str]:
-        """The content-store objects the index names: the workspace as it is now (never pruned)."""
+        """The content-store objects the index names: the workspace as it is now (never pruned); while the first
+        capture runs, those the saved index names too (the walk may still take them)."""
         with self._lock:
-            return {entry.digest for entry in self.index.values() if entry.digest}
+            return {entry.digest for entry in self.index.values() if entry.digest} | self._pinned
 
     def close(self) -> None:
         if self._watcher is not None:
@@ -347,6 +349,8 @@ class WorkspaceCapture:
         the saved index names with the same stat fields, whose object the store holds, is not read again."""
         started = time.perf_counter()
         saved = SavedIndex(self.index_path, self.root, self.objects.present)
+        with self._lock:
+            self._pinned = saved.digests()
         try:
             stack = [""]
             while stack:
@@ -371,6 +375,8 @@ class WorkspaceCapture:
                         if stat.S_ISDIR(info.st_mode):
                             stack.append(relative)
         finally:
+            with self._lock:
+                self._pinned = set()
             self.first_capture_seconds = time.perf_counter() - started
             self.ready.set()
         if self._unsaved >= _SAVE_AFTER or (self._unsaved and len(saved) == 0):

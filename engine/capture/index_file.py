@@ -37,6 +37,11 @@ class SavedIndex:
     def __len__(self) -> int:
         return len(self._files)
 
+    def digests(self) -> set[str]:
+        """The saved digests whose objects the store holds: what the walk may take without reading."""
+        named = {fields[1] for fields in self._files.values() if isinstance(fields, list) and len(fields) == 6}
+        return self._present.intersection(named)
+
     def digest_for(self, relative: str, info: os.stat_result) -> str | None:
         """The saved digest of the file at ``relative`` when it is unchanged since (``info``: its ``lstat`` now)
         and its object is in the store; None when it must be read again."""

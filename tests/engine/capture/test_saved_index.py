@@ -124,3 +124,44 @@ def test_a_shell_change_after_a_restart_is_undone_from_the_saved_index(files: Pa
     assert result.applied, result.summary()
     assert [(files / "src" / f"f{i}.txt").read_text() for i in range(30)] == [f"file {i}\n" for i in range(30)]
     assert not (files / "new.txt").exists()
+
+
+def test_an_object_the_saved_index_names_outlives_a_prune_during_the_first_capture(
+    workspace: Path, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A turn falls off the undo stack while the walk is still taking the saved index's entries: the object a saved
+    entry names (also the dropped turn's) stays, so the file's change by the next turn is put back."""
+    (workspace / "b.txt").write_text("same\n")
+    a_process(workspace).close()
+    journal = store.undo_journal(store.create_session(model="m", mode="yolo"), workspace, max_turns=1)
+    c = workspace / "c.txt"
+    c.write_text("x\n")
+    for turn, text in (("t1", "same\n"), ("t2", "y\n")):  # t2's row names "same\n" (t1's baseline names "x\n")
+        journal.begin_turn(turn)
+        journal.record(c)
+        c.write_text(text)
+        journal.end_turn()
+    listed = WorkspaceCapture._listed
+
+    def dropping_t2_meanwhile(capture: WorkspaceCapture, folder: str):  # type: ignore[no-untyped-def]
+        if journal.turn_ids() == ["t2"]:
+            journal.begin_turn("t3")
+            journal.record(c)
+            c.write_text("z\n")
+            journal.end_turn()  # t2 falls off: "same\n" is pruned unless something still names it
+        return listed(capture, folder)
+
+    monkeypatch.setattr(WorkspaceCapture, "_listed", dropping_t2_meanwhile)
+    capture = WorkspaceCapture(
+        workspace, journal.objects, SkipRules(workspace, [], use_gitignore=True), max_file_bytes=1 << 20,
+        index_path=index_path(workspace),
+    )
+    capture.start_watching()
+    try:
+        capture.first_capture()
+        assert journal.turn_ids() == ["t3"]
+        run_turn(journal, capture, "echo by the turn > b.txt", workspace)
+    finally:
+        capture.close()
+    assert journal.undo_last_turn().applied
+    assert (workspace / "b.txt").read_text() == "same\n"
