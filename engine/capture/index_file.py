@@ -39,7 +39,10 @@ class SavedIndex:
 
     def digests(self) -> set[str]:
         """The saved digests whose objects the store holds: what the walk may take without reading."""
-        named = {fields[1] for fields in self._files.values() if isinstance(fields, list) and len(fields) == 6}
+        named = {
+            fields[1] for fields in self._files.values()
+            if isinstance(fields, list) and len(fields) == 6 and isinstance(fields[1], str)
+        }
         return self._present.intersection(named)
 
     def digest_for(self, relative: str, info: os.stat_result) -> str | None:
@@ -53,7 +56,7 @@ class SavedIndex:
             size == info.st_size and mtime_ns == info.st_mtime_ns and ctime_ns == info.st_ctime_ns
             and inode == info.st_ino and mode == stat.S_IMODE(info.st_mode) and stat.S_ISREG(info.st_mode)
         )
-        if not unchanged or digest not in self._present:
+        if not unchanged or not isinstance(digest, str) or digest not in self._present:
             return None
         self.used += 1
         return digest

@@ -124,6 +124,20 @@ def test_a_damaged_index_costs_a_read_nothing_else(world: tuple[Path, Path], tex
     assert a_turn_then_undo(root) == ORIGINAL
 
 
+@pytest.mark.parametrize("digest", [["a list"], {"a": "map"}, 7, None, "../../../out/secret.txt"])
+def test_an_exact_entry_with_a_damaged_digest_costs_a_read_nothing_else(
+    world: tuple[Path, Path], digest: object
+) -> None:
+    root, outside = world
+    before = snapshot(outside)
+    plant(root, {"notes.txt": stat_fields(root / "notes.txt")})
+    saved = json.loads((root / ".coder" / "undo" / INDEX_FILE).read_text())
+    saved["files"]["notes.txt"][1] = digest
+    (root / ".coder" / "undo" / INDEX_FILE).write_text(json.dumps(saved))
+    assert a_turn_then_undo(root) == ORIGINAL
+    assert snapshot(outside) == before
+
+
 @pytest.mark.parametrize("linked", ["undo/objects", "undo"])
 def test_a_content_store_reached_through_a_link_is_refused(world: tuple[Path, Path], linked: str) -> None:
     root, outside = world
