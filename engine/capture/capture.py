@@ -354,26 +354,8 @@ class WorkspaceCapture:
         try:
             stack = [""]
             while stack:
-                folder = stack.pop()
                 with self._lock:
-                    epoch = self._epoch
-                    self._scanned[folder] = epoch
-                    for relative, info in self._listed(folder):
-                        if relative not in self.index:
-                            digest = saved.digest_for(relative, info)
-                            if digest is not None:
-                                entry: Entry | None = Entry(
-                                    "file", stat.S_IMODE(info.st_mode), digest, size=info.st_size,
-                                    mtime_ns=info.st_mtime_ns, ctime_ns=info.st_ctime_ns, inode=info.st_ino,
-                                    epoch=epoch,
-                                )
-                            else:
-                                entry = self._entry(self.root / relative, info, None, epoch)
-                                self._unsaved += entry is not None and entry.kind == "file"
-                            if entry is not None:
-                                self._put(relative, entry)
-                        if stat.S_ISDIR(info.st_mode):
-                            stack.append(relative)
+                    stack.extend(self._first_capture_folder(stack.pop(), saved))
         finally:
             with self._lock:
                 self._pinned = set()
@@ -381,3 +363,27 @@ class WorkspaceCapture:
             self.ready.set()
         if self._unsaved >= _SAVE_AFTER or (self._unsaved and len(saved) == 0):
             self.save()  # what this walk read is not read again by the next process, even if this one is killed
+
+    def _first_capture_folder(self, folder: str, saved: SavedIndex) -> list[str]:
+        """Indexes what ``folder`` holds that the index does not yet (a file the saved index vouches for is not
+        read); returns its subfolders."""
+        epoch = self._epoch
+        self._scanned[folder] = epoch
+        subfolders = []
+        for relative, info in self._listed(folder):
+            mode = info.st_mode
+            if relative not in self.index:
+                digest = saved.digest_for(relative, info)
+                if digest is not None:
+                    entry: Entry | None = Entry(
+                        "file", stat.S_IMODE(mode), digest, None, info.st_size, info.st_mtime_ns, info.st_ctime_ns,
+                        info.st_ino, epoch,
+                    )
+                else:
+                    entry = self._entry(self.root / relative, info, None, epoch)
+                    self._unsaved += entry is not None and entry.kind == "file"
+                if entry is not None:
+                    self._put(relative, entry)
+            if stat.S_ISDIR(mode):
+                subfolders.append(relative)
+        return subfolders

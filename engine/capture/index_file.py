@@ -49,14 +49,17 @@ class SavedIndex:
         """The saved digest of the file at ``relative`` when it is unchanged since (``info``: its ``lstat`` now)
         and its object is in the store; None when it must be read again."""
         fields = self._files.get(relative)
-        if not isinstance(fields, list) or len(fields) != 6:
+        if fields is None:
             return None
-        mode, digest, size, mtime_ns, ctime_ns, inode = fields
+        try:
+            mode, digest, size, mtime_ns, ctime_ns, inode = fields  # type: ignore[misc]
+        except (TypeError, ValueError):
+            return None
         unchanged = (
             size == info.st_size and mtime_ns == info.st_mtime_ns and ctime_ns == info.st_ctime_ns
             and inode == info.st_ino and mode == stat.S_IMODE(info.st_mode) and stat.S_ISREG(info.st_mode)
         )
-        if not unchanged or not isinstance(digest, str) or digest not in self._present:
+        if not unchanged or digest.__class__ is not str or digest not in self._present:
             return None
         self.used += 1
         return digest
