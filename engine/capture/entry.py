@@ -17,7 +17,9 @@ Kind = Literal["file", "dir", "link"]
 ABSENT = "absent"
 
 
-@dataclass(frozen=True, slots=True)  # one per workspace path: a plain dataclass is made five times faster
+# One per workspace path, made by the thousand as a process starts: a plain slotted dataclass is made three times
+# faster than a frozen one. Nothing assigns its fields after it is made; a new state is a new entry.
+@dataclass(slots=True)
 class Entry:
     kind: Kind
     mode: int
