@@ -14,7 +14,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.capture.objects import open_object_store
 from engine.capture.tool_capture import ToolCapture
 from engine.config import Config
 from engine.config.trust import folder_trusted
@@ -59,6 +58,7 @@ from engine.provider.profiles import effective_config, split_model_spec
 from engine.skills import SkillCatalog
 from engine.storage.session_lock import SessionLocks
 from engine.storage.store import Store
+from engine.storage.undo import undo_objects
 from engine.tools.guard import Workspace
 
 if TYPE_CHECKING:
@@ -127,7 +127,7 @@ class Orchestrator:
         # What every tool call changes in the workspace, for the undo journal of the session whose call it is (the
         # journals keep their copies in its content store); the open sessions' captured calls take turns
         # (``SessionCapture``).
-        self.tool_capture = ToolCapture(self.workspace.root, config.undo, open_object_store(self.workspace.root))
+        self.tool_capture = ToolCapture(self.workspace.root, config.undo, undo_objects(self.workspace.root))
         self.capture_turns = asyncio.Lock()
         # The open sessions by id, and the one in view (which commands act on and front ends show).
         self.runtimes = OpenSessions(self.session_locks)

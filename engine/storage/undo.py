@@ -7,12 +7,11 @@ One recorder, two inputs: ``record`` before write, edit or patch first touches a
 when it cannot be kept; it covers files the capture skips), and ``record_captured`` with what the workspace capture
 saw a tool call change (any tool, a shell command's included). A path is recorded once a turn.
 
-Rows live in the database; contents in the capture's content store (``engine.capture.objects``), each distinct
-content once, never in the database: undo needs the exact bytes, which cannot be redacted, and SPEC 12 keeps
-secrets out of the database; a database never shrinks without VACUUM. A copy is stored before the row that names
-it, so a crash can leave an unnamed copy, never a dangling row. Older journals' copies move into the store when
-opened (``undo_legacy``). Files changed by someone else after the turn ended are detected by fingerprint (sha256 +
-mode, taken when the turn ends) and reported before anything is overwritten; ``force=True`` undoes anyway.
+Rows live in the database, contents in the capture's content store (``engine.capture.objects``), never in the
+database: undo needs the exact bytes, which cannot be redacted (SPEC 12 keeps secrets out of it). A copy is stored
+before its row: a crash can leave an unnamed copy, never a dangling row. Older journals' copies move into the store
+when opened (``undo_legacy``). Files changed by someone else after the turn ended are detected by fingerprint
+(sha256 + mode, taken when the turn ends) and reported before anything is overwritten; ``force=True`` undoes anyway.
 """
 
 from __future__ import annotations
@@ -40,6 +39,14 @@ if TYPE_CHECKING:
     from engine.capture.capture import Captured
 
 NOTHING_TO_UNDO = "nothing to undo: no change made by a turn is left on this session's undo stack"
+
+
+def undo_objects(workspace_root: Path) -> ObjectStore:
+    """The workspace's content store for undo (the capture's), or ``StorageError`` saying why it cannot be used."""
+    try:
+        return open_object_store(workspace_root)
+    except ObjectStoreError as exc:
+        raise StorageError(str(exc)) from exc
 
 
 @dataclass(frozen=True)
@@ -78,10 +85,7 @@ class UndoJournal:
         self.session_id = session_id
         self.root = Path(os.path.realpath(workspace_root))
         self.max_turns = max_turns
-        try:
-            self.objects = objects or open_object_store(self.root)
-        except ObjectStoreError as exc:
-            raise StorageError(str(exc)) from exc
+        self.objects = objects or undo_objects(self.root)
         self._now = clock
         self._redact = redact
         self._turn: _OpenTurn | None = None
@@ -278,14 +282,12 @@ class UndoJournal:
     def _keep(self, turn: _OpenTurn, befores: Sequence[_Before]) -> None:
         """Writes the rows of ``befores`` (their contents already in the store), the session's first state of each
         file (for ``/diff``), and what the turn could not keep."""
-        rows = []
-        baselines = []
+        rows: list[tuple[object, ...]] = []
+        baselines: list[tuple[object, ...]] = []
         for before in befores:
             entry = before.entry
-            kind = "absent" if entry is None else entry.kind
+            kind, mode, target = ("absent", None, None) if entry is None else (entry.kind, entry.mode, entry.target)
             blob = object_name(entry.digest) if entry is not None and entry.digest else None
-            mode = None if entry is None else entry.mode
-            target = None if entry is None else entry.target
             rows.append((before.path, int(entry is not None), mode, blob, kind, target, before.created_dirs))
             if kind in ("absent", "file"):
                 baselines.append((self.session_id, before.path, int(entry is not None), mode, blob))

@@ -17,9 +17,11 @@ from engine.capture.index_file import INDEX_FILE
 from engine.capture.objects import ObjectStore, ObjectStoreError, open_object_store
 from engine.capture.skip import SkipRules
 from engine.storage.db import Database, database_path
+from engine.storage.errors import StorageError
 from engine.storage.redact import Redactor
 from engine.storage.store import Store
 from tests.security.conftest import snapshot
+from tests.support.fakes import make_orchestrator
 
 ORIGINAL = b"the user's own text\n"
 PLANTED = b"planted by the index\n"  # the same size as ORIGINAL, so only the stat fields can tell
@@ -147,4 +149,15 @@ def test_a_content_store_reached_through_a_link_is_refused(world: tuple[Path, Pa
     target.symlink_to(outside)
     with pytest.raises(ObjectStoreError, match="link"):
         open_object_store(root)
+    assert snapshot(outside) == before
+
+
+def test_a_linked_content_store_stops_the_engine_with_a_clear_error(world: tuple[Path, Path]) -> None:
+    """Refused before any copy is written: the engine's opening says what to move away."""
+    root, outside = world
+    before = snapshot(outside)
+    (root / ".coder" / "undo").mkdir()
+    (root / ".coder" / "undo" / "objects").symlink_to(outside)
+    with pytest.raises(StorageError, match="objects is a link"):
+        make_orchestrator(root, "http://127.0.0.1:9/v1")
     assert snapshot(outside) == before
