@@ -32,7 +32,6 @@ class SavedIndex:
     def __init__(self, path: Path | None, root: Path, present: Callable[[], set[str]]) -> None:
         self._files = _load(path, root) if path is not None else {}
         self._present = present() if self._files else set()
-        self.used = 0
 
     def __len__(self) -> int:
         return len(self._files)
@@ -61,7 +60,6 @@ class SavedIndex:
         )
         if not unchanged or digest.__class__ is not str or digest not in self._present:
             return None
-        self.used += 1
         return digest
 
 
