@@ -118,13 +118,12 @@ def headless_run(root: Path) -> tuple[float, float]:
     store = Store(Database.open(database_path(root)), redactor=Redactor({}))
     journal = store.undo_journal(store.create_session(model="m", mode="yolo"), root, max_turns=HEADLESS_COMMANDS)
     tool = ToolCapture(root, UndoConfig(), journal.objects)
-    tool.recorder = journal
     tool.start()
 
     async def commands() -> None:
         for i in range(HEADLESS_COMMANDS):
             journal.begin_turn(f"t{i}", "bench")
-            async with tool.around():
+            async with tool.around(journal):
                 await asyncio.to_thread(subprocess.run, ["sh", "-c", f"echo {i} > d0000/f000000.txt"], cwd=root)
             journal.end_turn()
 
