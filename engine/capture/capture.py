@@ -10,6 +10,9 @@ makes (a shell command's included) can be put back, at a cost that follows what 
   itself before its watch exists, so it is walked.
 - A change made while the first capture is running is still restorable when the walk had already read that path
   (or its folder) before the call began; otherwise it is returned in ``unknown`` and named in the undo result.
+- The index is saved for the next process (``index_file``) after a first capture that read files, and when the capture
+  closes once enough changed since: that process's first capture reads again only the files whose stat fields
+  differ from the saved ones, or whose object is gone from the store.
 """
 
 from __future__ import annotations
@@ -23,12 +26,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.capture.entry import Entry, kind_of
+from engine.capture.index_file import SavedIndex, save_index
 from engine.capture.objects import ObjectStore
 from engine.capture.skip import GIT_DIR, STATE_DIR, SkipRules
 from engine.record import record
 
 if TYPE_CHECKING:
     from engine.capture.watcher import Watcher
+
+# The index is saved again once this many files were read or changed since it was: fewer cost the next process a
+# read each, less than writing the whole index of a large workspace at every exit.
+_SAVE_AFTER = 200
 
 
 @record
@@ -58,16 +66,21 @@ class Captured:
 
 
 class WorkspaceCapture:
-    def __init__(self, root: Path, objects: ObjectStore, skip: SkipRules, *, max_file_bytes: int) -> None:
+    def __init__(
+        self, root: Path, objects: ObjectStore, skip: SkipRules, *, max_file_bytes: int, index_path: Path | None = None
+    ) -> None:
         self.root = Path(os.path.realpath(root))
         self.objects = objects
+        objects.live = self.live_digests
+        self.index_path = index_path  # where the index is saved between processes (None: not saved)
+        self._unsaved = 0  # files read or changed since the index was saved (each one a read for the next process)
+        self._pinned: set[str] = set()  # the saved index's objects, while the first capture may take them
         self.skip = skip
         self.max_file_bytes = max_file_bytes
         self.index: dict[str, Entry] = {}
         self._children: dict[str, set[str]] = {"": set()}
         self._scanned: dict[str, int] = {}  # folders the first capture has read, with the epoch it read them in
         self._epoch = 0
-        self._released: set[str] = set()  # objects the index stopped naming: pruned once no undo row names them
         self._lock = threading.RLock()
         self._call_lock = threading.Lock()
         self.ready = threading.Event()
@@ -102,19 +115,26 @@ class WorkspaceCapture:
         return self.ready.wait(timeout)
 
     def live_digests(self) -> set[str]:
-        """The content-store objects the index names: the workspace as it is now (never pruned)."""
+        """The content-store objects the index names: the workspace as it is now (never pruned); while the first
+        capture runs, those the saved index names too (the walk may still take them)."""
         with self._lock:
-            return {entry.digest for entry in self.index.values() if entry.digest}
-
-    def take_released(self) -> set[str]:
-        """The objects the index named and no longer does (the content they hold left the workspace)."""
-        with self._lock:
-            released, self._released = self._released, set()
-            return released
+            return {entry.digest for entry in self.index.values() if entry.digest} | self._pinned
 
     def close(self) -> None:
         if self._watcher is not None:
             self._watcher.close()
+        if self._unsaved >= _SAVE_AFTER:
+            self.save()
+
+    def save(self) -> None:
+        """Saves the index for the next process when it changed since it was read, once the first capture is
+        complete (a partial one is not)."""
+        if self.index_path is None or not self.ready.is_set():
+            return
+        with self._lock:
+            files = {relative: entry for relative, entry in self.index.items() if entry.digest}
+            self._unsaved = 0
+        save_index(self.index_path, self.root, files)
 
     # -- around a tool call ----------------------------------------------------------------------------------------
     def mark(self) -> Mark:
@@ -160,6 +180,7 @@ class WorkspaceCapture:
                     if epoch is not None and not self._known_before(relative, before, epoch):
                         unknown.append(relative)  # gone before the walk reached it: it may have been there
                     continue
+                self._unsaved += 1
                 if after is not None and before is not None and after.fingerprint() == before.fingerprint():
                     self._put(relative, after)
                     continue
@@ -278,20 +299,22 @@ class WorkspaceCapture:
         parent, _, name = relative.rpartition("/")
         old = self.index.get(relative)
         if old is not None and old.digest and (entry is None or entry.digest != old.digest):
-            self._released.add(old.digest)
+            self.objects.release((old.digest,))
         if entry is None:
             self.index.pop(relative, None)
             self._children.get(parent, set()).discard(name)
-            for child in list(self._indexed_under(relative)):
-                gone = self.index.pop(child, None)
-                if gone is not None and gone.digest:
-                    self._released.add(gone.digest)
+            gone = [self.index.pop(child, None) for child in list(self._indexed_under(relative))]
+            self.objects.release(entry.digest for entry in gone if entry is not None and entry.digest)
             self._children.pop(relative, None)
             return
         self.index[relative] = entry
-        self._children.setdefault(parent, set()).add(name)
-        if entry.kind == "dir":
-            self._children.setdefault(relative, set())
+        siblings = self._children.get(parent)
+        if siblings is None:
+            self._children[parent] = {name}
+        else:
+            siblings.add(name)
+        if entry.kind == "dir" and relative not in self._children:
+            self._children[relative] = set()
 
     def _walk(self, start: str) -> Iterator[tuple[str, os.stat_result]]:
         """Every captured path under ``start`` (not following links, not entering skipped folders)."""
@@ -311,31 +334,56 @@ class WorkspaceCapture:
         except OSError:
             return []
         children = []
+        every_file = self.skip.keeps_every_file_in(folder)
         for name, info in listed:
             relative = f"{folder}/{name}" if folder else name
             if not folder and name in (GIT_DIR, STATE_DIR):
                 continue
-            if self.skip.reason(relative, stat.S_ISDIR(info.st_mode)) is None:
+            is_dir = stat.S_ISDIR(info.st_mode)
+            if (every_file and not is_dir) or self.skip.reason(relative, is_dir) is None:
                 children.append((relative, info))
         return children
 
     def first_capture(self) -> None:
-        """Reads every captured path into the index and its content into the store (a folder at a time)."""
+        """Reads every captured path into the index and its content into the store (a folder at a time). A file
+        the saved index names with the same stat fields, whose object the store holds, is not read again."""
         started = time.perf_counter()
+        saved = SavedIndex(self.index_path, self.root, self.objects.present)
+        with self._lock:
+            self._pinned = saved.digests()
         try:
             stack = [""]
             while stack:
-                folder = stack.pop()
                 with self._lock:
-                    epoch = self._epoch
-                    self._scanned[folder] = epoch
-                    for relative, info in self._listed(folder):
-                        if relative not in self.index:
-                            entry = self._entry(self.root / relative, info, None, epoch)
-                            if entry is not None:
-                                self._put(relative, entry)
-                        if stat.S_ISDIR(info.st_mode):
-                            stack.append(relative)
+                    stack.extend(self._first_capture_folder(stack.pop(), saved))
         finally:
+            with self._lock:
+                self._pinned = set()
             self.first_capture_seconds = time.perf_counter() - started
             self.ready.set()
+        if self._unsaved >= _SAVE_AFTER or (self._unsaved and len(saved) == 0):
+            self.save()  # what this walk read is not read again by the next process, even if this one is killed
+
+    def _first_capture_folder(self, folder: str, saved: SavedIndex) -> list[str]:
+        """Indexes what ``folder`` holds that the index does not yet (a file the saved index vouches for is not
+        read); returns its subfolders."""
+        epoch = self._epoch
+        self._scanned[folder] = epoch
+        subfolders = []
+        for relative, info in self._listed(folder):
+            mode = info.st_mode
+            if relative not in self.index:
+                digest = saved.digest_for(relative, info)
+                if digest is not None:
+                    entry: Entry | None = Entry(
+                        "file", stat.S_IMODE(mode), digest, None, info.st_size, info.st_mtime_ns, info.st_ctime_ns,
+                        info.st_ino, epoch,
+                    )
+                else:
+                    entry = self._entry(self.root / relative, info, None, epoch)
+                    self._unsaved += entry is not None and entry.kind == "file"
+                if entry is not None:
+                    self._put(relative, entry)
+            if stat.S_ISDIR(mode):
+                subfolders.append(relative)
+        return subfolders

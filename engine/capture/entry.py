@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import os
 import stat
+from dataclasses import dataclass
 from typing import Literal
-
-from engine.record import record
 
 Kind = Literal["file", "dir", "link"]
 ABSENT = "absent"
 
 
-@record
+# One per workspace path, made by the thousand as a process starts: a plain slotted dataclass is made three times
+# faster than a frozen one. Nothing assigns its fields after it is made; a new state is a new entry.
+@dataclass(slots=True)
 class Entry:
     kind: Kind
     mode: int

@@ -1,9 +1,14 @@
-"""The content store: every kept file's bytes once, named by their sha256 (``.coder/undo/objects/ab/cdef...``).
+"""The content store of undo: every kept file's bytes once, named by their sha256
+(``.coder/undo/objects/ab/cdef...``), for the capture's index and every undo row alike (a file tool's snapshot
+and a shell command's change).
 
 A file that many turns saw unchanged, or that two folders hold, is stored once. Objects are written atomically and
 readable by the owner only (0600): they are copies of workspace files, secrets included. A read checks the bytes
 against their name, so a damaged or planted object is never written back into the workspace. Objects no undo row
-and no live index names are pruned with the undo stack (``prune``).
+and no live index names are pruned with the undo stack (``prune``): the capture tells the store which objects its
+index names (``live``) and which it stopped naming (``release``).
+
+``.coder/undo/`` is opened in one place, ``undo_folder``: never through a link, never outside the workspace.
 """
 
 from __future__ import annotations
@@ -12,14 +17,18 @@ import hashlib
 import os
 import tempfile
 import threading
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 
-from engine.storage.errors import StorageError
+from engine.errors import EngineError
 
 OBJECT_PREFIX = "sha256:"
 _CHUNK = 1 << 20
 _HEX = frozenset("0123456789abcdef")
+
+
+class ObjectStoreError(EngineError):
+    """An object is missing, damaged, or not where undo keeps its copies."""
 
 
 def object_name(digest: str) -> str:
@@ -27,18 +36,68 @@ def object_name(digest: str) -> str:
     return f"{OBJECT_PREFIX}{digest}"
 
 
+def is_digest(text: object) -> bool:
+    return isinstance(text, str) and len(text) == 64 and _HEX.issuperset(text)
+
+
+def undo_folder(workspace_root: Path) -> Path:
+    """``<workspace>/.coder/undo``, where the content store and the capture's index live. ``ObjectStoreError`` when
+    it, or a folder on the way, is a link or leads outside the workspace (a repository can ship ``.coder/``)."""
+    root = Path(os.path.realpath(workspace_root))
+    folder = root / ".coder" / "undo"
+    for path in (folder.parent, folder, folder / "objects"):
+        if path.is_symlink() or (path.exists() and not path.is_dir()):
+            raise ObjectStoreError(
+                f"{path} is a link or not a folder; coder-tui keeps undo copies only in a folder of its own: "
+                f"move it away (mv {path} {path}.moved)"
+            )
+    return folder
+
+
+def open_object_store(workspace_root: Path) -> ObjectStore:
+    """The workspace's content store, its folder checked (``undo_folder``)."""
+    return ObjectStore(undo_folder(workspace_root) / "objects")
+
+
 class ObjectStore:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self._folders: set[str] = set()  # the two-letter folders known to exist (a mkdir per file costs)
+        # The objects a live capture index names (the workspace as it is now: never pruned), and those it stopped
+        # naming (pruned with the undo turns once no row names them either).
+        self.live: Callable[[], Collection[str]] = frozenset
+        self._released: set[str] = set()
+        self._released_lock = threading.Lock()
 
     def path_of(self, digest: str) -> Path:
-        if len(digest) != 64 or not _HEX.issuperset(digest):
-            raise StorageError(f"{digest!r} is not a sha256 digest: the undo data is damaged")
+        if not is_digest(digest):
+            raise ObjectStoreError(f"{digest!r} is not a sha256 digest: the undo data is damaged")
         return self.folder / digest[:2] / digest[2:]
 
-    def has(self, digest: str) -> bool:
-        return self.path_of(digest).exists()
+    def present(self) -> set[str]:
+        """The digests of every object the store holds (a listing of its folders: no stat per object)."""
+        digests: set[str] = set()
+        try:
+            with os.scandir(self.folder) as folders:
+                prefixes = [f.name for f in folders if len(f.name) == 2 and f.is_dir(follow_symlinks=False)]
+        except OSError:
+            return digests
+        for prefix in prefixes:
+            try:
+                # A name that is no digest is refused when read (``path_of``): not checked one by one here.
+                digests.update(prefix + name for name in os.listdir(self.folder / prefix) if len(name) == 62)
+            except OSError:
+                continue
+        return digests
+
+    def release(self, digests: Iterable[str]) -> None:
+        with self._released_lock:
+            self._released.update(digests)
+
+    def take_released(self) -> set[str]:
+        with self._released_lock:
+            released, self._released = self._released, set()
+        return released
 
     def put_file(self, path: Path) -> str:
         """Copies the file at ``path`` into the store (once per content) and returns its sha256. The copy is hashed
@@ -46,7 +105,7 @@ class ObjectStore:
         with open(path, "rb", buffering=0) as source:
             head = source.read(_CHUNK)
             if len(head) < _CHUNK:  # a small file (most of them): one read, and no copy when the store has it
-                return self._put_bytes(head)
+                return self.put_bytes(head)
         digest = hashlib.sha256()
         self.folder.mkdir(parents=True, exist_ok=True)
         fd, temp = tempfile.mkstemp(prefix=".in.", dir=self.folder)
@@ -68,7 +127,7 @@ class ObjectStore:
                 os.unlink(temp)
             raise
 
-    def _put_bytes(self, data: bytes) -> str:
+    def put_bytes(self, data: bytes) -> str:
         name = hashlib.sha256(data).hexdigest()
         final = self.path_of(name)
         if not final.exists():
@@ -98,15 +157,19 @@ class ObjectStore:
         try:
             data = self.path_of(digest).read_bytes()
         except OSError as exc:
-            raise StorageError(f"the undo copy {digest[:12]}… is missing or unreadable: {exc.strerror or exc}") from exc
+            raise ObjectStoreError(
+                f"the undo copy {digest[:12]}… is missing or unreadable: {exc.strerror or exc}"
+            ) from exc
         if hashlib.sha256(data).hexdigest() != digest:
-            raise StorageError(f"the undo copy {digest[:12]}… does not hold what its name says: not used")
+            raise ObjectStoreError(f"the undo copy {digest[:12]}… does not hold what its name says: not used")
         return data
 
-    def prune(self, candidates: Collection[str], live: Collection[str]) -> None:
-        """Deletes the objects among ``candidates`` that no one still names (``live``)."""
-        for digest in set(candidates) - set(live):
+    def prune(self, candidates: Collection[str], named: Collection[str]) -> None:
+        """Deletes the objects among ``candidates`` (and those the capture released) that neither ``named`` (by an
+        undo row) nor the live index names."""
+        doomed = (set(candidates) | self.take_released()) - set(named) - set(self.live())
+        for digest in doomed:
             try:
                 self.path_of(digest).unlink(missing_ok=True)
-            except (OSError, StorageError):
+            except (OSError, ObjectStoreError):
                 continue

@@ -1,30 +1,44 @@
 """The capture around one tool call (SPEC 7): whatever the call changed in the workspace (a write, a shell command,
-its hooks, an MCP tool's doing) goes into the session's undo journal as the turn's change. The first capture of the
-workspace starts with the first call at the latest and is waited for, up to ``undo.first_capture_wait_s``."""
+its hooks, an MCP tool's doing, an auto-verify run) goes to the session's undo recorder as the turn's change. The
+first capture of the workspace starts with the first call at the latest and is waited for, up to
+``undo.first_capture_wait_s``.
+
+The recorder is the undo of the session whose call it is (``ChangeRecorder``: the storage's undo journal); the
+capture knows it only by that protocol, and shares its content store with it (``objects``)."""
 
 from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
+from engine.capture.index_file import INDEX_FILE
+from engine.capture.objects import ObjectStore
 from engine.config.schema import UndoConfig
 
 if TYPE_CHECKING:
-    from engine.capture.capture import WorkspaceCapture
-    from engine.storage.undo import UndoJournal
+    from engine.capture.capture import Captured, WorkspaceCapture
 
 _MB = 1024 * 1024
 
 
+class ChangeRecorder(Protocol):
+    """Where the changes a call made go: the undo of the session whose call it is."""
+
+    @property
+    def in_turn(self) -> bool: ...
+
+    def record_captured(self, captured: Captured) -> None: ...
+
+
 class ToolCapture:
-    def __init__(self, root: Path, config: UndoConfig, journal: Callable[[], UndoJournal]) -> None:
+    def __init__(self, root: Path, config: UndoConfig, objects: ObjectStore) -> None:
         self.root = root
         self.config = config
-        self._journal = journal
+        self.objects = objects
         self.capture: WorkspaceCapture | None = None
         self._built = threading.Event()
         self._thread: threading.Thread | None = None
@@ -44,21 +58,22 @@ class ToolCapture:
 
     def _run(self) -> None:
         from engine.capture.capture import WorkspaceCapture
-        from engine.capture.objects import ObjectStore
         from engine.capture.skip import SkipRules
 
         try:
             skip = SkipRules(self.root, self.config.skip, use_gitignore=self.config.skip_gitignored)
-            objects = ObjectStore(self.root / ".coder" / "undo" / "objects")
-            self.capture = WorkspaceCapture(self.root, objects, skip, max_file_bytes=int(self.config.max_file_mb * _MB))
+            self.capture = WorkspaceCapture(
+                self.root, self.objects, skip, max_file_bytes=int(self.config.max_file_mb * _MB),
+                index_path=self.objects.folder.parent / INDEX_FILE,
+            )
         finally:
             self._built.set()
         self.capture.run()
 
     @asynccontextmanager
-    async def around(self, journal: UndoJournal | None = None) -> AsyncIterator[None]:
-        """What the enclosed step changes goes to ``journal`` (the session's whose call it is), by default the
-        journal of the session in view."""
+    async def around(self, recorder: ChangeRecorder | None = None) -> AsyncIterator[None]:
+        """What the enclosed step changes goes to ``recorder`` (the undo of the session whose call it is); None
+        keeps the index current and records nothing."""
         capture = self.capture if self._built.is_set() else await asyncio.to_thread(self.wait_built)
         if capture is None:  # it could not even be made (an unreadable workspace): the call runs uncaptured
             yield
@@ -70,11 +85,8 @@ class ToolCapture:
             yield
         finally:
             captured = await asyncio.to_thread(capture.collect, mark)
-            journal = journal or self._journal()
-            journal.live_objects = capture.live_digests
-            journal.released_objects = capture.take_released
-            if journal.in_turn:
-                journal.record_captured(captured)
+            if recorder is not None and recorder.in_turn:
+                recorder.record_captured(captured)
 
     def close(self) -> None:
         if self.capture is not None:

@@ -58,6 +58,7 @@ from engine.provider.profiles import effective_config, split_model_spec
 from engine.skills import SkillCatalog
 from engine.storage.session_lock import SessionLocks
 from engine.storage.store import Store
+from engine.storage.undo import undo_objects
 from engine.tools.guard import Workspace
 
 if TYPE_CHECKING:
@@ -123,9 +124,10 @@ class Orchestrator:
             config.hooks, cwd=self.workspace.root, env=self._env,
             store=self.store, emit=self.emit,
         )
-        # What every tool call changes in the workspace, for the undo journal of the session whose call it is; the
-        # open sessions' captured calls take turns (``SessionCapture``).
-        self.tool_capture = ToolCapture(self.workspace.root, config.undo, lambda: self.undo)
+        # What every tool call changes in the workspace, for the undo journal of the session whose call it is (the
+        # journals keep their copies in its content store); the open sessions' captured calls take turns
+        # (``SessionCapture``).
+        self.tool_capture = ToolCapture(self.workspace.root, config.undo, undo_objects(self.workspace.root))
         self.capture_turns = asyncio.Lock()
         # The open sessions by id, and the one in view (which commands act on and front ends show).
         self.runtimes = OpenSessions(self.session_locks)

@@ -42,7 +42,9 @@ def session_args(
 def make_runtime(orch: Orchestrator, session: Session, policy: PermissionPolicy, *, restored: bool) -> SessionRuntime:
     """The live state of ``session``: its undo journal, its tools' todos (a restored session's stored ones) and
     files, its compaction state and loop detector, and ``policy`` for its mode and "always" answers."""
-    undo = orch.store.undo_journal(session.id, orch.workspace.root, max_turns=orch.config.undo.max_turns)
+    undo = orch.store.undo_journal(
+        session.id, orch.workspace.root, max_turns=orch.config.undo.max_turns, objects=orch.tool_capture.objects
+    )
     policy.always_scopes = orch.mcp.always_scopes
     tool_context = make_tool_context(orch, lambda: policy)
     tool_context.before_change = undo.record

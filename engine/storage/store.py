@@ -50,6 +50,7 @@ from engine.storage.state_folder import STATE_FOLDER, ensure_state_folder
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from engine.capture.objects import ObjectStore
     from engine.storage.undo import UndoJournal
 
 
@@ -338,8 +339,11 @@ class Store:
         with self.db.read() as conn:
             return todos.load_todos(conn, session_id)
 
-    def undo_journal(self, session_id: str, workspace_root: Path, *, max_turns: int) -> UndoJournal:
-        """The per-turn file snapshots of this session (``undo.max_turns`` deep), sharing this connection."""
+    def undo_journal(
+        self, session_id: str, workspace_root: Path, *, max_turns: int, objects: ObjectStore | None = None
+    ) -> UndoJournal:
+        """The per-turn file snapshots of this session (``undo.max_turns`` deep), sharing this connection; their
+        content in ``objects``, the capture's content store (default: the workspace's, opened here)."""
         from engine.storage.undo import UndoJournal
 
         if not self.is_own(session_id):
@@ -349,7 +353,8 @@ class Store:
                 conn.execute("DELETE FROM undo_turns WHERE session_id = ?", (session_id,))
                 conn.execute("DELETE FROM undo_baselines WHERE session_id = ?", (session_id,))
         return UndoJournal(
-            self.db, session_id, workspace_root, max_turns=max_turns, clock=self._now, redact=self._redactor.redact
+            self.db, session_id, workspace_root, max_turns=max_turns, objects=objects, clock=self._now,
+            redact=self._redactor.redact,
         )
 
     def commit_deferred(self) -> None:

@@ -1,43 +1,61 @@
-"""Per-turn undo (SPEC 7): before write, edit or patch first touches a file in a turn, ``record`` keeps what was
-there (bytes and permission bits, or "did not exist"); ``undo_last_turn`` puts every such file back byte for byte,
-deletes the files the turn created (and the folders it made for them) and recreates the ones it deleted. Turns
-form a stack ``max_turns`` deep, per session, and survive a restart. No git involved.
+"""Per-turn undo (SPEC 7): each path a turn changed, with its state before the turn (first change in the turn
+wins), so ``undo_last_turn`` puts it back: files byte for byte with their bits, folders, links; what the turn
+created is removed, what it deleted recreated. Turns form a stack ``max_turns`` deep, per session, and survive a
+restart. No git involved.
 
-Where the bytes live: metadata in the database (transactional, queryable), file contents as files under
-``.coder/undo/`` (``undo_blobs.py``). Not as BLOBs in the database, because: undo needs the exact bytes, so they
-cannot be redacted, and SPEC 12 keeps secrets out of the database (a snapshot of a ``.env`` would break that); a
-dropped turn frees its space at once by deleting its folder, while a database file never shrinks without VACUUM;
-and large or binary files do not slow every other write to the logs. A content file is always written before the
-row that names it, so a crash can leave an unreferenced file (swept on the next start) but never a dangling row.
+One recorder, two inputs: ``record`` before write, edit or patch first touches a file (the tool refuses the change
+when it cannot be kept; it covers files the capture skips), and ``record_captured`` with what the workspace capture
+saw a tool call change (any tool, a shell command's included). A path is recorded once a turn.
 
-Files changed by someone else after the turn ended are detected by fingerprint (sha256 + mode, taken when the turn
-ends) and reported before anything is overwritten; ``force=True`` undoes anyway.
+Rows live in the database, contents in the capture's content store (``engine.capture.objects``), never in the
+database: undo needs the exact bytes, which cannot be redacted (SPEC 12 keeps secrets out of it). A copy is stored
+before its row: a crash can leave an unnamed copy, never a dangling row. Older journals' copies move into the store
+when opened (``undo_legacy``). Files changed by someone else after the turn ended are detected by fingerprint
+(sha256 + mode, taken when the turn ends) and reported before anything is overwritten; ``force=True`` undoes anyway.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Collection
+import stat
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from engine.capture.entry import Entry, kind_of
+from engine.capture.objects import OBJECT_PREFIX, ObjectStore, ObjectStoreError, object_name, open_object_store
 from engine.storage.conversation_log import make_title
 from engine.storage.db import Database, utc_now
 from engine.storage.errors import StorageError
-from engine.capture.objects import OBJECT_PREFIX, ObjectStore, object_name
 from engine.storage.file_state import FileState, missing_top, read_state
 from engine.storage.names import checked_name
-from engine.storage.state_folder import refuse_links
 from engine.storage.undo_apply import PathBefore, apply_rows, inside, state_now
-from engine.storage.undo_blobs import BASELINE_DIR, UndoBlobs
+from engine.storage.undo_legacy import adopt_legacy_copies
 from engine.storage.undo_result import SessionChange, UndoResult, turn_name
 
 if TYPE_CHECKING:
     from engine.capture.capture import Captured
 
 NOTHING_TO_UNDO = "nothing to undo: no change made by a turn is left on this session's undo stack"
+
+
+def undo_objects(workspace_root: Path) -> ObjectStore:
+    """The workspace's content store for undo (the capture's), or ``StorageError`` saying why it cannot be used."""
+    try:
+        return open_object_store(workspace_root)
+    except ObjectStoreError as exc:
+        raise StorageError(str(exc)) from exc
+
+
+@dataclass(frozen=True)
+class _Before:
+    """One path's state before the turn, as a row keeps it."""
+
+    path: str
+    entry: Entry | None  # None: absent
+    created_dirs: str | None = None  # a file tool's new file: the outermost folder it made for it
 
 
 @dataclass
@@ -57,6 +75,7 @@ class UndoJournal:
         workspace_root: Path,
         *,
         max_turns: int,
+        objects: ObjectStore | None = None,
         clock: Callable[[], str] = utc_now,
         redact: Callable[[str], str] = str,
     ) -> None:
@@ -66,18 +85,13 @@ class UndoJournal:
         self.session_id = session_id
         self.root = Path(os.path.realpath(workspace_root))
         self.max_turns = max_turns
-        self._blobs = UndoBlobs(self.root / ".coder" / "undo" / checked_name(session_id, "session id"))
-        refuse_links(self._blobs.folder / BASELINE_DIR, self.root / ".coder")
-        self.objects = ObjectStore(self.root / ".coder" / "undo" / "objects")
-        # The content-store objects a live capture index still names (kept when turns are pruned), and those it
-        # stopped naming (pruned with the turns once no row names them either).
-        self.live_objects: Callable[[], Collection[str]] = frozenset
-        self.released_objects: Callable[[], Collection[str]] = frozenset
+        self.objects = objects or undo_objects(self.root)
         self._now = clock
         self._redact = redact
         self._turn: _OpenTurn | None = None
+        legacy = self.root / ".coder" / "undo" / checked_name(session_id, "session id")
+        adopt_legacy_copies(db, session_id, legacy, self.objects)
         self._seal_interrupted_turns()
-        self._sweep()
 
     @property
     def depth(self) -> int:
@@ -106,87 +120,51 @@ class UndoJournal:
         """Call before ``path`` is written or deleted. Only the first call per path in a turn keeps anything: that
         is the state before the turn. Raises ``StorageError`` when the file cannot be snapshotted, so the caller
         can refuse the change rather than make one that cannot be undone."""
-        turn = self._turn
-        if turn is None:
-            raise RuntimeError("UndoJournal.record was called outside a turn: call begin_turn first")
+        turn = self._open("record")
         target = Path(os.path.realpath(path))
         relative = self._relative(target)
         if relative in turn.paths:
             return
         try:
-            state = read_state(target)
-        except IsADirectoryError:
-            return  # write/edit/patch refuse folders themselves; there is nothing to keep
+            info = target.lstat()
+        except FileNotFoundError:
+            created = missing_top(target, self.root)
+            self._keep(turn, [_Before(relative, None, None if created is None else self._relative(created))])
+            return
         except OSError as exc:
             raise StorageError(f"cannot snapshot {relative} for undo: {exc}") from exc
-        if turn.row is None:
-            turn.row = self._insert_turn(turn)
-        blob = None if state.data is None else self._blobs.write(turn.row, len(turn.paths), state.data)
-        created = missing_top(target, self.root) if state.data is None else None
-        created_dirs = None if created is None else self._relative(created)
-        first_touch = not self._has_baseline(relative)
-        baseline_blob = self._blobs.keep_as_baseline(blob) if first_touch and blob is not None else None
-        with self._db.transaction() as conn:
-            conn.execute(
-                "INSERT INTO undo_files (turn, path, existed, mode, blob, created_dirs, kind) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (turn.row, relative, int(state.exists), state.mode, blob, created_dirs,
-                 "file" if state.exists else "absent"),
-            )
-            if first_touch:
-                conn.execute(
-                    "INSERT OR IGNORE INTO undo_baselines (session_id, path, existed, mode, blob) "
-                    "VALUES (?, ?, ?, ?, ?)",
-                    (self.session_id, relative, int(state.exists), state.mode, baseline_blob),
-                )
-        turn.paths.add(relative)
+        kind = kind_of(info)
+        if kind == "dir":
+            return  # write/edit/patch refuse folders themselves; there is nothing to keep
+        if kind != "file":
+            raise StorageError(f"cannot snapshot {relative} for undo: not a regular file")
+        try:
+            digest = self.objects.put_file(target)
+        except (OSError, ObjectStoreError) as exc:
+            raise StorageError(f"cannot snapshot {relative} for undo: {exc}") from exc
+        self._keep(turn, [_Before(relative, Entry("file", stat.S_IMODE(info.st_mode), digest))])
 
     def record_captured(self, captured: Captured) -> None:
-        """Keeps what a tool call changed, as the workspace capture saw it (any tool, a shell command's included):
-        each path's state before the turn (first change in the turn wins), and names what could not be kept."""
-        turn = self._turn
-        if turn is None:
-            raise RuntimeError("UndoJournal.record_captured was called outside a turn: call begin_turn first")
-        rows = []
-        baselines = []
+        """Keeps what a tool call changed, as the workspace capture saw it (any tool, a shell command's included),
+        and names what could not be kept."""
+        turn = self._open("record_captured")
+        kept: list[_Before] = []
         for change in captured.changes:
+            before = change.before
             if change.path in turn.paths:
                 continue
-            before = change.before
             if before is not None and before.kind == "file" and before.digest is None:
                 turn.not_captured.setdefault(
                     change.path, "over undo.max_file_mb or unreadable: its earlier content was not kept"
                 )
                 continue
-            kind = "absent" if before is None else before.kind
-            blob = object_name(before.digest) if before is not None and before.digest else None
-            mode = None if before is None else before.mode
-            target = None if before is None else before.target
-            rows.append((change.path, int(before is not None), mode, blob, kind, target))
-            if kind in ("absent", "file"):
-                baselines.append((self.session_id, change.path, int(before is not None), mode, blob))
-            turn.paths.add(change.path)
+            kept.append(_Before(change.path, before))
         for path in captured.unknown:
             turn.not_captured.setdefault(path, "changed while the first capture was still reading the workspace")
         for skipped in captured.skipped:
             turn.not_captured.setdefault(skipped.path, skipped.reason)
-        if not rows and not turn.not_captured:
-            return
-        if turn.row is None:
-            turn.row = self._insert_turn(turn)
-        with self._db.transaction() as conn:
-            conn.executemany(
-                "INSERT INTO undo_files (turn, path, existed, mode, blob, kind, target) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(turn.row, *row) for row in rows],
-            )
-            conn.executemany(
-                "INSERT OR IGNORE INTO undo_baselines (session_id, path, existed, mode, blob) VALUES (?, ?, ?, ?, ?)",
-                baselines,
-            )
-            conn.execute(
-                "UPDATE undo_turns SET not_captured = ? WHERE id = ?",
-                (json.dumps(sorted(f"{path} ({why})" for path, why in turn.not_captured.items())), turn.row),
-            )
+        if kept or turn.not_captured:
+            self._keep(turn, kept)
 
     def end_turn(self) -> None:
         """Seals the turn: takes the fingerprint of every file it touched, then drops turns beyond ``max_turns``."""
@@ -296,6 +274,42 @@ class UndoJournal:
         return changes
 
     # -- inside ---------------------------------------------------------------------------------------------------
+    def _open(self, caller: str) -> _OpenTurn:
+        if self._turn is None:
+            raise RuntimeError(f"UndoJournal.{caller} was called outside a turn: call begin_turn first")
+        return self._turn
+
+    def _keep(self, turn: _OpenTurn, befores: Sequence[_Before]) -> None:
+        """Writes the rows of ``befores`` (their contents already in the store), the session's first state of each
+        file (for ``/diff``), and what the turn could not keep."""
+        rows: list[tuple[object, ...]] = []
+        baselines: list[tuple[object, ...]] = []
+        for before in befores:
+            entry = before.entry
+            kind, mode, target = ("absent", None, None) if entry is None else (entry.kind, entry.mode, entry.target)
+            blob = object_name(entry.digest) if entry is not None and entry.digest else None
+            rows.append((before.path, int(entry is not None), mode, blob, kind, target, before.created_dirs))
+            if kind in ("absent", "file"):
+                baselines.append((self.session_id, before.path, int(entry is not None), mode, blob))
+            turn.paths.add(before.path)
+        if turn.row is None:
+            turn.row = self._insert_turn(turn)
+        with self._db.transaction() as conn:
+            conn.executemany(
+                "INSERT INTO undo_files (turn, path, existed, mode, blob, kind, target, created_dirs) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [(turn.row, *row) for row in rows],
+            )
+            conn.executemany(
+                "INSERT OR IGNORE INTO undo_baselines (session_id, path, existed, mode, blob) VALUES (?, ?, ?, ?, ?)",
+                baselines,
+            )
+            if turn.not_captured:
+                conn.execute(
+                    "UPDATE undo_turns SET not_captured = ? WHERE id = ?",
+                    (json.dumps(sorted(f"{path} ({why})" for path, why in turn.not_captured.items())), turn.row),
+                )
+
     def _insert_turn(self, turn: _OpenTurn) -> int:
         with self._db.transaction() as conn:
             cursor = conn.execute(
@@ -323,8 +337,8 @@ class UndoJournal:
             self._drop_turns(dropped)
 
     def _drop_turns(self, turn_rows: list[int]) -> None:
-        """Deletes turns from the stack with their copies: their folder, and the content-store objects that no row
-        (of any session) and no live capture index names any more."""
+        """Deletes turns from the stack, and the copies they named that no row (of any session) and no live
+        capture index names any more."""
         marks = ",".join("?" * len(turn_rows))
         with self._db.read() as conn:
             candidates = [
@@ -335,11 +349,7 @@ class UndoJournal:
             ]
         with self._db.transaction() as conn:
             conn.executemany("DELETE FROM undo_turns WHERE id = ?", [(row,) for row in turn_rows])
-        for row in turn_rows:
-            self._blobs.drop_turn(row)
-        candidates.extend(self.released_objects())
-        if candidates:
-            self.objects.prune(candidates, self._named_objects() | set(self.live_objects()))
+        self.objects.prune(candidates, self._named_objects())
 
     def _named_objects(self) -> set[str]:
         with self._db.read() as conn:
@@ -350,9 +360,12 @@ class UndoJournal:
         return {row[0][len(OBJECT_PREFIX):] for row in rows}
 
     def _read_blob(self, name: str) -> bytes:
-        if name.startswith(OBJECT_PREFIX):
+        if not name.startswith(OBJECT_PREFIX):
+            raise StorageError(f"refused the undo copy name {name!r}: not one this journal makes")
+        try:
             return self.objects.read(name[len(OBJECT_PREFIX):])
-        return self._blobs.read(name)
+        except ObjectStoreError as exc:
+            raise StorageError(str(exc)) from exc
 
     def _seal_interrupted_turns(self) -> None:
         """A turn the process never ended (it was killed) is sealed with its files as they are now: the agent was
@@ -364,28 +377,11 @@ class UndoJournal:
         for (row,) in rows:
             self._seal(row)
 
-    def _sweep(self) -> None:
-        with self._db.read() as conn:
-            baselines = [
-                row[0]
-                for row in conn.execute(
-                    "SELECT blob FROM undo_baselines WHERE session_id = ? AND blob IS NOT NULL", (self.session_id,)
-                )
-            ]
-        self._blobs.sweep(self._turn_rows(), set(baselines))
-
     def _turn_rows(self) -> list[int]:
         """The turns on the stack, newest first."""
         with self._db.read() as conn:
             rows = conn.execute("SELECT id FROM undo_turns WHERE session_id = ? ORDER BY id DESC", (self.session_id,))
             return [row[0] for row in rows]
-
-    def _has_baseline(self, relative: str) -> bool:
-        with self._db.read() as conn:
-            row = conn.execute(
-                "SELECT 1 FROM undo_baselines WHERE session_id = ? AND path = ?", (self.session_id, relative)
-            ).fetchone()
-        return row is not None
 
     def _snapshots(self, turn_row: int) -> list[PathBefore]:
         with self._db.read() as conn:

@@ -9,6 +9,7 @@ from engine.messages import Message
 from engine.modes import Mode
 from engine.orchestrator.deps import TurnDeps
 from engine.orchestrator.state import TurnState
+from engine.orchestrator.tool_chain import captured
 from engine.policy import Action
 from engine.workflow.verify import (
     choose_verify_command_off_loop,
@@ -56,13 +57,14 @@ async def auto_verify_step(state: TurnState, deps: TurnDeps) -> bool:
         return False
     grant = deps.policy.verify_grant(workflow.verify_network) if confinable else None
     deps.emit(VerificationStarted(choice.command, state.verify_attempts + 1))
-    result = await run_verification(
-        choice.command,
-        root,
-        timeout=deps.config.bash.max_timeout,
-        output_cap=deps.config.bash.output_cap_bytes,
-        grant=grant,
-    )
+    async with captured(deps):  # what the test run changes is the turn's, undone with it like a shell command's
+        result = await run_verification(
+            choice.command,
+            root,
+            timeout=deps.config.bash.max_timeout,
+            output_cap=deps.config.bash.output_cap_bytes,
+            grant=grant,
+        )
     outcome = classify_failure(result)
     deps.emit(
         VerificationFinished(choice.command, outcome.kind, result.exit_code, outcome.reason, output_tail(result))

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from engine.capture.capture import WorkspaceCapture
-from engine.capture.objects import ObjectStore
+from engine.capture.objects import ObjectStore, open_object_store
 from engine.capture.skip import SkipRules
 from engine.capture.tool_capture import ToolCapture
 from engine.config.schema import UndoConfig
@@ -29,7 +29,7 @@ def capture(workspace: Path) -> Iterator[WorkspaceCapture]:
     (workspace / "src").mkdir()
     (workspace / "src" / "a.txt").write_text("a\n")
     (workspace / "src" / "b.txt").write_text("b\n")
-    tool = ToolCapture(workspace, UndoConfig(), lambda: None)  # type: ignore[arg-type,return-value]
+    tool = ToolCapture(workspace, UndoConfig(), open_object_store(workspace))
     started = tool.wait_built()
     assert started is not None
     yield started
@@ -109,16 +109,16 @@ def test_a_shell_command_is_undone_from_the_content_store(
 
 
 def test_equal_contents_are_stored_once_and_dropped_turns_free_their_objects(
-    journal: UndoJournal, capture: WorkspaceCapture, workspace: Path
+    store: Store, capture: WorkspaceCapture, workspace: Path
 ) -> None:
+    session = store.create_session(model="m", mode="yolo")
+    journal = store.undo_journal(session, workspace, max_turns=2, objects=capture.objects)
     capture.wait_ready(10)
     objects = workspace / ".coder" / "undo" / "objects"
     (workspace / "src" / "copy.txt").write_text("a\n")  # the same bytes as src/a.txt
     run_turn(journal, capture, "t0", "true", workspace)
     stored = {path.name for path in objects.rglob("*") if path.is_file()}
     assert len(stored) == 2  # "a\n" and "b\n", once each
-    journal.live_objects = capture.live_digests
-    journal.released_objects = capture.take_released
     for turn in ("t1", "t2", "t3"):
         run_turn(journal, capture, turn, f"echo {turn} > src/b.txt", workspace)
     # The stack is two deep: t1 fell off. "b\n" stays as the session's baseline (/diff), "t1\n" and "t2\n" as
@@ -137,7 +137,7 @@ def test_equal_contents_are_stored_once_and_dropped_turns_free_their_objects(
 def test_a_file_over_max_file_mb_is_named_and_left_as_it_is(journal: UndoJournal, workspace: Path) -> None:
     (workspace / "big.bin").write_bytes(b"x" * 4096)
     (workspace / "small.txt").write_text("small\n")
-    tool = ToolCapture(workspace, UndoConfig(max_file_mb=0.002), lambda: journal)
+    tool = ToolCapture(workspace, UndoConfig(max_file_mb=0.002), journal.objects)
     capture = tool.wait_built()
     assert capture is not None and capture.wait_ready(10)
     try:

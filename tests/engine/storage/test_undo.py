@@ -133,8 +133,9 @@ def test_the_stack_keeps_only_max_turns(store: Store, workspace: Path) -> None:
         write(journal, target, f"v{version}".encode())
         journal.end_turn()
     assert journal.depth == 2
-    undo_root = workspace / ".coder" / "undo" / journal.session_id
-    assert len([p for p in undo_root.iterdir() if p.name.isdigit()]) == 2
+    objects = workspace / ".coder" / "undo" / "objects"
+    kept = {p.read_bytes() for p in objects.rglob("*") if p.is_file()}
+    assert kept == {b"v0", b"v1", b"v2"}  # v0 as the session's first state (/diff), v1 and v2 as t2's and t3's
     journal.undo_last_turn()
     journal.undo_last_turn()
     assert target.read_bytes() == b"v1"

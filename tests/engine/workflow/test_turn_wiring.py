@@ -207,6 +207,29 @@ async def test_auto_edit_verifies_and_a_failure_is_fixed_and_verified_again(
 
 
 
+async def test_what_a_verification_run_changes_is_undone_with_the_turn(
+    tmp_path: Path, server_with: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The test run goes through the same capture as any command: what it writes (a report in the folder where
+    coverage keeps its own, one of those it may write) is the turn's change, so /undo removes it with the edit."""
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    python_project(tmp_path, BROKEN)
+    (tmp_path / "htmlcov").mkdir()
+    (tmp_path / "tests" / "conftest.py").write_text(
+        "import pathlib\n\ndef pytest_sessionfinish(session, exitstatus):\n"
+        "    pathlib.Path(__file__).parents[1].joinpath('htmlcov', 'report.txt').write_text(f'exit {exitstatus}')\n"
+    )
+    server = server_with(TurnScript(reply(tool_call("write", path="calc.py", content=FIXED)), text("Done.")))
+    orch, log, _ = make_orchestrator(tmp_path, server.base_url, mode=Mode.AUTO_EDIT)
+    await orch.run_input("make double() correct")
+    assert [f.outcome for f in log.of(events.VerificationFinished)] == ["passed"]
+    assert (tmp_path / "htmlcov" / "report.txt").read_text() == "exit 0"
+    result = orch.undo.undo_last_turn()
+    assert result.applied, result.summary()
+    assert "htmlcov/report.txt" in result.deleted
+    assert not (tmp_path / "htmlcov" / "report.txt").exists() and (tmp_path / "calc.py").read_text() == BROKEN
+
+
 async def test_a_turn_whose_verification_still_fails_after_its_retries_ends_as_a_failure(
     tmp_path: Path, server_with: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
