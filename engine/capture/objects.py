@@ -90,8 +90,13 @@ class ObjectStore:
         return name
 
     def _make_folder(self, digest: str) -> None:
+        """Makes the object's two-letter folder; ``StorageError`` when it is a link (copies of workspace files would
+        be written wherever it points)."""
         if digest[:2] not in self._folders:
-            (self.folder / digest[:2]).mkdir(parents=True, exist_ok=True)
+            folder = self.folder / digest[:2]
+            folder.mkdir(parents=True, exist_ok=True)
+            if folder.is_symlink() or self.folder.is_symlink():
+                raise StorageError(f"{folder} is a symbolic link; undo copies are never written through one")
             self._folders.add(digest[:2])
 
     def read(self, digest: str) -> bytes:

@@ -69,6 +69,7 @@ class UndoJournal:
         self._blobs = UndoBlobs(self.root / ".coder" / "undo" / checked_name(session_id, "session id"))
         refuse_links(self._blobs.folder / BASELINE_DIR, self.root / ".coder")
         self.objects = ObjectStore(self.root / ".coder" / "undo" / "objects")
+        refuse_links(self.objects.folder, self.root / ".coder")
         # The content-store objects a live capture index still names (kept when turns are pruned), and those it
         # stopped naming (pruned with the turns once no row names them either).
         self.live_objects: Callable[[], Collection[str]] = frozenset
