@@ -5,10 +5,11 @@ with their folders, so the database, transcripts and undo data never show in ``g
 
 A ``.coder`` can also arrive with the repository (SPEC 19). One that is a symbolic link (state would be written
 into, and read from, wherever it points), not a folder, not this user's, or writable by everyone is refused before
-anything in it is read or written; so is every entry inside it that is a link, at any depth down to the folders
-coder-tui writes into (``undo/objects/ab``), or that is not what it should be. Only what a team shares with the
-repository (``config.json``, ``commands/``, ``skills/``) may be a link: it is read, never written, and used only as
-configuration.
+anything in it is read or written; so is every entry in it, or in a folder in it, that is a link (whatever its
+name), or that is not what it should be. Deeper folders are checked where they are opened (``refuse_links``,
+``refuse_links_inside``: a session's undo folder, the content store's ``undo/objects/ab``). Only what a team shares
+with the repository (``config.json``, ``commands/``, ``skills/``) may be a link: it is read, never written, and used
+only as configuration.
 """
 
 from __future__ import annotations
@@ -31,10 +32,9 @@ STATE_FILES = ("coder.db", "coder.db-wal", "coder.db-shm", "coder.db-journal", "
 # What a team shares in ``.coder/`` (read as configuration, never written by coder-tui): the only entries that may be
 # links. Every other entry, folder or file, known or not, is state.
 SHARED_ENTRIES = frozenset({"config.json", "commands", "skills", ".gitignore"})
-# How deep links are looked for below ``.coder/``: deep enough for every folder coder-tui writes into
-# (``undo/objects/ab``, ``undo/<session>/baseline``); the files inside those are written by atomic rename, which
-# replaces a link instead of following it.
-_LINK_DEPTH = 3
+# How deep the start looks for links below ``.coder/``: its entries and theirs (``undo/objects``, ``logs/x.log``).
+# A deeper folder is checked by what opens it, so the start's cost does not grow with the number of sessions.
+_LINK_DEPTH = 2
 
 
 class StateFolderRefused(StorageError):
@@ -118,6 +118,16 @@ def _refuse_links_below(folder: Path, *, depth: int) -> None:
                 )
             if depth < _LINK_DEPTH and entry.is_dir(follow_symlinks=False):
                 _refuse_links_below(Path(entry.path), depth=depth + 1)
+
+
+def refuse_links_inside(folder: Path, below: Path) -> None:
+    """``refuse_links`` for ``folder``, and ``StateFolderRefused`` when an entry directly in it is a link (the
+    content store's two-letter folders: copies of workspace files would be written wherever one points)."""
+    refuse_links(folder, below)
+    try:
+        _refuse_links_below(folder, depth=_LINK_DEPTH)
+    except FileNotFoundError:
+        return
 
 
 def refuse_links(path: Path, below: Path) -> None:
