@@ -51,7 +51,9 @@ def _results(server: ScriptedServer) -> dict[str, dict]:  # type: ignore[type-ar
     return {m["tool_call_id"]: json.loads(m["content"]) for m in messages if m["role"] == "tool"}
 
 
-async def _fetch_each(tmp_path: Path, server: ScriptedServer, urls: list[str], rules: dict[str, str]) -> dict:  # type: ignore[type-arg]
+async def _fetch_each(
+    tmp_path: Path, server: ScriptedServer, urls: list[str], rules: dict[str, str]
+) -> dict[str, dict]:  # type: ignore[type-arg]
     calls = [tool_call("fetch", id=f"f{i}", url=url) for i, url in enumerate(urls)]
     server.add(reply(*calls), text("done"))
     orch, _, _ = make_orchestrator(
