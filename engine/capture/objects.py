@@ -29,8 +29,25 @@ def object_name(digest: str) -> str:
 
 class ObjectStore:
     def __init__(self, folder: Path) -> None:
+        """``StorageError`` when ``folder``, a folder above it up to the state folder, or a two-letter folder in it is
+        a link: checked where the store is opened, as ``.coder/`` can arrive with the repository."""
         self.folder = folder
         self._folders: set[str] = set()  # the two-letter folders known to exist (a mkdir per file costs)
+        self._refuse_links()
+
+    def _refuse_links(self) -> None:
+        for folder in (self.folder, *self.folder.parents):
+            if folder.is_symlink():
+                raise StorageError(f"{folder} is a symbolic link; undo copies are never written through one")
+            if folder.name == ".coder":
+                break
+        try:
+            with os.scandir(self.folder) as entries:
+                linked = next((entry.path for entry in entries if entry.is_symlink()), None)
+        except FileNotFoundError:
+            return
+        if linked is not None:
+            raise StorageError(f"{linked} is a symbolic link; undo copies are never written through one")
 
     def path_of(self, digest: str) -> Path:
         if len(digest) != 64 or not _HEX.issuperset(digest):

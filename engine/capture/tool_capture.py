@@ -46,12 +46,10 @@ class ToolCapture:
         from engine.capture.capture import WorkspaceCapture
         from engine.capture.objects import ObjectStore
         from engine.capture.skip import SkipRules
-        from engine.storage.state_folder import refuse_links_inside
 
         try:
             skip = SkipRules(self.root, self.config.skip, use_gitignore=self.config.skip_gitignored)
             objects = ObjectStore(self.root / ".coder" / "undo" / "objects")
-            refuse_links_inside(objects.folder, self.root / ".coder")
             self.capture = WorkspaceCapture(self.root, objects, skip, max_file_bytes=int(self.config.max_file_mb * _MB))
         finally:
             self._built.set()

@@ -6,8 +6,8 @@ with their folders, so the database, transcripts and undo data never show in ``g
 A ``.coder`` can also arrive with the repository (SPEC 19). One that is a symbolic link (state would be written
 into, and read from, wherever it points), not a folder, not this user's, or writable by everyone is refused before
 anything in it is read or written; so is every entry in it, or in a folder in it, that is a link (whatever its
-name), or that is not what it should be. Deeper folders are checked where they are opened (``refuse_links``,
-``refuse_links_inside``: a session's undo folder, the content store's ``undo/objects/ab``). Only what a team shares
+name), or that is not what it should be. Deeper folders are checked where they are opened (``refuse_links`` for a
+session's undo folder; the content store checks ``undo/objects/ab`` itself). Only what a team shares
 with the repository (``config.json``, ``commands/``, ``skills/``) may be a link: it is read, never written, and used
 only as configuration.
 """
@@ -118,16 +118,6 @@ def _refuse_links_below(folder: Path, *, depth: int) -> None:
                 )
             if depth < _LINK_DEPTH and entry.is_dir(follow_symlinks=False):
                 _refuse_links_below(Path(entry.path), depth=depth + 1)
-
-
-def refuse_links_inside(folder: Path, below: Path) -> None:
-    """``refuse_links`` for ``folder``, and ``StateFolderRefused`` when an entry directly in it is a link (the
-    content store's two-letter folders: copies of workspace files would be written wherever one points)."""
-    refuse_links(folder, below)
-    try:
-        _refuse_links_below(folder, depth=_LINK_DEPTH)
-    except FileNotFoundError:
-        return
 
 
 def refuse_links(path: Path, below: Path) -> None:

@@ -29,7 +29,7 @@ from engine.storage.errors import StorageError
 from engine.capture.objects import OBJECT_PREFIX, ObjectStore, object_name
 from engine.storage.file_state import FileState, missing_top, read_state
 from engine.storage.names import checked_name
-from engine.storage.state_folder import refuse_links, refuse_links_inside
+from engine.storage.state_folder import refuse_links
 from engine.storage.undo_apply import PathBefore, apply_rows, inside, state_now
 from engine.storage.undo_blobs import BASELINE_DIR, UndoBlobs
 from engine.storage.undo_result import SessionChange, UndoResult, turn_name
@@ -69,7 +69,6 @@ class UndoJournal:
         self._blobs = UndoBlobs(self.root / ".coder" / "undo" / checked_name(session_id, "session id"))
         refuse_links(self._blobs.folder / BASELINE_DIR, self.root / ".coder")
         self.objects = ObjectStore(self.root / ".coder" / "undo" / "objects")
-        refuse_links_inside(self.objects.folder, self.root / ".coder")
         # The content-store objects a live capture index still names (kept when turns are pruned), and those it
         # stopped naming (pruned with the turns once no row names them either).
         self.live_objects: Callable[[], Collection[str]] = frozenset
