@@ -61,6 +61,8 @@ def open_object_store(workspace_root: Path) -> ObjectStore:
 
 class ObjectStore:
     def __init__(self, folder: Path) -> None:
+        """``ObjectStoreError`` when ``folder``, a folder above it up to the state folder, or a two-letter folder in it is
+        a link: checked where the store is opened, as ``.coder/`` can arrive with the repository."""
         self.folder = folder
         self._folders: set[str] = set()  # the two-letter folders known to exist (a mkdir per file costs)
         # The objects a live capture index names (the workspace as it is now: never pruned), and those it stopped
@@ -68,6 +70,21 @@ class ObjectStore:
         self.live: Callable[[], Collection[str]] = frozenset
         self._released: set[str] = set()
         self._released_lock = threading.Lock()
+        self._refuse_links()
+
+    def _refuse_links(self) -> None:
+        for folder in (self.folder, *self.folder.parents):
+            if folder.is_symlink():
+                raise ObjectStoreError(f"{folder} is a symbolic link; undo copies are never written through one")
+            if folder.name == ".coder":
+                break
+        try:
+            with os.scandir(self.folder) as entries:
+                linked = next((entry.path for entry in entries if entry.is_symlink()), None)
+        except FileNotFoundError:
+            return
+        if linked is not None:
+            raise ObjectStoreError(f"{linked} is a symbolic link; undo copies are never written through one")
 
     def path_of(self, digest: str) -> Path:
         if not is_digest(digest):
@@ -149,8 +166,13 @@ class ObjectStore:
         return name
 
     def _make_folder(self, digest: str) -> None:
+        """Makes the object's two-letter folder; ``ObjectStoreError`` when it is a link (copies of workspace files would
+        be written wherever it points)."""
         if digest[:2] not in self._folders:
-            (self.folder / digest[:2]).mkdir(parents=True, exist_ok=True)
+            folder = self.folder / digest[:2]
+            folder.mkdir(parents=True, exist_ok=True)
+            if folder.is_symlink() or self.folder.is_symlink():
+                raise ObjectStoreError(f"{folder} is a symbolic link; undo copies are never written through one")
             self._folders.add(digest[:2])
 
     def read(self, digest: str) -> bytes:

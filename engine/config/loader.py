@@ -4,7 +4,8 @@ A bad value never stops the app: the key that is wrong is reported with its file
 are applied one at a time (recursing into sections), so one typo costs only that key. Values are never coerced
 (``"yes"`` is not a boolean): a wrong type is reported like any bad value and the default applies.
 
-The project's file is filtered first when the folder is not trusted (SPEC 19, ``engine.config.trust``).
+The project's file is filtered first when the folder is not trusted: only the keys on the allow-list of
+``engine.config.trust`` apply (SPEC 19).
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ def load_config(workspace: Path, env: Mapping[str, str] | None = None, *, trust:
             continue
         added_hooks = None
         if path == project_path:
-            layer = _project_layer(layer, path, result)
+            layer = _project_layer(layer, path, result, merged)
             added_hooks = layer.pop("hooks", None)
         result.sources.append(path)
         for key, value in layer.items():
@@ -84,7 +85,9 @@ def load_config(workspace: Path, env: Mapping[str, str] | None = None, *, trust:
     return result
 
 
-def _project_layer(layer: dict[str, Any], path: Path, result: LoadedConfig) -> dict[str, Any]:
+def _project_layer(
+    layer: dict[str, Any], path: Path, result: LoadedConfig, below: dict[str, Any]
+) -> dict[str, Any]:
     for key in USER_ONLY_KEYS:
         if key in layer:
             result.issues.append(ConfigIssue(str(path), key, "read from the user's config only"))
@@ -95,7 +98,7 @@ def _project_layer(layer: dict[str, Any], path: Path, result: LoadedConfig) -> d
             layer = {**layer, section: {k: v for k, v in layer[section].items() if k != key}}
     if result.trusted:
         return layer
-    layer, result.ignored_untrusted = split_untrusted(layer)
+    layer, result.ignored_untrusted = split_untrusted(layer, below)
     return layer
 
 

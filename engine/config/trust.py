@@ -1,35 +1,77 @@
-"""Folder trust (SPEC 19): a folder's own ``.coder/config.json`` comes with the repository, so the keys that widen
-what runs or where data goes are ignored until the user trusts the folder.
+"""Folder trust (SPEC 19): a folder's own ``.coder/config.json`` comes with the repository, so until the user trusts
+the folder only the keys on an allow-list apply: the cosmetic ones, the ones that shape how the model is talked to,
+and limits and switches that can only make things safer (a limit lowered, a switch turned off). Every other key,
+including one the schema gains later, is ignored and named.
 
 The decision is remembered per absolute path in the user's config: ``trusted_folders`` and ``untrusted_folders``
-(the latter so that "don't trust" is not asked again). Keys are filtered by name on the raw JSON, before
-validation, so a key the schema gains later is covered as soon as it is listed here.
+(the latter so that "don't trust" is not asked again). Keys are filtered on the raw JSON before validation, leaf by
+leaf where a section mixes safe keys and others (``workflow.max_verify_attempts`` applies, ``workflow.verify_network``
+does not).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from engine.config.paths import user_config_path
 from engine.config.project_file import read_config_file, write_config_file
 
-# Dotted names of the project-config keys an untrusted folder may not set.
-UNTRUSTED_KEYS: tuple[str, ...] = (
-    "provider",
-    "providers",
-    "mode",
-    "permissions",
-    "auto_approve_ask",
-    "approval",
-    "bash",
-    "workflow.verify_commands",
-    "mcp_servers",
-    "hooks",
-    "sandbox",
-)
+# Whether an untrusted project's ``value`` may replace ``below`` (what the defaults and the user's config give).
+# A value of the wrong type is kept, so that validation reports it with its file and key.
+Applies = Callable[[Any, Any, Mapping[str, Any]], bool]
+
+
+def _always(value: Any, below: Any, merged: Mapping[str, Any]) -> bool:
+    return True
+
+
+def _not_higher(value: Any, below: Any, merged: Mapping[str, Any]) -> bool:
+    if not _is_number(value) or not _is_number(below):
+        return not _is_number(value)
+    return bool(value <= below)
+
+
+def _only_off(value: Any, below: Any, merged: Mapping[str, Any]) -> bool:
+    return value is False or not isinstance(value, bool)
+
+
+def _plain_model(value: Any, below: Any, merged: Mapping[str, Any]) -> bool:
+    """A model on the server the user chose: never ``profile:model``, which would send the session to another of
+    the user's servers."""
+    profiles = merged.get("providers")
+    return not (isinstance(value, str) and isinstance(profiles, dict) and value.partition(":")[0] in profiles)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+# The dotted keys an untrusted project may set, each with when its value applies. Everything else is ignored.
+UNTRUSTED_ALLOWED: dict[str, Applies] = {
+    "model": _plain_model,
+    "context_window": _always,
+    "tool_call_format": _always,
+    "theme": _always,
+    "compaction.enabled": _always,
+    "compaction.threshold": _always,
+    "compaction.keep_recent": _always,
+    "undo.max_turns": _always,
+    "max_steps": _not_higher,
+    "subagent.max_steps": _not_higher,
+    "bash.timeout": _not_higher,
+    "bash.max_timeout": _not_higher,
+    "bash.output_cap_bytes": _not_higher,
+    "fetch.timeout": _not_higher,
+    "fetch.max_bytes": _not_higher,
+    "fetch.allow_private": _only_off,
+    "workflow.auto_verify_after_edit": _only_off,
+    "workflow.max_verify_attempts": _not_higher,
+    "workflow.verify_network": _only_off,
+    "workflow.require_todo_for_complex": _always,
+}
 # Keys read from the user's config only: a repository cannot trust itself.
 USER_ONLY_KEYS: tuple[str, ...] = ("trusted_folders", "untrusted_folders")
 TRUSTED_KEY, UNTRUSTED_KEY = USER_ONLY_KEYS
@@ -39,19 +81,45 @@ def folder_key(workspace: Path) -> str:
     return str(workspace.expanduser().resolve())
 
 
-def split_untrusted(layer: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]]:
-    """The project layer without the power-widening keys, and the dotted names of those it had."""
-    kept = json.loads(json.dumps(layer))
+def split_untrusted(
+    layer: Mapping[str, Any], merged: Mapping[str, Any] | None = None
+) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """The part of an untrusted project's layer that applies, and the dotted names of the keys ignored. ``merged``
+    is the configuration below the project's (defaults and the user's config), which a limit may only lower."""
+    merged = merged or {}
     dropped: list[str] = []
-    for dotted in UNTRUSTED_KEYS:
-        *parents, last = dotted.split(".")
-        node: Any = kept
-        for part in parents:
-            node = node.get(part) if isinstance(node, dict) else None
-        if isinstance(node, dict) and last in node:
-            del node[last]
-            dropped.append(dotted)
+    kept = _allowed_part(json.loads(json.dumps(layer)), (), merged, dropped)
     return kept, tuple(dropped)
+
+
+def _allowed_part(
+    section: dict[str, Any], path: tuple[str, ...], merged: Mapping[str, Any], dropped: list[str]
+) -> dict[str, Any]:
+    kept: dict[str, Any] = {}
+    for key, value in section.items():
+        dotted = ".".join((*path, str(key)))
+        applies = UNTRUSTED_ALLOWED.get(dotted)
+        if applies is not None:
+            if applies(value, _below(merged, (*path, str(key))), merged):
+                kept[key] = value
+            else:
+                dropped.append(dotted)
+        elif isinstance(value, dict) and any(name.startswith(dotted + ".") for name in UNTRUSTED_ALLOWED):
+            inner = _allowed_part(value, (*path, str(key)), merged, dropped)
+            if inner or not value:
+                kept[key] = inner
+        else:
+            dropped.append(dotted)
+    return kept
+
+
+def _below(merged: Mapping[str, Any], path: tuple[str, ...]) -> Any:
+    node: Any = merged
+    for part in path:
+        if not isinstance(node, Mapping):
+            return None
+        node = node.get(part)
+    return node
 
 
 def folder_decision(workspace: Path, env: Mapping[str, str]) -> bool | None:
@@ -85,7 +153,7 @@ def trust_folder(workspace: Path, env: Mapping[str, str]) -> Path:
 
 
 def untrust_folder(workspace: Path, env: Mapping[str, str]) -> Path:
-    """Remembers the folder as not trusted (its power-widening keys stay ignored, and nobody asks again)."""
+    """Remembers the folder as not trusted (only its allow-listed keys apply, and nobody asks again)."""
     return _remember(workspace, env, add_to=UNTRUSTED_KEY, remove_from=TRUSTED_KEY)
 
 

@@ -20,3 +20,6 @@ class PolicyFetchGate:
 
     def private_allowed(self) -> bool:
         return self._allow_private() or self._policy().mode is Mode.YOLO
+
+    def address_denied(self, address: str) -> str | None:
+        return self._policy().fetch_address_denied(address)

@@ -6,32 +6,26 @@ config). ``permissions.fetch`` maps host patterns to allow, ask or deny: ``"docs
 ``"*.internal.example": "deny"``; ``*`` matches any run of characters, an exact host beats any pattern and the longest
 literal text wins among patterns. Auto-edit and yolo allow every host; a deny rule still denies there (but in yolo,
 which skips the policy). Whether an *address* may be reached (loopback, private...) is the tool's check, not this.
+
+Hosts and rules are compared in one form, the tool's (``engine.tools.fetch_host``: IDNA, numeric IPv4 spellings,
+trailing dots, IPv4-mapped IPv6), so a rule for ``127.0.0.1`` is the rule for ``2130706433`` and ``127。0。0。1``. A
+deny rule that names an address also refuses every name that resolves to it (the tool asks ``address_denied`` with
+each address it is about to connect to).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from urllib.parse import urlsplit
 
 from engine.modes import Mode
 from engine.policy.decision import Action, Allowance, PolicyDecision
 from engine.policy.rules import CONFIG_ACTIONS
 from engine.policy.tool_patterns import matching_rule
+from engine.tools.fetch_host import normalised_host, url_host
 
 FETCH_TOOL = "fetch"
 # The modes where a host not yet allowed asks.
 ASKING_MODES = (Mode.PLAN, Mode.DEFAULT)
-
-
-def url_host(url: object) -> str | None:
-    """The host of a URL the model gave, lower-cased and without a trailing dot; None when it has none."""
-    if not isinstance(url, str):
-        return None
-    try:
-        host = urlsplit(url.strip()).hostname
-    except ValueError:
-        return None
-    return host.rstrip(".").lower() if host else None
 
 
 class FetchHosts:
@@ -45,7 +39,7 @@ class FetchHosts:
                 raise ValueError(f"permissions.fetch {pattern!r}: {value!r} is not one of allow, ask, deny ({source})")
             if not pattern.strip():
                 raise ValueError(f"permissions.fetch: an empty host pattern is not allowed ({source})")
-            self._rules[pattern.strip().rstrip(".").lower()] = action
+            self._rules[_rule_host(pattern, source)] = action
         self._source = source
 
     @staticmethod
@@ -87,5 +81,27 @@ class FetchHosts:
         because = text if found is not None else f"mode {mode.value}: fetch asks per host"
         return PolicyDecision(Action.ASK, (reason,), because, allowance.describe(), (allowance,))
 
+    def address_denied(self, address: str) -> str | None:
+        """Why a deny rule naming ``address`` (exactly, once normalised) refuses it, or None."""
+        try:
+            key = normalised_host(address)
+        except ValueError:
+            return None
+        if self._rules.get(key) is Action.DENY:
+            return f"denied by permissions.fetch {key!r} = deny ({self._source})"
+        return None
+
     def allows_without_asking(self, mode: Mode, host: str, session: tuple[Allowance, ...]) -> bool:
         return self.decide(mode, host, session).action is Action.ALLOW
+
+
+def _rule_host(pattern: str, source: str) -> str:
+    """A rule's host in the form hosts are compared in; a pattern with ``*`` only lower-cased and without trailing
+    dots (it is matched against normalised hosts)."""
+    text = pattern.strip()
+    if "*" in text:
+        return text.rstrip(".").lower()
+    try:
+        return normalised_host(text)
+    except ValueError as exc:
+        raise ValueError(f"permissions.fetch {pattern!r}: {exc} ({source})") from None

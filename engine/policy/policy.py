@@ -206,7 +206,13 @@ class PermissionPolicy:
         """Whether fetch may go on to ``host`` (a redirect) without asking."""
         if self.mode is Mode.YOLO or self._rules.tool_rule(FETCH_TOOL) is not None:
             return self._decide_tool(FETCH_TOOL, ToolKind.READ).action is Action.ALLOW
-        return self._fetch_hosts.allows_without_asking(self.mode, host.rstrip(".").lower(), tuple(self._session))
+        return self._fetch_hosts.allows_without_asking(self.mode, host, tuple(self._session))
+
+    def fetch_address_denied(self, address: str) -> str | None:
+        """Why a ``permissions.fetch`` deny rule naming ``address`` refuses it (whatever name led there), or None."""
+        if self.mode is Mode.YOLO:
+            return None
+        return self._fetch_hosts.address_denied(address)
 
     def allow_always(self, decision_or_scope: PolicyDecision | Allowance) -> str:
         """Records the user's `always` for the session; returns the sentence to show."""

@@ -195,7 +195,7 @@ ALTER TABLE undo_turns ADD COLUMN not_captured TEXT NOT NULL DEFAULT '[]';
 """
 
 # Which sessions this user's coder-tui made here (SPEC 19, ``session_seals.py``): a MAC per session. The sessions
-# stored before this version are listed in ``unsealed_sessions`` for ``session_seals.adopt_legacy`` to decide on.
+# stored before this version are listed in ``unsealed_sessions``; ``session_seals.forget_legacy`` leaves them foreign.
 _V5_SEALS = """
 CREATE TABLE session_seals (
     session_id TEXT PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,

@@ -4,9 +4,9 @@ head of its session file. A session without a valid seal is foreign: it came wit
 ``coder.db`` or ``sessions/*.json``), or from another machine, user or folder. It can be listed, read and exported;
 resuming it never takes its saved mode, its undo journal is not used, and ``--continue`` does not pick it.
 
-State made before seals existed (database version 3 and older) is adopted as this user's when nothing under
-``.coder/`` is tracked by the workspace's git (a clone or a pull is how a repository ships state); otherwise it
-stays readable, as foreign.
+Sessions stored before seals existed (database version 4 and older) stay foreign, readable but never resumed with
+their mode: nothing tells this user's apart from a repository's (a clone, a monorepo's sub-folder whose repository
+root is further up, an unpacked archive with no git at all).
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ class SessionSeals:
     def __init__(self, key: StateKey, workspace: Path) -> None:
         self._key = key
         self._where = os.path.realpath(workspace)
-        self.workspace = Path(workspace)
 
     def make(self, session_id: str) -> str:
         return self._key.sign("session", self._where, session_id)
@@ -41,36 +40,6 @@ class SessionSeals:
         row = conn.execute("SELECT mac FROM session_seals WHERE session_id = ?", (session_id,)).fetchone()
         return row is not None and self.holds(session_id, row[0])
 
-    def adopt_legacy(self, conn: sqlite3.Connection) -> int:
-        """Seals the sessions stored before seals existed when the state is this user's (see the module's note);
-        returns how many. Either way they are decided once."""
-        legacy = [row[0] for row in conn.execute("SELECT session_id FROM unsealed_sessions")]
-        if not legacy:
-            return 0
-        adopted = 0 if state_tracked_by_git(self.workspace) else len(legacy)
-        if adopted:
-            conn.executemany(
-                "INSERT OR IGNORE INTO session_seals (session_id, mac) SELECT id, ? FROM sessions WHERE id = ?",
-                [(self.make(session_id), session_id) for session_id in legacy],
-            )
+    def forget_legacy(self, conn: sqlite3.Connection) -> None:
+        """Drops the list of sessions stored before seals existed: they stay unsealed, so foreign."""
         conn.execute("DELETE FROM unsealed_sessions")
-        return adopted
-
-
-def state_tracked_by_git(workspace: Path) -> bool:
-    """Whether the workspace's git index names anything under ``.coder/``: read from the index file itself (running
-    git would run the repository's own configuration). Unreadable or unknown counts as tracked."""
-    dot_git = workspace / ".git"
-    try:
-        if dot_git.is_file():
-            line = dot_git.read_text(encoding="utf-8", errors="replace").strip()
-            if not line.startswith("gitdir:"):
-                return True
-            gitdir = Path(line[len("gitdir:"):].strip())
-            dot_git = gitdir if gitdir.is_absolute() else workspace / gitdir
-        index = dot_git / "index"
-        if not dot_git.exists() or not index.exists():
-            return False
-        return b".coder/" in index.read_bytes()
-    except OSError:
-        return True

@@ -5,13 +5,15 @@ with their folders, so the database, transcripts and undo data never show in ``g
 
 A ``.coder`` can also arrive with the repository (SPEC 19). One that is a symbolic link (state would be written
 into, and read from, wherever it points), not a folder, not this user's, or writable by everyone is refused before
-anything in it is read or written; so are the state entries inside it (the database, sessions, locks, undo copies,
-blobs, logs) when they are links or not what they should be.
+anything in it is read or written; so is every entry in it, or in a folder in it, that is a link (whatever its
+name), or that is not what it should be. Deeper folders are checked where they are opened (``refuse_links`` for a
+session's undo folder; the content store checks ``undo/objects/ab`` itself). Only what a team shares
+with the repository (``config.json``, ``commands/``, ``skills/``) may be a link: it is read, never written, and used
+only as configuration.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import stat
 from pathlib import Path
@@ -27,8 +29,12 @@ GITIGNORE_TEXT = (
 # What coder-tui writes inside ``.coder/``: folders, then files. Each must be what it says, never a link.
 STATE_FOLDERS = ("sessions", "locks", "undo", "blobs", "logs")
 STATE_FILES = ("coder.db", "coder.db-wal", "coder.db-shm", "coder.db-journal", "input_history.jsonl")
-# Folders whose files coder-tui opens and appends to by name (a log, a lock): none of them may be a link.
-_FLAT_FOLDERS = ("locks", "logs", "sessions", "blobs")
+# What a team shares in ``.coder/`` (read as configuration, never written by coder-tui): the only entries that may be
+# links. Every other entry, folder or file, known or not, is state.
+SHARED_ENTRIES = frozenset({"config.json", "commands", "skills", ".gitignore"})
+# How deep the start looks for links below ``.coder/``: its entries and theirs (``undo/objects``, ``logs/x.log``).
+# A deeper folder is checked by what opens it, so the start's cost does not grow with the number of sessions.
+_LINK_DEPTH = 2
 
 
 class StateFolderRefused(StorageError):
@@ -59,14 +65,7 @@ def check_state_folder(workspace: Path) -> bool:
         raise StateFolderRefused(f"{folder} is writable by every user; make it yours only (chmod o-w {folder})")
     for name in (*STATE_FOLDERS, *STATE_FILES):
         _check_entry(folder / name, want_folder=name in STATE_FOLDERS)
-    for name in _FLAT_FOLDERS:
-        with os.scandir(folder / name) if (folder / name).is_dir() else contextlib.nullcontext(()) as entries:
-            for entry in entries:
-                if entry.is_symlink():
-                    raise StateFolderRefused(
-                        f"{entry.path} is a symbolic link; coder-tui never writes through one: "
-                        f"move it away (mv {entry.path} {entry.path}.moved)"
-                    )
+    _refuse_links_below(folder, depth=1)
     return True
 
 
@@ -105,6 +104,20 @@ def _check_entry(path: Path, *, want_folder: bool) -> None:
     if want_folder != stat.S_ISDIR(info.st_mode) or (not want_folder and not stat.S_ISREG(info.st_mode)):
         kind = "a folder" if want_folder else "a regular file"
         raise StateFolderRefused(f"{path} is not {kind}: {fix}")
+
+
+def _refuse_links_below(folder: Path, *, depth: int) -> None:
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if depth == 1 and entry.name in SHARED_ENTRIES:
+                continue
+            if entry.is_symlink():
+                raise StateFolderRefused(
+                    f"{entry.path} is a symbolic link; coder-tui never reads or writes its state through one: "
+                    f"move it away (mv {entry.path} {entry.path}.moved)"
+                )
+            if depth < _LINK_DEPTH and entry.is_dir(follow_symlinks=False):
+                _refuse_links_below(Path(entry.path), depth=depth + 1)
 
 
 def refuse_links(path: Path, below: Path) -> None:

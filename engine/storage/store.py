@@ -99,7 +99,7 @@ class Store:
         if empty:
             store.rebuilt = rebuild_from_snapshots(store, workspace)
         with store.db.transaction() as conn:
-            seals.adopt_legacy(conn)
+            seals.forget_legacy(conn)
         return store
 
     @property

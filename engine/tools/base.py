@@ -80,6 +80,11 @@ class FetchGate(Protocol):
         """Whether loopback, private, link-local and metadata addresses may be reached (yolo, fetch.allow_private)."""
         ...
 
+    def address_denied(self, address: str) -> str | None:
+        """Why a deny rule refuses the address a host resolved to (a rule naming an address holds for every name
+        that leads there), or None."""
+        ...
+
 
 @dataclass
 class ToolContext:

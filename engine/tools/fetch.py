@@ -6,11 +6,13 @@ types that are not text (images, archives, PDFs...) refused before their body is
 headings, lists, links, tables and code blocks kept recognisable (stdlib ``html.parser``); when the page marks its
 content with ``<main>`` or ``<article>``, only that part is kept, which drops menus and footers.
 
-Where it connects (SPEC 5): redirects are followed one by one; on each hop the host is resolved once, every address
-is checked (``fetch_address``: no loopback, private, link-local or metadata address unless the gate allows them) and
-the request goes to the checked address itself, so nothing can swap the answer between check and connect. A
-redirect to another host goes on only if the policy allows that host without asking (else the model is told to
-fetch it directly, which asks). The environment's proxy settings are not used: a proxy would connect elsewhere.
+Where it connects (SPEC 5): every hop's URL is parsed once into one normalised host (``fetch_host``), the host the
+permission rules saw; redirects are followed one by one, each checked in full: its host allowed by the policy, the
+host resolved once, every address checked (``fetch_address``: no loopback, private, link-local or metadata address
+unless the gate allows them; none that a deny rule names), and the request sent to the checked address itself, so
+nothing can swap the answer between check and connect. A redirect to a host not allowed without asking is not
+followed (the model is told to fetch it directly, which asks). The environment's proxy settings are not used: a
+proxy would connect elsewhere.
 
 httpx (the HTTP client the openai SDK is built on) is imported inside ``run``, so building an orchestrator never
 loads it.
@@ -22,7 +24,7 @@ import asyncio
 import re
 from html.parser import HTMLParser
 from typing import TYPE_CHECKING
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import quote, urljoin
 
 from pydantic import BaseModel, Field
 
@@ -30,6 +32,7 @@ from engine.errors import ToolError
 from engine.record import record
 from engine.tools.base import FetchGate, Tool, ToolContext, ToolKind, ToolOutput
 from engine.tools.fetch_address import Resolver, checked_addresses, system_resolver
+from engine.tools.fetch_host import FetchTarget, fetch_target
 from engine.tools.fileio import looks_binary
 
 if TYPE_CHECKING:
@@ -55,6 +58,8 @@ _TEXT_TYPES = {
     "application/sql",
     "application/graphql",
 }
+# What a query keeps as it is when the rest is percent-encoded (as httpx does when it parses a URL).
+_QUERY_SAFE = "!$&'()*+,;=:@/?%"
 _HTML_TYPES = {"text/html", "application/xhtml+xml"}
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([\w.:-]+)""", re.IGNORECASE)
 _HTML_START = re.compile(rb"^\s*(<!--.*?-->\s*)*<(!doctype\s+html|html|head|body)\b", re.IGNORECASE | re.DOTALL)
@@ -107,7 +112,8 @@ class FetchTool(Tool[FetchParams]):
         return params.url
 
     async def run(self, params: FetchParams, ctx: ToolContext) -> ToolOutput:
-        url = _checked_url(params.url)
+        url = params.url.strip()
+        fetch_target(url)
         page = await self._get(url, ctx.fetch_gate)
         text = _decode(page)
         data: dict[str, object] = {"url": page.url, "status": page.status, "content_type": page.content_type}
@@ -153,18 +159,18 @@ class FetchTool(Tool[FetchParams]):
     async def _follow(self, client: httpx.AsyncClient, url: str, gate: FetchGate | None) -> _Page:
         """Each hop by hand: its host allowed, its name resolved once and every address checked, the request sent
         to the checked address (the name still in ``Host`` and in TLS's SNI and certificate check)."""
-        first_host = _host_of(url)
+        first_host = fetch_target(url).host
         for hop in range(self.max_redirects + 1):
-            if hop:
-                if urlsplit(url).scheme.lower() not in ("http", "https"):
-                    raise ToolError(f"the page redirected to a URL that is not http or https: {url}")
-                host = _host_of(url)
-                if host != first_host and gate is not None and not gate.host_allowed(host):
-                    raise ToolError(
-                        f"the page redirected to {url}, on {host}, a host not allowed yet; fetch that URL itself "
-                        "if it is needed (the user will be asked)"
-                    )
-            request = await self._request_to_checked_address(client, url, gate)
+            try:
+                target = fetch_target(url)
+            except ToolError as exc:
+                raise ToolError(f"the page redirected to a URL that is not http or https with a host: {exc}") from None
+            if hop and target.host != first_host and gate is not None and not gate.host_allowed(target.host):
+                raise ToolError(
+                    f"the page redirected to {url}, on {target.host}, a host not allowed yet; fetch that URL itself "
+                    "if it is needed (the user will be asked)"
+                )
+            request = await self._request_to_checked_address(client, target, gate)
             response = await client.send(request, stream=True)
             try:
                 if not response.has_redirect_location:
@@ -175,20 +181,23 @@ class FetchTool(Tool[FetchParams]):
         raise ToolError(f"{url} redirected more than {self.max_redirects} times; giving up")
 
     async def _request_to_checked_address(
-        self, client: httpx.AsyncClient, url: str, gate: FetchGate | None
+        self, client: httpx.AsyncClient, target: FetchTarget, gate: FetchGate | None
     ) -> httpx.Request:
         import httpx
 
-        target = httpx.URL(url)
-        host = target.host
-        port = target.port or (443 if target.scheme == "https" else 80)
         private = gate is not None and gate.private_allowed()
-        addresses = await checked_addresses(host, port, self.resolver, allow_private=private)
-        headers = {"Host": target.netloc.decode("ascii")}
-        extensions = {"sni_hostname": host} if target.scheme == "https" else {}
-        return client.build_request(
-            "GET", target.copy_with(host=str(addresses[0])), headers=headers, extensions=extensions
-        )
+        addresses = await checked_addresses(target.host, target.port, self.resolver, allow_private=private)
+        for address in addresses if gate is not None else ():
+            refusal = gate.address_denied(str(address))
+            if refusal is not None:
+                shown = target.host if target.host == str(address) else f"{target.host} ({address})"
+                raise ToolError(f"refused to fetch from {shown}: {refusal}")
+        checked = str(addresses[0])
+        url = httpx.URL(scheme=target.scheme, host=checked, port=target.given_port, path=target.path)
+        if target.query:
+            url = url.copy_with(query=quote(target.query, safe=_QUERY_SAFE).encode("ascii"))
+        extensions = {"sni_hostname": target.host} if target.scheme == "https" else {}
+        return client.build_request("GET", url, headers={"Host": target.host_header}, extensions=extensions)
 
     async def _read(self, response: httpx.Response, final_url: str) -> _Page:
         if response.status_code >= 400:
@@ -210,21 +219,6 @@ class FetchTool(Tool[FetchParams]):
             shown = content_type or "without a content type"
             raise ToolError(f"{final_url} ({shown}) holds binary data, not text; fetch only returns text content")
         return _Page(final_url, response.status_code, content_type, body, response.charset_encoding, cut)
-
-
-def _checked_url(url: str) -> str:
-    url = url.strip()
-    parts = urlsplit(url)
-    if parts.scheme.lower() not in ("http", "https"):
-        shown = f"the scheme {parts.scheme!r}" if parts.scheme else "no scheme"
-        raise ToolError(f"cannot fetch {url!r}: it has {shown}; only http:// and https:// URLs are fetched")
-    if not parts.hostname:
-        raise ToolError(f"cannot fetch {url!r}: the URL has no host")
-    return url
-
-
-def _host_of(url: str) -> str:
-    return (urlsplit(url).hostname or "").lower()
 
 
 def _is_text_type(content_type: str) -> bool:

@@ -120,6 +120,9 @@ class Gate:
     def private_allowed(self) -> bool:
         return self.private
 
+    def address_denied(self, address: str) -> str | None:
+        return None
+
 
 def _ctx(tmp_path: Path, gate: Gate | None = None) -> ToolContext:
     return ToolContext(workspace=Workspace(tmp_path), fetch_gate=gate or Gate())

@@ -65,8 +65,10 @@ def test_invalid_value_names_file_and_key_and_the_rest_loads(tmp_path: Path, hom
 
 def test_unknown_key_is_reported(tmp_path: Path, home: Path) -> None:
     write(tmp_path / ".coder" / "config.json", {"modle": "typo"})
-    issues = load_config(tmp_path, env={}).issues
+    issues = load_config(tmp_path, env={}, trust=True).issues
     assert [(i.key, i.message) for i in issues] == [("modle", "unknown key")]
+    untrusted = load_config(tmp_path, env={})
+    assert untrusted.issues == [] and untrusted.ignored_untrusted == ("modle",)
 
 
 def test_api_key_in_a_file_is_refused_with_a_hint(tmp_path: Path, home: Path) -> None:

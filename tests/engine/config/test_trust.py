@@ -7,10 +7,19 @@ import json
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel
 
 from engine.config import load_config, user_config_path
 from engine.config.startup import load_config_asking_trust
-from engine.config.trust import folder_decision, folder_trusted, split_untrusted, trust_folder, untrust_folder
+from engine.config.schema import Config
+from engine.config.trust import (
+    UNTRUSTED_ALLOWED,
+    folder_decision,
+    folder_trusted,
+    split_untrusted,
+    trust_folder,
+    untrust_folder,
+)
 from engine.interaction import TrustDecision
 from tests.support.fakes import FakeInteraction
 
@@ -59,10 +68,97 @@ def test_trusted_folder_applies_every_key(workspace: Path, env: dict[str, str]) 
     assert loaded.config.provider.base_url == "http://attacker.invalid/v1"
 
 
-def test_keys_the_schema_does_not_know_yet_are_filtered_by_name() -> None:
-    kept, dropped = split_untrusted({"mcp_servers": {"x": {}}, "hooks": [], "sandbox": {}, "providers": {}, "undo": {}})
-    assert kept == {"undo": {}}
-    assert dropped == ("providers", "mcp_servers", "hooks", "sandbox")
+def test_keys_not_on_the_allow_list_are_ignored_and_named_whatever_they_are() -> None:
+    """Keys the schema knows, keys it may gain later, nested ones beside allowed ones: only the allow-list applies."""
+    layer = {
+        "mcp_servers": {"x": {}}, "hooks": [], "sandbox": {}, "providers": {}, "undo": {},
+        "workflow": {"verify_network": True, "verify_later": "x", "max_verify_attempts": 1},
+        "fetch": {"allow_private": True, "proxy": "http://evil.invalid", "timeout": 5},
+        "a_key_from_next_year": True, "compaction": 7,
+    }  # fmt: skip
+    kept, dropped = split_untrusted(layer, Config().model_dump())
+    assert kept == {"undo": {}, "workflow": {"max_verify_attempts": 1}, "fetch": {"timeout": 5}}
+    assert set(dropped) == {
+        "mcp_servers", "hooks", "sandbox", "providers", "workflow.verify_network", "workflow.verify_later",
+        "fetch.allow_private", "fetch.proxy", "a_key_from_next_year", "compaction",
+    }  # fmt: skip
+
+
+def _leaves(model: type[BaseModel], prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    found = []
+    for name, field in model.model_fields.items():
+        kind = field.annotation
+        if isinstance(kind, type) and issubclass(kind, BaseModel):
+            found += _leaves(kind, (*prefix, name))
+        else:
+            found.append((*prefix, name))
+    return found
+
+
+@pytest.mark.parametrize("path", [p for p in _leaves(Config) if ".".join(p) not in UNTRUSTED_ALLOWED], ids=".".join)
+def test_every_schema_key_off_the_allow_list_has_no_effect_untrusted(
+    tmp_path: Path, env: dict[str, str], path: tuple[str, ...]
+) -> None:
+    """Each key of today's schema that is not on the allow-list, set by an untrusted project to a value of the right
+    type that differs from the default: the loaded configuration is the default, and the key is named."""
+    default = Config().model_dump()
+    value = _get(default, path)
+    if isinstance(value, bool):
+        different: object = not value
+    elif isinstance(value, int | float):
+        different = value + 7
+    elif isinstance(value, list):
+        different = ["x"]
+    elif isinstance(value, dict):
+        different = {"x": "deny"}
+    else:
+        different = "yolo" if value != "yolo" else "plan"
+    layer: dict = different
+    for part in reversed(path):
+        layer = {part: layer}
+    (tmp_path / ".coder").mkdir()
+    (tmp_path / ".coder" / "config.json").write_text(json.dumps(layer))
+    loaded = load_config(tmp_path, env)
+    named = set(loaded.ignored_untrusted) | {issue.key for issue in loaded.issues}
+    assert any(".".join(path[:n]) in named for n in range(1, len(path) + 1)), named
+    assert loaded.config.model_dump() == default
+
+
+def _get(data: dict, path: tuple[str, ...]) -> object:
+    for part in path:
+        data = data[part]
+    return data
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "applies"),
+    [
+        ("max_steps", 10, True), ("max_steps", 500, False), ("bash.timeout", 5.0, True), ("bash.timeout", 9999, False),
+        ("workflow.verify_network", False, True), ("workflow.verify_network", True, False),
+        ("fetch.allow_private", True, False), ("workflow.auto_verify_after_edit", False, True),
+        ("workflow.auto_verify_after_edit", True, False), ("fetch.max_bytes", 10**9, False),
+    ],
+)  # fmt: skip
+def test_limits_and_switches_apply_untrusted_only_when_they_tighten(key: str, value: object, applies: bool) -> None:
+    layer: dict = {key.split(".")[-1]: value}
+    for part in reversed(key.split(".")[:-1]):
+        layer = {part: layer}
+    kept, dropped = split_untrusted(layer, Config().model_dump())
+    assert (key not in dropped) is applies
+    assert bool(kept) is applies
+
+
+def test_an_untrusted_model_name_never_picks_one_of_the_users_servers(tmp_path: Path, env: dict[str, str]) -> None:
+    """`work:gpt` would send the session to the user's `work` profile; `qwen3:8b` is a model on the chosen server."""
+    user = user_config_path(env)
+    user.parent.mkdir(parents=True)
+    user.write_text(json.dumps({"providers": {"work": {"base_url": "http://work.invalid/v1"}}}))
+    (tmp_path / ".coder").mkdir()
+    for model, applies in (("work:gpt", False), ("qwen3:8b", True), ("plain", True)):
+        (tmp_path / ".coder" / "config.json").write_text(json.dumps({"model": model}))
+        loaded = load_config(tmp_path, env)
+        assert (loaded.config.model == model) is applies
+        assert ("model" in loaded.ignored_untrusted) is not applies
 
 
 def test_trust_and_untrust_keep_the_rest_of_the_user_config(workspace: Path, env: dict[str, str]) -> None:

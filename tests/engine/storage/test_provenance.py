@@ -75,24 +75,17 @@ def copy_v2(workspace: Path) -> None:
     shutil.copy(V2_DATABASE, database_path(workspace))
 
 
-def test_sessions_stored_before_seals_are_adopted_as_the_users(tmp_path: Path) -> None:
-    workspace = tmp_path / "ws"
+@pytest.mark.parametrize("repository", ["none", "workspace", "parent", "parent-tracked"])
+def test_sessions_stored_before_seals_stay_foreign_wherever_the_repository_is(tmp_path: Path, repository: str) -> None:
+    """No git, the workspace's own repository, a monorepo whose root is above the workspace (tracking the state or
+    not): nothing tells a shipped old-schema database from the user's own, so none is taken as the user's."""
+    root = tmp_path / "mono"
+    workspace = root / "services" / "api" if repository.startswith("parent") else root
     copy_v2(workspace)
-    store = Store.open(workspace, environ={}, state_key=StateKey.load(env(tmp_path)))
-    try:
-        assert store.is_own("v2session000")
-    finally:
-        store.close()
-    with closing(sqlite3.connect(database_path(workspace))) as conn:
-        assert conn.execute("SELECT COUNT(*) FROM unsealed_sessions").fetchone()[0] == 0
-
-
-def test_sessions_stored_before_seals_stay_foreign_where_git_tracks_the_state(tmp_path: Path) -> None:
-    """A repository that ships `.coder/` (git add -f) in an old-schema database: not adopted."""
-    workspace = tmp_path / "ws"
-    copy_v2(workspace)
-    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
-    subprocess.run(["git", "-C", str(workspace), "add", "-f", ".coder/coder.db"], check=True)
+    if repository != "none":
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+    if repository == "parent-tracked":
+        subprocess.run(["git", "-C", str(root), "add", "-f", "services/api/.coder/coder.db"], check=True)
     store = Store.open(workspace, environ={}, state_key=StateKey.load(env(tmp_path)))
     try:
         assert not store.is_own("v2session000")
@@ -100,6 +93,8 @@ def test_sessions_stored_before_seals_stay_foreign_where_git_tracks_the_state(tm
         assert store.load_session("v2session000").messages  # still readable: nothing is lost
     finally:
         store.close()
+    with closing(sqlite3.connect(database_path(workspace))) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM unsealed_sessions").fetchone()[0] == 0
 
 
 def test_parts_are_signed_unambiguously_text_or_bytes(tmp_path: Path) -> None:

@@ -123,6 +123,9 @@ class OpenGate:
     def private_allowed(self) -> bool:
         return True
 
+    def address_denied(self, address: str) -> str | None:
+        return None
+
 
 @pytest.fixture
 def ctx(root: Path) -> ToolContext:
