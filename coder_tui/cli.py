@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     if text is not None:
         if not text.strip():
             parser.error("the input is empty (give -p TEXT or pipe text on stdin)")
-        if problem is not None:
+        if problem is not None and not args.check_server:
             parser.error(
                 f"the workspace {problem}: coder-tui never works in the home folder or above it; run it in a "
                 "project folder, or name one with --cwd DIR"

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from engine.capture.entry import Entry, kind_of
 from engine.capture.objects import OBJECT_PREFIX, ObjectStore, ObjectStoreError, object_name, open_object_store
+from engine.record import record as as_record
 from engine.storage.conversation_log import make_title
 from engine.storage.db import Database, utc_now
 from engine.storage.errors import StorageError
@@ -49,7 +50,7 @@ def undo_objects(workspace_root: Path) -> ObjectStore:
         raise StorageError(str(exc)) from exc
 
 
-@dataclass(frozen=True)
+@as_record
 class _Before:
     """One path's state before the turn, as a row keeps it."""
 

@@ -322,7 +322,10 @@ def test_a_shipped_undo_folder_linking_outside_is_never_written_or_swept(
     planted.symlink_to(target)
     before = snapshot(world["outside"])
     resumed = run(world["victim"], world["victim_xdg"], scripted_server, "--resume", session_id, "-p", "!echo hi")
-    assert "is a symbolic link" in resumed.stderr
+    if link == "undo/{id}":
+        # The state folder's check refuses it at start; a deeper link (a session's old copies folder) is never
+        # opened: undo copies live in the one content store, and a foreign session's journal is not used.
+        assert "is a symbolic link" in resumed.stderr
     assert snapshot(world["outside"]) == before
 
 

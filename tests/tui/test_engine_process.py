@@ -143,8 +143,10 @@ def test_the_command_line_spawns_the_engine_before_it_imports_asyncio(tmp_path: 
     """The engine process loads on the other core while the UI starts: every import before its spawn (asyncio is a
     thirtieth of a second) delays a request typed at launch."""
     root = Path(__file__).resolve().parents[2]
+    project = tmp_path / "project"  # below the test's home folder, never a workspace
+    project.mkdir()
     completed = subprocess.run(
-        [sys.executable, "-c", SPAWN_PROBE, str(tmp_path)], cwd=root, capture_output=True, text=True, timeout=60,
+        [sys.executable, "-c", SPAWN_PROBE, str(project)], cwd=root, capture_output=True, text=True, timeout=60,
         env={**os.environ, "PYTHONPATH": str(root)},
     )
     assert completed.stdout.split() == ["LOADED"], completed.stderr[-2000:]

@@ -58,8 +58,10 @@ def test_coder_tui_exits_when_its_pty_closes_without_a_hangup(tmp_path: Path) ->
         "PYTHONPATH": str(REPO),
     }
     # Not made a session leader (no setsid), so closing the pty sends the program no SIGHUP.
+    project = tmp_path / "project"  # tmp_path is above the home folder, never a workspace
+    project.mkdir()
     process = subprocess.Popen(
-        [sys.executable, "-m", "coder_tui", "--cwd", str(tmp_path)],
+        [sys.executable, "-m", "coder_tui", "--cwd", str(project)],
         stdin=slave, stdout=slave, stderr=slave, env=env, close_fds=True,
     )
     os.close(slave)
