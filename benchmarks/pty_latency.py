@@ -26,7 +26,6 @@ import argparse
 import math
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -34,6 +33,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -44,10 +44,8 @@ from benchmarks.pty_driver import (  # noqa: E402
     ESCAPE,
     HOME,
     KILL_LINE,
-    ROOT,
     Expectation,
     Terminal,
-    bench_env,
     compile_bytecode,
     letters_for,
     now,
@@ -55,6 +53,7 @@ from benchmarks.pty_driver import (  # noqa: E402
     python_argv,
     typing_run,
 )
+from benchmarks.scripted_server_process import ScriptedServerProcess  # noqa: E402
 from benchmarks.stored_session import LAST_ANSWER, write_session  # noqa: E402
 from benchmarks.mcp_servers import write_user_config  # noqa: E402
 
@@ -91,7 +90,8 @@ class Figure:
     label: str
     unit: str
     target: str
-    meets: Callable[[float, dict[str, float]], bool] | None = None
+    # (value, what it is compared with: bare Textual's figures here, the commit's in ab_stream.py) -> met
+    meets: Callable[[float, Any], bool] | None = None
 
 
 FIGURES = (
@@ -115,39 +115,6 @@ FIGURES = (
            "(ab_stream.py: <= 0.9x 1156f55)"),
     Figure("stream_s", "the 20k-token answer: Enter until its end is on screen", "s", "(none)"),
 )
-
-
-class ScriptedServerProcess:
-    """``python -m tests.support.scripted_server`` in its own process, so it never shares an interpreter lock."""
-
-    def __init__(self, log: Path, scenario: Path = ROOT / "benchmarks" / "bench_scenario.py") -> None:
-        self.log = log
-        self.process = subprocess.Popen(
-            python_argv("-m", "tests.support.scripted_server", "--port", "0", "--scenario", str(scenario)),
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=ROOT,
-            env=bench_env(CODER_BENCH_LOG=str(log)),
-        )
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline().decode()
-        self.base_url = line.split(" on ", 1)[1].split()[0]
-
-    def client_env(self, home: Path) -> dict[str, str]:
-        """The environment of a ``coder-tui`` that talks to this server, with ``home`` (made here) as its own home and
-        config folder: nothing of the developer's reaches it."""
-        home.mkdir(parents=True, exist_ok=True)
-        return bench_env(
-            OPENAI_BASE_URL=self.base_url, OPENAI_API_KEY="sk-bench", CODER_MODEL="scripted-model",
-            HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"),
-        )
-
-    def arrivals(self) -> list[float]:
-        if not self.log.exists():
-            return []
-        return [float(line.split(" ", 1)[0]) for line in self.log.read_text().splitlines() if line]
-
-    def close(self) -> None:
-        self.process.kill()
-        self.process.wait()
 
 
 def coder_argv(workspace: Path, *extra: str) -> list[str]:

@@ -265,15 +265,11 @@ class Orchestrator:
         return lambda event: bus.emit(event, session_id)
 
     def set_mode(self, mode: Mode) -> None:
-        if self.policy.set_mode(mode) is not mode:
-            self._stays_in_plan()
-        self._mode_changed()
+        self._mode_changed(refused=self.policy.set_mode(mode) is not mode)
 
     def set_preset(self, preset: str) -> None:
         self.policy.set_preset(preset)
-        if self.policy.preset != parse_preset(preset):
-            self._stays_in_plan()
-        self._mode_changed()
+        self._mode_changed(refused=self.policy.preset != parse_preset(preset))
 
     def set_model(self, model: str) -> None:
         """``model``, or ``profile:model`` to switch to a provider profile as well (``ConfigError`` if unknown)."""
@@ -409,16 +405,16 @@ class Orchestrator:
         return self._slot.get(self.config)
 
     # -- inside -----------------------------------------------------------------------------------------------------
-    def _stays_in_plan(self) -> None:
-        self.emit(
-            Notice(
-                f"the workspace {self.policy.plan_only}: this session stays read-only, in plan mode (start coder-tui "
-                "in a project folder to change files)",
-                level="warning",
+    def _mode_changed(self, refused: bool = False) -> None:
+        """``refused``: the policy kept plan mode (a home-folder workspace) instead of the mode asked for."""
+        if refused:
+            self.emit(
+                Notice(
+                    f"the workspace {self.policy.plan_only}: this session stays read-only, in plan mode (start "
+                    "coder-tui in a project folder to change files)",
+                    level="warning",
+                )
             )
-        )
-
-    def _mode_changed(self) -> None:
         mode = self.policy.mode.value
         self.session.mode = mode
         self.store.update_session(self.session.id, mode=mode)

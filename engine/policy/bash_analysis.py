@@ -17,7 +17,8 @@ from engine.home_folder import own_config_folders
 from engine.policy.argv import has_option
 from engine.policy.arity import CommandPrefix, arity_prefix
 from engine.policy.bash_env import prefix_problem, variable_write_problem
-from engine.policy.bash_parse import SimpleCommand, parse_script
+from engine.policy.bash_parse import parse_script
+from engine.policy.bash_records import SimpleCommand
 from engine.policy.bash_words import Word
 from engine.policy.bash_cd import cd_targets
 from engine.policy.bash_readonly import NOT_LISTED, Access, classify

@@ -22,86 +22,20 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from engine.policy.bash_records import FunctionDef, ParsedScript, Redirect, SimpleCommand
 from engine.policy.bash_words import Word, assignment_of, node_text, word_of
 from engine.record import record
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
 
-# Redirection targets that swallow or show output but are no file anyone keeps.
-HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
-# `<>` opens read-write and creates the file: it writes as much as `>>` does.
-WRITE_OPERATORS = frozenset({">", ">>", "&>", "&>>", ">|", ">&", "<>"})
 _ARITHMETIC_ASSIGNMENTS = frozenset({"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "^=", "|=", "++", "--"})
-TRUNCATE_OPERATORS = frozenset({">", "&>", ">|", ">&"})
 # Nodes whose trailing redirection tree-sitter-bash misplaces: it belongs to their last element.
 _TAIL_CARRIERS = frozenset({"list", "pipeline", "negated_command", "redirected_statement"})
 # Nodes that are one simple command: a redirection handed down to one is shown with it.
 _SIMPLE = frozenset({"command", "declaration_command", "unset_command", "variable_assignment"})
 # What is left at the end of a statement's text cut where a statement after a here-document starts: `cat <<EOF &&`.
 _TRAILING_OPERATOR = re.compile(r"\s*(&&|\|\||\|&|\||;)$")
-
-
-@record
-class Redirect:
-    operator: str
-    target: Word | None  # None for here-documents and here-strings
-    descriptor: str | None = None
-
-    @property
-    def writes(self) -> bool:
-        """Whether it writes a file: `2>&1` and `> /dev/null` do not, `> out.txt` does."""
-        if self.operator not in WRITE_OPERATORS or self.target is None:
-            return False
-        value = self.target.value
-        if value is None:
-            return True
-        if self.operator == ">&" and (value.isdigit() or value == "-"):
-            return False  # `>&2` duplicates a descriptor
-        return value not in HARMLESS_TARGETS and not value.startswith("/dev/fd/")
-
-    @property
-    def truncates(self) -> bool:
-        return self.writes and self.operator in TRUNCATE_OPERATORS
-
-
-@record
-class SimpleCommand:
-    """A command that runs: `FOO=1 grep -n x file > out` gives assignments, words and redirects."""
-
-    source: str
-    words: tuple[Word, ...]
-    assignments: tuple[tuple[str, Word], ...] = ()
-    redirects: tuple[Redirect, ...] = ()
-    # (pipeline number, position in it) when the command is one stage of a pipeline.
-    pipeline: tuple[int, int] | None = None
-    # True inside `$(...)`, backticks or `<(...)`: its output becomes part of another command.
-    substituted: bool = False
-
-    @property
-    def name(self) -> Word | None:
-        return self.words[0] if self.words else None
-
-
-@record
-class FunctionDef:
-    name: str
-    # How many times the body calls the function itself: two or more is how a fork bomb spreads.
-    self_calls: int
-    source: str
-
-
-@record
-class ParsedScript:
-    source: str
-    commands: tuple[SimpleCommand, ...]
-    # What did not parse, described: "near `fi`", "a word is missing".
-    errors: tuple[str, ...]
-    substitutions: tuple[str, ...]
-    process_substitutions: tuple[str, ...]
-    functions: tuple[FunctionDef, ...]
-    # Variables set other than by an `x=1` statement or prefix: `for x in`, `$((x=1))`, `${x:=1}`, `(( x++ ))`.
-    variable_writes: tuple[str, ...] = ()
 
 
 @functools.cache

@@ -18,7 +18,7 @@ from enum import Enum
 from engine.policy.argv import has_long, has_option, has_short, operands
 from engine.policy.bash_env import environment_builtin_problem
 from engine.policy.bash_git import judge_git
-from engine.policy.bash_parse import HARMLESS_TARGETS
+from engine.policy.bash_records import HARMLESS_TARGETS
 from engine.policy.bash_words import Word
 from engine.policy.bash_wrappers import is_trusted_path, program_name
 

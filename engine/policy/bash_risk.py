@@ -14,7 +14,7 @@ from pathlib import Path
 
 from engine.policy.argv import has_long, has_option, has_short, operands
 from engine.policy.bash_git import split_git
-from engine.policy.bash_parse import ParsedScript, Redirect
+from engine.policy.bash_records import ParsedScript, Redirect
 from engine.policy.bash_words import Word
 from engine.policy.bash_wrappers import program_name
 from engine.record import record

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from engine.home_folder import own_config_folder_of
 from engine.policy.argv import has_option
-from engine.policy.bash_parse import Redirect
+from engine.policy.bash_records import Redirect
 from engine.policy.bash_risk import Risk
 from engine.policy.bash_words import Word
 from engine.policy.bash_wrappers import program_name

@@ -21,7 +21,7 @@ from engine.modes import Mode
 from engine.policy.decision import Action, Allowance, PolicyDecision
 from engine.policy.rules import CONFIG_ACTIONS
 from engine.policy.tool_patterns import matching_rule
-from engine.tools.fetch_host import normalised_host, url_host
+from engine.tools.fetch_host import normalised_host
 
 FETCH_TOOL = "fetch"
 # The modes where a host not yet allowed asks.

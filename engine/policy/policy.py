@@ -29,24 +29,24 @@ bash skips steps 2-5 entirely (SPEC 5); other tools still meet their config rule
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from engine.home_folder import home_workspace_problem
 from engine.modes import Mode
 from engine.policy.bash_analysis import BashAnalysis, CommandVerdict, analyse
+from engine.policy.bash_decision import LINE_LIFTS, Judgement, bash_allowances, bash_reasons, line_allowed, unique
 from engine.policy.bash_readonly import Access
 from engine.policy.bash_risk import REFUSING_CODES
 from engine.policy.decision import Action, Allowance, PolicyDecision
-from engine.policy.fetch_hosts import FETCH_TOOL, FetchHosts, url_host
+from engine.policy.fetch_hosts import FETCH_TOOL, FetchHosts
 from engine.policy.matrix import bash_cell, rows, tool_cell
 from engine.policy.presets import PRESET_MODES, STRICT, parse_preset, preset_for_mode
 from engine.policy.rules import RuleMatch, RuleSet
-from engine.record import record
 from engine.sandbox import Confinement, SandboxGrant, SandboxSupport, describe, detect, no_sandbox_notice
 from engine.policy.tool_patterns import name_matches
 from engine.tools.base import ToolKind
+from engine.tools.fetch_host import url_host
 
 if TYPE_CHECKING:
     from engine.config.schema import Config, PermissionsConfig
@@ -60,19 +60,6 @@ _KIND_WORK = {
     ToolKind.MCP: "using a tool of an MCP server",
     ToolKind.MCP_READ_ONLY: "using a tool of an MCP server",
 }
-T = TypeVar("T")
-# The risk reasons an `always` of the exact line lifts: it overwrites the files it names, as the user saw.
-LINE_LIFTS = frozenset({"redirect_overwrite"})
-
-
-@record
-class _Judgement:
-    action: Action
-    reason: str | None
-    rule: str
-    allowance: Allowance | None = None
-    # The reason is the command's problem, which its own risk reasons say better (``problem_redundant``).
-    redundant: bool = False
 
 
 class PermissionPolicy:
@@ -287,64 +274,38 @@ class PermissionPolicy:
             return PolicyDecision(Action.ALLOW, (), f"mode yolo: {tool} runs without policy or risk checks")
         analysis = analyse(command, self._workspace or Path.cwd())
         judged = [self._judge(tool, verdict) for verdict in analysis.verdicts]
-        codes: tuple[str, ...] = _unique(risk.code for risk in analysis.risks)
+        codes: tuple[str, ...] = unique(risk.code for risk in analysis.risks)
         for final in (Action.BLOCKED, Action.DENY):
             stopping = [j for j in judged if j.action is final]
             if stopping:
-                rule = "; ".join(_unique(j.rule for j in stopping))
-                return PolicyDecision(final, _unique(j.reason for j in stopping), rule, risk_codes=codes)
+                rule = "; ".join(unique(j.rule for j in stopping))
+                return PolicyDecision(final, unique(j.reason for j in stopping), rule, risk_codes=codes)
         refusing = [risk for risk in analysis.risks if risk.code in REFUSING_CODES]
         if refusing:
-            reasons = _unique(f"{tool}: {risk.text}" for risk in refusing)
+            reasons = unique(f"{tool}: {risk.text}" for risk in refusing)
             rule = "coder-tui's own configuration is never written"
             return PolicyDecision(Action.DENY, reasons, rule, risk_codes=codes)
         asking = [j for j in judged if j.action is Action.ASK]
         risks = analysis.risks
-        line_rule = self._line_allowed(tool, command)
+        line_rule = line_allowed(self.mode, self._rules, self._session, tool, command)
         if line_rule is not None:
             # The user allowed this exact line, the files its `>` overwrites included.
             asking, risks = [], tuple(risk for risk in risks if risk.code not in LINE_LIFTS)
-            judged = [_Judgement(Action.ALLOW, None, line_rule)]
+            judged = [Judgement(Action.ALLOW, None, line_rule)]
         if not asking and not risks:
-            rule = "; ".join(_unique(j.rule for j in judged)) or "no command to run"
+            rule = "; ".join(unique(j.rule for j in judged)) or "no command to run"
             return PolicyDecision(Action.ALLOW, (), rule, sandbox=self._grant(analysis))
         because = [*(j.rule for j in asking), *(["bash risk analysis"] if risks else [])]
-        allowances = self._bash_allowances(tool, command, analysis, asking)
+        allowances = bash_allowances(self.mode, tool, command, analysis, asking)
         return PolicyDecision(
             Action.ASK,
-            _bash_reasons(tool, analysis, judged) if line_rule is None else tuple(f"{tool}: {r.text}" for r in risks),
-            "; ".join(_unique(because)),
+            bash_reasons(tool, analysis, judged) if line_rule is None else tuple(f"{tool}: {r.text}" for r in risks),
+            "; ".join(unique(because)),
             "; ".join(a.describe() for a in allowances) if allowances else None,
             allowances,
             codes,
             sandbox=self._grant(analysis),
         )
-
-    def _line_allowed(self, tool: str, command: str) -> str | None:
-        """The rule that allows this exact bash line (an `always` of this session, or a config entry), if any;
-        never in plan mode, where allowances do not apply to bash."""
-        if self.mode is Mode.PLAN:
-            return None
-        line = Allowance(tool, line=command)
-        if line in self._session:
-            return f"session: always allowed {line.describe()}"
-        if self._rules.allows_line(command):
-            return f"permissions.bash {command!r} = allow ({self._rules.source})"
-        return None
-
-    def _bash_allowances(
-        self, tool: str, command: str, analysis: BashAnalysis, asking: list[_Judgement]
-    ) -> tuple[Allowance, ...]:
-        """What `always` saves, only where it lets the same line through next time: each asking command's prefix,
-        and for a line whose `>` truncates a file (it overwrites what it wrote when run again) that exact line.
-        A risk reason other than that overwrite asks whatever is saved (step 5): no `always` at all."""
-        if self.mode is Mode.PLAN or any(risk.code not in LINE_LIFTS for risk in analysis.risks):
-            return ()
-        covered = all(j.allowance is not None for j in asking)
-        prefixes = _unique(j.allowance for j in asking) if covered else ()
-        if analysis.truncates:
-            return (*prefixes, Allowance(tool, line=command))
-        return () if analysis.risks else prefixes
 
     def _grant(self, analysis: BashAnalysis) -> SandboxGrant:
         read_only = all(verdict.access is Access.READ_ONLY for verdict in analysis.verdicts)
@@ -365,28 +326,28 @@ class PermissionPolicy:
             Confinement.VERIFY, network=network, extra_readable=self._sandbox_readable, env_names=self._env_names
         )
 
-    def _judge(self, tool: str, verdict: CommandVerdict) -> _Judgement:
+    def _judge(self, tool: str, verdict: CommandVerdict) -> Judgement:
         """Steps 1-4 of the module docstring for one command of a bash line."""
         mode = self.mode
         plan = mode is Mode.PLAN
         if verdict.access is Access.MUTATING_GIT and plan:
-            return _Judgement(
+            return Judgement(
                 Action.BLOCKED,
                 f"{tool}: {verdict.problem}, disabled in plan mode",
                 "mode plan: mutating git commands are blocked",
             )
         rule: RuleMatch | None = self._rules.bash_rule(verdict.forms) or self._rules.tool_rule(tool)
         if rule is not None and rule.action is Action.DENY:
-            return _Judgement(Action.DENY, f"{tool}: `{verdict.shown}` is denied by {rule.text}", rule.text)
+            return Judgement(Action.DENY, f"{tool}: `{verdict.shown}` is denied by {rule.text}", rule.text)
         read_only = verdict.access is Access.READ_ONLY
         if rule is not None and rule.action is Action.ALLOW and (read_only or not plan):
-            return _Judgement(Action.ALLOW, None, rule.text)
+            return Judgement(Action.ALLOW, None, rule.text)
         unconfined = not self.sandbox.confines_unasked
         cell = bash_cell(mode, verdict.access, self.preset == STRICT or unconfined)
         if rule is not None and rule.action is Action.ASK:
             because, reason = rule.text, f"{tool}: `{verdict.shown}` asks by {rule.text}"
         elif cell is Action.ALLOW:
-            return _Judgement(Action.ALLOW, None, f"mode {mode.value}: read-only {tool} commands run")
+            return Judgement(Action.ALLOW, None, f"mode {mode.value}: read-only {tool} commands run")
         elif read_only and unconfined and self.preset != STRICT:
             because = "no full confinement on this system: read-only bash commands ask"
             reason = (
@@ -404,28 +365,9 @@ class PermissionPolicy:
             reason = f"{tool}: {verdict.problem}"
         redundant = verdict.problem_redundant and reason == f"{tool}: {verdict.problem}"
         if plan or verdict.prefix is None:
-            return _Judgement(Action.ASK, reason, because, redundant=redundant)
+            return Judgement(Action.ASK, reason, because, redundant=redundant)
         for allowance in self._session:
             if allowance.tool == tool and allowance.prefix is not None and allowance.prefix.matches(verdict.words):
-                return _Judgement(Action.ALLOW, None, f"session: always allowed {allowance.describe()}")
-        return _Judgement(Action.ASK, reason, because, Allowance(tool, verdict.prefix), redundant)
+                return Judgement(Action.ALLOW, None, f"session: always allowed {allowance.describe()}")
+        return Judgement(Action.ASK, reason, because, Allowance(tool, verdict.prefix), redundant)
 
-
-def _bash_reasons(tool: str, analysis: BashAnalysis, judged: list[_Judgement]) -> tuple[str, ...]:
-    """Each command's reasons in the line's order, each naming that command, once: its risk reasons stand for a
-    problem they make redundant. The line's own risks (it does not parse, a substitution, a download run as code)
-    come last."""
-    reasons: list[str] = []
-    for verdict, judgement in zip(analysis.verdicts, judged, strict=True):
-        own = [f"{tool}: {risk.text}" for risk in verdict.risks]
-        if judgement.action is Action.ASK and not judgement.redundant:
-            reasons.append(judgement.reason)
-        reasons += own
-    of_commands = {risk for verdict in analysis.verdicts for risk in verdict.risks}
-    reasons += [f"{tool}: {risk.text}" for risk in analysis.risks if risk not in of_commands]
-    return _unique(reasons)
-
-
-def _unique(items: Iterable[T | None]) -> tuple[T, ...]:
-    """The items in order, without repeats and without None."""
-    return tuple(dict.fromkeys(item for item in items if item is not None))

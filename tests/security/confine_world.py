@@ -31,12 +31,35 @@ ARGV_SECRET = "argv-secret-7c3"
 ALL_SECRETS = (*SECRETS.values(), FILE_SECRET, GITCONFIG_SECRET, ARGV_SECRET)
 
 
-class Listeners:
+class SocketServers:
+    """Sockets each served on its own thread until closed: ``_receive`` takes one datagram or connection."""
+
+    def __init__(self) -> None:
+        self._sockets: list[socket.socket] = []
+
+    def _serve(self, name: str, sock: socket.socket) -> None:
+        while True:
+            try:
+                self._receive(name, sock)
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+
+    def _receive(self, name: str, sock: socket.socket) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        for sock in self._sockets:
+            sock.close()
+
+
+class Listeners(SocketServers):
     """TCP and UDP servers on 127.0.0.1 and ::1 that record every byte they receive, and every connection."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.received: list[tuple[str, bytes]] = []
-        self._sockets: list[socket.socket] = []
         self.ports: dict[str, int] = {}
         for name, family, kind, host in (
             ("tcp4", socket.AF_INET, socket.SOCK_STREAM, "127.0.0.1"),
@@ -56,29 +79,19 @@ class Listeners:
             self.ports[name] = sock.getsockname()[1]
             threading.Thread(target=self._serve, args=(name, sock), daemon=True).start()
 
-    def _serve(self, name: str, sock: socket.socket) -> None:
-        while True:
+    def _receive(self, name: str, sock: socket.socket) -> None:
+        if sock.type == socket.SOCK_STREAM:
+            conn, _ = sock.accept()
+            conn.settimeout(1)
+            self.received.append((name, b"<connection>"))
             try:
-                if sock.type == socket.SOCK_STREAM:
-                    conn, _ = sock.accept()
-                    conn.settimeout(1)
-                    self.received.append((name, b"<connection>"))
-                    try:
-                        self.received.append((name, conn.recv(65536)))
-                    except OSError:
-                        pass
-                    conn.close()
-                else:
-                    data, _ = sock.recvfrom(65536)
-                    self.received.append((name, data))
-            except TimeoutError:
-                continue
+                self.received.append((name, conn.recv(65536)))
             except OSError:
-                return
-
-    def close(self) -> None:
-        for sock in self._sockets:
-            sock.close()
+                pass
+            conn.close()
+        else:
+            data, _ = sock.recvfrom(65536)
+            self.received.append((name, data))
 
 
 def build_world(tmp_path: Path) -> tuple[Path, Path, Path]:

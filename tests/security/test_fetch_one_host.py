@@ -17,6 +17,7 @@ import pytest
 from engine.modes import Mode
 from engine.tools.fetch_host import normalised_host
 from tests.security.test_fetch_reach import SECRET, Listener
+from tests.security.test_fetch_reach import listener  # noqa: F401 (fixture)
 from tests.support.fakes import close_orchestrators  # noqa: F401 (autouse fixture)
 from tests.support.fakes import make_orchestrator
 from tests.support.scenario import reply, text, tool_call
@@ -30,13 +31,6 @@ LOOPBACK_SPELLINGS = [
     "[0:0:0:0:0:FFFF:127.0.0.1]", "0x7F.0.0.1",
 ]  # fmt: skip
 LOCALHOST_SPELLINGS = ["localhost", "LOCALHOST", "localhost.", "LocalHost..", "ｌｏｃａｌｈｏｓｔ", "localhost。"]
-
-
-@pytest.fixture
-def listener() -> Iterator[Listener]:
-    found = Listener()
-    yield found
-    found.close()
 
 
 @pytest.fixture
@@ -65,7 +59,7 @@ async def _fetch_each(
 
 @pytest.mark.parametrize("rule", ["127.0.0.1", "2130706433", "127。0。0。1", "::ffff:127.0.0.1"])
 async def test_a_deny_rule_for_loopback_holds_in_every_spelling(
-    tmp_path: Path, scripted_server: ScriptedServer, listener: Listener, allowed: Listener, rule: str
+    tmp_path: Path, scripted_server: ScriptedServer, listener: Listener, allowed: Listener, rule: str  # noqa: F811 (fixture)
 ) -> None:
     """The rule, in any spelling too, refuses every spelling of the host and every name that resolves to it."""
     urls = [f"http://{host}:{listener.port}/?ref={SECRET}" for host in [*LOOPBACK_SPELLINGS, *LOCALHOST_SPELLINGS]]
@@ -79,7 +73,7 @@ async def test_a_deny_rule_for_loopback_holds_in_every_spelling(
 
 
 async def test_a_deny_rule_for_localhost_holds_in_every_spelling(
-    tmp_path: Path, scripted_server: ScriptedServer, listener: Listener
+    tmp_path: Path, scripted_server: ScriptedServer, listener: Listener  # noqa: F811 (fixture)
 ) -> None:
     urls = [f"http://{host}:{listener.port}/?ref={SECRET}" for host in LOCALHOST_SPELLINGS]
     urls.append(f"http://127.0.0.1:{listener.port}/by-address")
@@ -90,7 +84,7 @@ async def test_a_deny_rule_for_localhost_holds_in_every_spelling(
 
 
 async def test_a_redirect_to_a_denied_spelling_is_checked_again(
-    tmp_path: Path, scripted_server: ScriptedServer, listener: Listener, allowed: Listener
+    tmp_path: Path, scripted_server: ScriptedServer, listener: Listener, allowed: Listener  # noqa: F811 (fixture)
 ) -> None:
     """An allowed host answers with redirects to the denied one, spelled differently each time: none is followed."""
     spellings = ["2130706433", "127。0。0。1", "[::ffff:127.0.0.1]", "localhost", "0x7f.1"]

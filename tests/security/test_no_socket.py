@@ -17,7 +17,7 @@ import pytest
 
 from engine.sandbox import Confinement, SandboxGrant, detect
 from engine.tools.bash import run_command
-from tests.security.confine_world import Listeners
+from tests.security.confine_world import Listeners, SocketServers
 
 SUPPORT = detect()
 pytestmark = pytest.mark.skipif(not SUPPORT.blocks_network, reason=f"no seccomp filter here ({SUPPORT})")
@@ -97,13 +97,13 @@ UNMADE = {
 }
 
 
-class UnixListeners:
+class UnixListeners(SocketServers):
     """Unix sockets outside the sandbox, by path and abstract, that record every byte they receive."""
 
     def __init__(self, folder: Path) -> None:
+        super().__init__()
         self.received: dict[str, list[bytes]] = {}
         self.addresses: dict[str, str] = {}
-        self._sockets: list[socket.socket] = []
         tag = f"coder-test-{os.getpid()}-{id(self)}"
         for name, kind in (("stream", socket.SOCK_STREAM), ("seqpacket", socket.SOCK_SEQPACKET),
                            ("datagram", socket.SOCK_DGRAM)):  # fmt: skip
@@ -120,25 +120,15 @@ class UnixListeners:
                 self._sockets.append(sock)
                 threading.Thread(target=self._serve, args=(key, sock), daemon=True).start()
 
-    def _serve(self, key: str, sock: socket.socket) -> None:
-        while True:
-            try:
-                if sock.type == socket.SOCK_DGRAM:
-                    self.received[key].append(sock.recv(65536))
-                    continue
-                conn, _ = sock.accept()
-                self.received[key].append(b"<connection>")
-                conn.settimeout(1)
-                self.received[key].append(conn.recv(65536))
-                conn.close()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-
-    def close(self) -> None:
-        for sock in self._sockets:
-            sock.close()
+    def _receive(self, key: str, sock: socket.socket) -> None:
+        if sock.type == socket.SOCK_DGRAM:
+            self.received[key].append(sock.recv(65536))
+            return
+        conn, _ = sock.accept()
+        self.received[key].append(b"<connection>")
+        conn.settimeout(1)
+        self.received[key].append(conn.recv(65536))
+        conn.close()
 
 
 @pytest.fixture

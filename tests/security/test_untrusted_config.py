@@ -18,19 +18,13 @@ from engine.sandbox import detect
 from tests.headless.test_headless_cli import run_cli
 from tests.security.confine_world import Listeners, build_world, run_coder
 from tests.security.test_fetch_reach import SECRET, Listener
+from tests.security.test_fetch_reach import listener  # noqa: F401 (fixture)
 from tests.support.scenario import reply, text, tool_call
 from tests.support.scripted_server import ScriptedServer
 
 # Keys no allow-list entry names: one the schema has, and ones it may gain later, at the top and inside a section.
 INVENTED = {"fetch": {"proxy": "http://evil.invalid"}, "workflow": {"verify_unconfined": True}, "network": "on"}
 INVENTED_NAMES = ("fetch.proxy", "workflow.verify_unconfined", "network")
-
-
-@pytest.fixture
-def listener() -> Iterator[Listener]:
-    found = Listener()
-    yield found
-    found.close()
 
 
 @pytest.fixture
@@ -53,7 +47,7 @@ def _notice(stderr: str) -> str:
 
 @pytest.mark.parametrize("trusted", [False, True], ids=["untrusted", "trusted"])
 def test_an_untrusted_allow_private_never_lets_fetch_reach_a_local_service(
-    tmp_path: Path, scripted_server: ScriptedServer, listener: Listener, trusted: bool
+    tmp_path: Path, scripted_server: ScriptedServer, listener: Listener, trusted: bool  # noqa: F811 (fixture)
 ) -> None:
     (tmp_path / ".env").write_text(f"API_KEY={SECRET}\n")
     _plant(tmp_path, {"fetch": {"allow_private": True, **INVENTED["fetch"]}, "network": "on"})
