@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING
 from textual import events
 from textual.app import App
 
-import coder_tui.textual_fixes  # noqa: F401 (applied at import, before any widget draws)
-from coder_tui.attention import Attention
-from coder_tui.bindings import bindings_for
-from coder_tui.engine_link import EngineLink, EngineStarter
-from coder_tui.formatting import display_path
-from coder_tui.history import InputHistory
+import coder_tui.runtime.textual_fixes  # noqa: F401 (applied at import, before any widget draws)
+from coder_tui.runtime.attention import Attention
+from coder_tui.input.bindings import bindings_for
+from coder_tui.link.engine_link import EngineLink, EngineStarter
+from coder_tui.transcript.formatting import display_path
+from coder_tui.input.history import InputHistory
 from coder_tui.screens.session import SessionScreen
 from engine.signals import install_ending_signals
 
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from textual.driver import Driver
     from textual.screen import Screen
 
-    from coder_tui.engine_process import EngineProcesses
+    from coder_tui.link.engine_process import EngineProcesses
 
 
 class CoderApp(App[int]):
@@ -86,7 +86,7 @@ class CoderApp(App[int]):
     def get_driver_class(self) -> type[Driver]:
         driver = super().get_driver_class()
         if driver.__module__ == "textual.drivers.linux_driver":  # not a driver the environment chose
-            from coder_tui.input_driver import PromptEscapeDriver
+            from coder_tui.input.input_driver import PromptEscapeDriver
 
             return PromptEscapeDriver
         return driver
@@ -168,7 +168,7 @@ def run_tui(
     ``model`` override it (the command line's ``--mode`` / ``--model``).
     """
     if engine is None:
-        from coder_tui.engine_process import EngineProcesses
+        from coder_tui.link.engine_process import EngineProcesses
 
         engine = EngineProcesses(workspace=workspace, mode=mode, model=model)
     from coder_tui.cli import session_input

@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"the workspace {problem}: coder-tui never works in the home folder or above it; run it in a "
                 "project folder, or name one with --cwd DIR"
             )
-        from coder_tui.headless import run_headless_sync
+        from coder_tui.launch.headless import run_headless_sync
 
         return run_headless_sync(
             text,
@@ -115,14 +115,14 @@ def main(argv: list[str] | None = None) -> int:
     prepare_ui_process()
     mode = args.mode
     if problem is not None:
-        from coder_tui.workspace_choice import choose_workspace
+        from coder_tui.launch.workspace_choice import choose_workspace
 
         chosen = choose_workspace(workspace, problem)
         if chosen is None:
             return 1
         workspace, mode = chosen.workspace, "plan" if chosen.read_only else mode
     # The engine process starts before the app is even imported: it loads on the other core meanwhile.
-    from coder_tui.engine_process import EngineProcesses
+    from coder_tui.link.engine_process import EngineProcesses
 
     # Until the first frame is drawn, no collection passes over the objects start-up makes (modules, the app): they
     # live as long as the process; the screen freezes them and switches collection back on (``CollectionPacer``).
@@ -186,7 +186,7 @@ def _profile_model(
     try:
         check_profile(provider, load_config(workspace, trust=trust).config)
     except ConfigError as exc:
-        from coder_tui.terminal_text import terminal_text
+        from coder_tui.link.terminal_text import terminal_text
 
         parser.error(f"--provider {provider}: {terminal_text(str(exc))}")  # it may quote a repository's config
     return f"{provider}:{model or ''}"

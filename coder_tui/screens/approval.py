@@ -6,7 +6,7 @@ only be allowed once (a risk reason, or a reason of the tool's own, asks again w
 
 At any size the reasons and every choice stay on screen (SPEC 25): the argument and the diff scroll inside the room
 they leave, a line under them says how many lines are hidden above and below, and the dialog's own footer lists its
-keys. The argument arrives with nothing hidden (``coder_tui.drawable``): newlines, tabs, carriage returns, escape
+keys. The argument arrives with nothing hidden (``coder_tui.link.drawable``): newlines, tabs, carriage returns, escape
 sequences and invisible characters are marked, so no padding or trick can hide what will run.
 
 For write, edit and patch the user keeps some hunks of the diff and drops others (SPEC 5): ↑/↓ move between hunks,
@@ -26,7 +26,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Static
 
-from coder_tui.bindings import bindings_for
+from coder_tui.input.bindings import bindings_for
 from coder_tui.widgets.dialog_box import DialogBox
 from coder_tui.widgets.diff_view import DiffView
 from coder_tui.widgets.hunk_picker import HunkPicker

@@ -22,7 +22,7 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Button, Footer, Input, Select, SelectionList, Static, Switch
 
-from coder_tui.bindings import bindings_for
+from coder_tui.input.bindings import bindings_for
 from coder_tui.widgets.dialog_box import DialogBox
 from engine.interaction import ElicitationAnswer, ElicitationRequest
 from engine.mcp.elicitation import FormField, SchemaError, form_content, form_fields

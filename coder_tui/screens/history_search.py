@@ -14,8 +14,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from coder_tui.bindings import bindings_for
-from coder_tui.formatting import one_line
+from coder_tui.input.bindings import bindings_for
+from coder_tui.transcript.formatting import one_line
 
 MAX_SHOWN = 50
 

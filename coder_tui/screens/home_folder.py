@@ -13,7 +13,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Static
 
-from coder_tui.bindings import bindings_for
+from coder_tui.input.bindings import bindings_for
 from coder_tui.widgets.dialog_box import DialogBox
 from engine.home_folder import home_workspace_problem
 from engine.record import record

@@ -14,7 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from coder_tui.bindings import bindings_for
+from coder_tui.input.bindings import bindings_for
 
 
 class ModelPickerScreen(ModalScreen[str | None]):

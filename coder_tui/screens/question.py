@@ -16,7 +16,7 @@ from textual.screen import ModalScreen
 from textual.validation import Length
 from textual.widgets import Button, Footer, Input, OptionList, Static
 
-from coder_tui.bindings import bindings_for
+from coder_tui.input.bindings import bindings_for
 from coder_tui.widgets.dialog_box import DialogBox
 from engine.interaction import QuestionAnswer, QuestionRequest
 

@@ -18,13 +18,13 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 
-from coder_tui.between_keys import WhenPaused, run_between_keys
+from coder_tui.runtime.between_keys import WhenPaused, run_between_keys
 from coder_tui.screens.single_reflow import SingleReflow
-from coder_tui.markdown_preload import highlighter_step, markdown_imports
-from coder_tui.bindings import bindings_for
-from coder_tui.gc_pacing import CollectionPacer
-from coder_tui.held_mount import end_lingering, hold_for_next
-from coder_tui.history import InputHistory
+from coder_tui.runtime.markdown_preload import highlighter_step, markdown_imports
+from coder_tui.input.bindings import bindings_for
+from coder_tui.runtime.gc_pacing import CollectionPacer
+from coder_tui.transcript.held_mount import end_lingering, hold_for_next
+from coder_tui.input.history import InputHistory
 from coder_tui.widgets.footer_bar import FooterBar
 from coder_tui.widgets.prompt import Prompt
 from coder_tui.widgets.prompt_input import PromptInput
@@ -37,7 +37,7 @@ from coder_tui.widgets.transcript import Transcript
 if TYPE_CHECKING:
     from textual.timer import Timer
 
-    from coder_tui.engine_link import EngineLink
+    from coder_tui.link.engine_link import EngineLink
     from engine.events import Event
     from engine.protocol import EngineState, InputFinished
 
@@ -57,7 +57,7 @@ WIDE_LAYOUT = 100
 # What rendering the engine's events imports besides the protocol, loaded after the first frame (``_start_link``).
 EVENT_MODULES = (
     "engine.restored",
-    "coder_tui.interaction",
+    "coder_tui.link.interaction",
     "coder_tui.widgets.tool_call_view",
     "coder_tui.widgets.history_entries",
     "coder_tui.widgets.command_output",

@@ -11,7 +11,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
 
-from coder_tui.bindings import bindings_for
+from coder_tui.input.bindings import bindings_for
 from coder_tui.widgets.dialog_box import DialogBox
 from engine.interaction import TrustDecision, TrustRequest
 

@@ -19,7 +19,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
-from coder_tui.formatting import bash_result_text, is_bash_result, one_line, session_details
+from coder_tui.transcript.formatting import bash_result_text, is_bash_result, one_line, session_details
 from coder_tui.widgets.diff_view import DiffView, diff_summary
 from coder_tui.widgets.table_view import Column, TableSection, TableView
 from coder_tui.widgets.todo_list import todos_checklist

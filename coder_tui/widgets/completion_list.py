@@ -8,7 +8,7 @@ from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from coder_tui.completion import Completion
+from coder_tui.input.completion import Completion
 
 
 class CompletionList(OptionList, can_focus=False):

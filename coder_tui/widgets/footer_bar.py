@@ -19,7 +19,7 @@ from textual.widget import Widget
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey, FooterLabel, KeyGroup
 
-from coder_tui.held_mount import mount_held
+from coder_tui.transcript.held_mount import mount_held
 
 # What one footer item shows: a key (key, display, description, action, enabled, tooltip), or a group of keys under
 # one description. Equal items are drawn the same.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from coder_tui.bindings import help_rows
+from coder_tui.input.bindings import help_rows
 from coder_tui.widgets.table_view import Column, TableSection, TableView
 
 INPUT_RULES: tuple[tuple[str, str], ...] = (

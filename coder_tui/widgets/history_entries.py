@@ -16,7 +16,7 @@ from typing import Any
 
 from textual.widget import Widget
 
-from coder_tui.formatting import format_tokens
+from coder_tui.transcript.formatting import format_tokens
 from coder_tui.widgets.notice_line import NoticeLine
 from coder_tui.widgets.tool_call_view import ToolCallView
 from coder_tui.widgets.user_message import UserMessage

@@ -26,8 +26,8 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
-from coder_tui.markdown_look import MarkdownLook, markdown_look
-from coder_tui.selected_lines import lines_text, selectable_strip
+from coder_tui.transcript.markdown_look import MarkdownLook, markdown_look
+from coder_tui.transcript.selected_lines import lines_text, selectable_strip
 from coder_tui.widgets.sized_by_layout import SizedByLayout
 
 Lines = list[list[Segment]]

@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.reactive import reactive
 
-from coder_tui.completion import (
+from coder_tui.input.completion import (
     Completion,
     Token,
     apply_completion,
@@ -23,8 +23,8 @@ from coder_tui.completion import (
     slash_completions,
     token_at_cursor,
 )
-from coder_tui.history import InputHistory
-from coder_tui.text_area import TextArea
+from coder_tui.input.history import InputHistory
+from coder_tui.input.text_area import TextArea
 from coder_tui.widgets.prompt_input import PromptInput
 from coder_tui.widgets.prompt_line import PromptLine
 
@@ -147,7 +147,7 @@ class Prompt(Vertical):
     @work(thread=True, exclusive=True, group="path-completion")
     def _match_paths(self, token: Token, *, tab: bool, rescan: bool) -> None:
         if rescan:
-            from coder_tui.file_index import list_workspace_paths
+            from coder_tui.input.file_index import list_workspace_paths
 
             self._paths = list_workspace_paths(self.workspace)
         completions = path_completions(token.query, self._paths or [])

@@ -15,10 +15,10 @@ from textual import events
 from textual.actions import SkipAction
 from textual.message import Message
 
-from coder_tui.bindings import bindings_for
-from coder_tui.history import InputHistory
-from coder_tui.terminal_text import terminal_text
-from coder_tui.text_area import TextArea
+from coder_tui.input.bindings import bindings_for
+from coder_tui.input.history import InputHistory
+from coder_tui.link.terminal_text import terminal_text
+from coder_tui.input.text_area import TextArea
 
 
 class Completer(Protocol):
@@ -178,7 +178,7 @@ class PromptInput(TextArea):
         """Ctrl+G: the input opens in the user's editor; what it saves comes back."""
         from textual.app import SuspendNotSupported
 
-        from coder_tui.external_editor import EditorError, edit_text
+        from coder_tui.input.external_editor import EditorError, edit_text
 
         try:
             with self.app.suspend():

@@ -6,7 +6,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from coder_tui.mode_look import mode_badge
+from coder_tui.transcript.mode_look import mode_badge
 
 
 class PromptLine(Widget):

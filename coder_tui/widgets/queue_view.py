@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from textual.content import Content
 from textual.widgets import Static
 
-from coder_tui.formatting import one_line
+from coder_tui.transcript.formatting import one_line
 
 # The queue view never grows past a few lines; the count says how many more wait.
 SHOWN_ITEMS = 3

@@ -8,7 +8,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from coder_tui.formatting import format_context, format_tokens
+from coder_tui.transcript.formatting import format_context, format_tokens
 
 SessionState = Literal["starting", "ready", "working", "interrupted", "unavailable"]
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from textual.content import Content
 
-from coder_tui.tool_status import tool_summary
+from coder_tui.transcript.tool_status import tool_summary
 from coder_tui.widgets.sized_by_layout import SizedStatic
 
 if TYPE_CHECKING:

@@ -33,7 +33,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
 
-from coder_tui.markdown_blocks import finished_chunks
+from coder_tui.transcript.markdown_blocks import finished_chunks
 from coder_tui.widgets.markdown_lines import Lines, MarkdownLines
 from coder_tui.widgets.sized_by_layout import SizedByLayout, UniformLines
 

@@ -14,7 +14,7 @@ from textual import events
 from textual.content import Content
 from textual.widgets import Static
 
-from coder_tui.subagent_calls import SubagentCalls
+from coder_tui.transcript.subagent_calls import SubagentCalls
 from coder_tui.widgets.sized_by_layout import SizedByLayout
 from engine.events import Event, MessageAdded
 

@@ -15,8 +15,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
 
-from coder_tui.formatting import result_error, tool_output_text
-from coder_tui.tool_status import tool_summary
+from coder_tui.transcript.formatting import result_error, tool_output_text
+from coder_tui.transcript.tool_status import tool_summary
 from coder_tui.widgets.diff_view import DiffView
 from coder_tui.widgets.sized_by_layout import SizedByLayout, SizedStatic
 from coder_tui.widgets.subagent_calls_view import SubagentCallsView

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from textual.containers import VerticalScroll
 
-from coder_tui.held_mount import mount_held
+from coder_tui.transcript.held_mount import mount_held
 
 if TYPE_CHECKING:
     from coder_tui.widgets.history_entries import StoredCall

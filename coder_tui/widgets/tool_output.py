@@ -19,7 +19,7 @@ FOLD_AT = 40
 HEAD = 6
 TAIL = 12
 LIVE_LINES = 12
-# The key's name as the fold line shows it (the binding itself is in ``coder_tui.bindings``).
+# The key's name as the fold line shows it (the binding itself is in ``coder_tui.input.bindings``).
 UNFOLD_KEY = "ctrl+o"
 
 

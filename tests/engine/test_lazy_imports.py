@@ -17,7 +17,7 @@ import json, sys
 from pathlib import Path
 from engine.config import load_config
 from engine.orchestrator import Orchestrator
-from coder_tui.headless import HeadlessInteraction
+from coder_tui.launch.headless import HeadlessInteraction
 loaded = load_config(Path({str(tmp_path)!r}), env={{}})
 Orchestrator(workspace=Path({str(tmp_path)!r}), config=loaded.config, interaction=HeadlessInteraction(), env={{}})
 print(json.dumps(sorted(name for name in {HEAVY!r} if name in sys.modules)))

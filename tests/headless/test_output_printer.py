@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from coder_tui.headless import FLUSH_AFTER_S, Output, Printer
+from coder_tui.launch.headless import FLUSH_AFTER_S, Output, Printer
 
 
 class Recording:

@@ -90,6 +90,6 @@ def footer_keys_after_a_short_pause(monkeypatch: pytest.MonkeyPatch) -> None:
     """In the app the footer's keys (and the highlighter's warm-up) wait for the user to stop typing for 0.3 s
     (``between_keys.STOPPED_TYPING_S``); here for as short a pause as any other step waits for, so a test (and every
     snapshot) finds the footer complete right after ``ready()`` as before. The tests of that wait set it back."""
-    from coder_tui import between_keys
+    from coder_tui.runtime import between_keys
 
     monkeypatch.setattr(between_keys, "STOPPED_TYPING_S", between_keys.PAUSED_S)

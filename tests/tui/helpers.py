@@ -11,7 +11,7 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 
 from coder_tui.app import CoderApp
-from coder_tui.history import InputHistory
+from coder_tui.input.history import InputHistory
 from coder_tui.widgets.prompt_input import PromptInput
 from engine.server.host import EngineOptions
 from engine.server.memory import InMemoryEngine

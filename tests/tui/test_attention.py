@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from coder_tui.attention import osc9, supports_osc9
+from coder_tui.runtime.attention import osc9, supports_osc9
 from coder_tui.screens.approval import ApprovalScreen
 from tests.support.scenario import reply, text, tool_call
 from tests.support.scripted_server import ScriptedServer

@@ -11,7 +11,7 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from coder_tui.between_keys import run_between_keys
+from coder_tui.runtime.between_keys import run_between_keys
 
 
 class Steps(App[None]):
@@ -50,7 +50,7 @@ def test_markdown_imports_skip_a_missing_stepping_stone_and_the_highlighter_warm
 ) -> None:
     """A third-party module named as a stepping stone may be laid out differently in another release: it is
     skipped, and the widgets' own import (which must succeed) loads the rest."""
-    from coder_tui import markdown_preload
+    from coder_tui.runtime import markdown_preload
 
     monkeypatch.setattr(markdown_preload, "STEPPING_STONES", ("no_such_module.anywhere", "markdown_it"))
     warmed: list[str] = []
@@ -63,7 +63,7 @@ def test_markdown_imports_skip_a_missing_stepping_stone_and_the_highlighter_warm
 
 
 async def test_the_highlighter_waits_for_a_resumed_conversation_then_warms(monkeypatch: pytest.MonkeyPatch) -> None:
-    from coder_tui import markdown_preload
+    from coder_tui.runtime import markdown_preload
 
     drawn = asyncio.Event()
     warmed: list[bool] = []
@@ -89,7 +89,7 @@ class Stamped(App[None]):
 async def test_a_step_waits_while_a_key_that_arrived_is_not_drawn_yet() -> None:
     """Run before the key's own handling, a step delayed that very key (the keys typed right after the first echo
     waited for an import of tens of milliseconds)."""
-    from coder_tui import between_keys
+    from coder_tui.runtime import between_keys
 
     app = Stamped()
     async with app.run_test() as pilot:
@@ -106,7 +106,7 @@ async def test_a_step_waits_while_a_key_that_arrived_is_not_drawn_yet() -> None:
 
 
 async def test_a_step_too_long_for_a_gap_waits_for_the_user_to_pause() -> None:
-    from coder_tui import between_keys
+    from coder_tui.runtime import between_keys
 
     app = Stamped()
     async with app.run_test() as pilot:
@@ -128,7 +128,7 @@ async def test_a_step_too_long_for_a_gap_waits_through_the_lulls_of_a_typist_at_
 ) -> None:
     """Keys 80 ms apart are typing, not a pause: the footer's keys (30-55 ms of work) started in such a lull, and the
     next key waited for them (the pty benchmark's worst key of the first seconds, 50-55 ms)."""
-    from coder_tui import between_keys
+    from coder_tui.runtime import between_keys
 
     monkeypatch.setattr(between_keys, "STOPPED_TYPING_S", 0.3)  # the app's (the suite's fixture shortens it)
     app = Stamped()

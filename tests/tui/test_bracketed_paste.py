@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from coder_tui.bracketed_paste import END, START, PasteCutter
+from coder_tui.input.bracketed_paste import END, START, PasteCutter
 
 HOSTILE = "a\x1b]52;c;eA==\x07b\x1b[A\x07\x1b"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from coder_tui.completion import (
+from coder_tui.input.completion import (
     Completion,
     Token,
     apply_completion,
@@ -17,7 +17,7 @@ from coder_tui.completion import (
     slash_completions,
     token_at_cursor,
 )
-from coder_tui.file_index import list_workspace_paths
+from coder_tui.input.file_index import list_workspace_paths
 
 COMMANDS = [("/help", "help"), ("/model", "model"), ("/mode", "mode"), ("/permissions", "perms"), ("/new", "new")]
 

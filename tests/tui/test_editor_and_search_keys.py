@@ -10,8 +10,8 @@ import pytest
 from textual.drivers.headless_driver import HeadlessDriver
 from textual.widgets import Input, OptionList
 
-from coder_tui.external_editor import EditorError, editor_command
-from coder_tui.history import InputHistory
+from coder_tui.input.external_editor import EditorError, editor_command
+from coder_tui.input.history import InputHistory
 from coder_tui.screens.history_search import HistorySearchScreen, matching
 from tests.support.scripted_server import ScriptedServer
 from tests.tui.helpers import make_app, prompt_of, ready, wait_until

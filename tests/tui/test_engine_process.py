@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from coder_tui.app import CoderApp
-from coder_tui.engine_process import EngineProcesses
-from coder_tui.history import InputHistory
+from coder_tui.link.engine_process import EngineProcesses
+from coder_tui.input.history import InputHistory
 from coder_tui.widgets.notice_line import NoticeLine
 from coder_tui.widgets.user_message import UserMessage
 from tests.support.scenario import reply, stall, text

@@ -13,7 +13,7 @@ from textual import constants, events
 from textual.widgets._footer import FooterKey
 
 from coder_tui.app import CoderApp
-from coder_tui.input_driver import IDLE_SELECT_S, PromptEscapeDriver
+from coder_tui.input.input_driver import IDLE_SELECT_S, PromptEscapeDriver
 from coder_tui.widgets.footer_bar import FooterBar
 from tests.support.scenario import reply, stall, text
 from tests.support.scripted_server import ScriptedServer
@@ -89,7 +89,7 @@ async def test_the_footer_shows_its_keys_once_the_user_pauses_not_while_keys_com
 ) -> None:
     """Built right after the first frame, the footer's keys (a dozen widgets, their layout) held up the first keys
     typed; the footer shows them once the user pauses."""
-    from coder_tui import between_keys
+    from coder_tui.runtime import between_keys
 
     monkeypatch.setattr(between_keys, "STOPPED_TYPING_S", 3600.0)  # the user never stops
     app = make_app(workspace, scripted_server)

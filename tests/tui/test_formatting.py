@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from coder_tui.bindings import KEY_TABLE, bindings_for, display_keys, help_rows
-from coder_tui.formatting import display_path, format_context, format_duration, format_tokens, tool_output_text
+from coder_tui.input.bindings import KEY_TABLE, bindings_for, display_keys, help_rows
+from coder_tui.transcript.formatting import display_path, format_context, format_duration, format_tokens, tool_output_text
 
 
 def test_token_counts_and_context() -> None:
@@ -48,7 +48,7 @@ def test_every_binding_is_in_help_and_built_from_the_table() -> None:
 def test_friendly_times_say_today_yesterday_or_the_date() -> None:
     from datetime import datetime, timedelta, timezone
 
-    from coder_tui.formatting import friendly_time, session_details
+    from coder_tui.transcript.formatting import friendly_time, session_details
 
     now = datetime(2026, 11, 21, 10, 0, tzinfo=timezone(timedelta(hours=2)))
     assert friendly_time("2026-11-21T07:31:00.000000+00:00", now) == "today 09:31"

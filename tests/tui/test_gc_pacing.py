@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from coder_tui.gc_pacing import CollectionPacer
+from coder_tui.runtime.gc_pacing import CollectionPacer
 
 
 class Node:

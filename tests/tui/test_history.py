@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from coder_tui.history import HISTORY_FILE, InputHistory
+from coder_tui.input.history import HISTORY_FILE, InputHistory
 from tests.support.scripted_server import ScriptedServer
 from tests.tui.helpers import make_app, ready, settle
 

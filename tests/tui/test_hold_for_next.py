@@ -13,8 +13,8 @@ from textual.containers import VerticalScroll
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from coder_tui import held_mount
-from coder_tui.held_mount import end_lingering, hold_for_next, hold_while
+from coder_tui.transcript import held_mount
+from coder_tui.transcript.held_mount import end_lingering, hold_for_next, hold_while
 from tests.tui.helpers import after_each_layout, wait_until
 from tests.tui.widget_host import Host
 

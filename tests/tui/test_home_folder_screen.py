@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from coder_tui.screens.home_folder import WorkspaceChoice
-from coder_tui.workspace_choice import WorkspaceChoiceApp
+from coder_tui.launch.workspace_choice import WorkspaceChoiceApp
 from engine.home_folder import home_workspace_problem
 from tests.tui.helpers import SIZE_IDS, SIZES
 
@@ -84,14 +84,14 @@ def test_the_full_screen_starts_where_the_user_chose(
     folder chosen, read-only (plan mode) when the user kept the home folder."""
     import coder_tui.app
     import coder_tui.cli
-    import coder_tui.engine_process
-    import coder_tui.workspace_choice
+    import coder_tui.link.engine_process
+    import coder_tui.launch.workspace_choice
 
     project = home / "code" / "app"
     answers = {"read-only": WorkspaceChoice(home, read_only=True), "project": WorkspaceChoice(project, read_only=False)}
     started: list[tuple[Path, str | None]] = []
-    monkeypatch.setattr(coder_tui.workspace_choice, "choose_workspace", lambda folder, problem: answers.get(choice))
-    monkeypatch.setattr(coder_tui.engine_process, "EngineProcesses", lambda **kw: started.append((kw["workspace"],
+    monkeypatch.setattr(coder_tui.launch.workspace_choice, "choose_workspace", lambda folder, problem: answers.get(choice))
+    monkeypatch.setattr(coder_tui.link.engine_process, "EngineProcesses", lambda **kw: started.append((kw["workspace"],
                                                                                                   kw["mode"])))
     monkeypatch.setattr(coder_tui.app, "run_tui", lambda **kw: 0)
     monkeypatch.setattr(coder_tui.cli, "prepare_ui_process", lambda: None)

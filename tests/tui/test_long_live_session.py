@@ -12,7 +12,7 @@ import pytest
 import coder_tui.screens.session as session_screen
 from coder_tui.widgets.markdown_lines import MarkdownLines
 from coder_tui.widgets.tool_call_view import ToolCallView
-from coder_tui.widgets.transcript import KEEP_SCREENS, MAX_ENTRIES
+from coder_tui.widgets.transcript_window import KEEP_SCREENS, MAX_ENTRIES
 from coder_tui.widgets.user_message import UserMessage
 from tests.support.scenario import reply, text, tool_call
 from tests.support.scripted_server import ScriptedServer
@@ -42,7 +42,7 @@ async def test_pruned_live_exchanges_come_back_when_scrolled_up_to(
         await pilot.pause()
         assert len(transcript.entries) <= MAX_ENTRIES
         # What was pruned is freed, the lines it drew too (Textual's lru_cache on StylesCache.get_inner_outer kept
-        # them: coder_tui.textual_fixes). Unfrozen first: the app's quiet moments froze them, and their own
+        # them: coder_tui.runtime.textual_fixes). Unfrozen first: the app's quiet moments froze them, and their own
         # collection of frozen objects is the next test's.
         gc.unfreeze()
         gc.collect()

@@ -7,7 +7,7 @@ from pathlib import Path
 from textual.pilot import Pilot
 
 from coder_tui.app import CoderApp
-from coder_tui.history import InputHistory
+from coder_tui.input.history import InputHistory
 from coder_tui.widgets.completion_list import CompletionList
 from engine.server.host import EngineOptions
 from engine.server.memory import InMemoryEngine

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from coder_tui.app import CoderApp
-from coder_tui.history import InputHistory
+from coder_tui.input.history import InputHistory
 from coder_tui.widgets.notice_line import NoticeLine
 from engine.config import Config
 from engine.server.host import EngineOptions

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from textual import events
 
-from coder_tui.history import InputHistory
+from coder_tui.input.history import InputHistory
 from coder_tui.widgets.completion_list import CompletionList
 from coder_tui.widgets.user_message import UserMessage
 from tests.support.scenario import reply, text

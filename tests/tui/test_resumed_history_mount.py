@@ -136,7 +136,7 @@ async def test_the_code_highlighter_loads_after_the_resumed_conversation_is_draw
 async def test_opening_a_session_starts_the_link_at_once_not_in_a_gap_between_keys(
     workspace: Path, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from coder_tui import between_keys
+    from coder_tui.runtime import between_keys
 
     # No gap between keys ever comes: the steps left for such gaps never run.
     monkeypatch.setattr(between_keys, "PAUSED_S", 3600.0)

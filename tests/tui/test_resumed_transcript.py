@@ -14,7 +14,7 @@ from coder_tui.widgets.command_output import CommandOutput
 from coder_tui.widgets.history_entries import RestoredHistory
 from coder_tui.widgets.notice_line import NoticeLine
 from coder_tui.widgets.tool_call_view import ToolCallView
-from coder_tui.widgets.transcript import OLDER_BATCH, RESUMED_ENTRIES
+from coder_tui.widgets.transcript_window import OLDER_BATCH, RESUMED_ENTRIES
 from coder_tui.widgets.user_message import UserMessage
 from engine.events import HistoryRestored
 from engine.restored import RestoredEntry

@@ -7,7 +7,7 @@ import pytest
 
 from pathlib import Path
 
-from coder_tui.bindings import KEY_TABLE, help_rows
+from coder_tui.input.bindings import KEY_TABLE, help_rows
 from coder_tui.widgets.assistant_message import AssistantMessage
 from coder_tui.widgets.command_output import CommandOutput
 from coder_tui.widgets.help_view import HelpView
@@ -18,7 +18,7 @@ from coder_tui.widgets.queue_view import QueueView
 from coder_tui.widgets.status_line import StatusLine
 from coder_tui.widgets.tool_call_view import ToolCallView
 from coder_tui.widgets.tool_log import ToolLog
-from coder_tui.widgets.transcript import MAX_ENTRIES, RESUMED_ENTRIES
+from coder_tui.widgets.transcript_window import MAX_ENTRIES, RESUMED_ENTRIES
 from coder_tui.widgets.user_message import UserMessage
 from engine.events import ToolStatus
 from tests.support.scenario import reply, stall, text, tool_call

@@ -40,7 +40,7 @@ class Guard(importlib.abc.MetaPathFinder):
 sys.meta_path.insert(0, Guard())
 
 from coder_tui.app import CoderApp
-from coder_tui.engine_process import EngineProcesses
+from coder_tui.link.engine_process import EngineProcesses
 from coder_tui.widgets.prompt_input import PromptInput
 
 

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from coder_tui.markdown_blocks import finished_length
-from coder_tui.markdown_look import fence_language
+from coder_tui.transcript.markdown_blocks import finished_length
+from coder_tui.transcript.markdown_look import fence_language
 from coder_tui.widgets.assistant_message import AssistantMessage
 from coder_tui.widgets.markdown_lines import MarkdownLines
 from tests.tui.widget_host import Host, shown_lines
@@ -160,7 +160,7 @@ def test_a_fence_without_a_name_is_guessed_among_common_languages_or_stays_plain
 def test_guessing_a_fence_imports_only_the_candidate_lexers() -> None:
     """Guessing over every lexer imported ~500 of Pygments' modules (half a second, 16 MB) in the UI process."""
     code = (
-        "import sys\nfrom coder_tui.markdown_look import fence_language\n"
+        "import sys\nfrom coder_tui.transcript.markdown_look import fence_language\n"
         "fence_language('text', 'total 8\\ndrwxr-xr-x 2 root root 4096 .\\n')\n"
         "print(sum(name.startswith('pygments.lexers.') for name in sys.modules))"
     )

@@ -19,7 +19,7 @@ import threading
 import time
 from pathlib import Path
 
-from coder_tui.input_driver import PromptEscapeDriver
+from coder_tui.input.input_driver import PromptEscapeDriver
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from coder_tui.drawable import drawable
-from coder_tui.terminal_text import json_text, terminal_text, visible_text
+from coder_tui.link.drawable import drawable
+from coder_tui.link.terminal_text import json_text, terminal_text, visible_text
 from engine.events import HistoryRestored, TextDelta, ToolCallFinished, ToolStatus
 
 CORPUS = Path(__file__).resolve().parents[1] / "security" / "data" / "terminal_text.tsv"

@@ -1,4 +1,4 @@
-"""Textual's faults the app works around (``coder_tui.textual_fixes``), each checked by what it kept alive."""
+"""Textual's faults the app works around (``coder_tui.runtime.textual_fixes``), each checked by what it kept alive."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from textual.color import Color
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Label
 
-import coder_tui.textual_fixes  # noqa: F401
+import coder_tui.runtime.textual_fixes  # noqa: F401
 from textual._compositor import Compositor
 from textual._styles_cache import StylesCache
 

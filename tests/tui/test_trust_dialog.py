@@ -16,7 +16,7 @@ from engine.interaction import TrustRequest
 from engine.server.host import EngineOptions
 from engine.server.memory import InMemoryEngine
 from tests.support.scripted_server import ScriptedServer
-from coder_tui.history import InputHistory
+from coder_tui.input.history import InputHistory
 from tests.tui.helpers import SIZE_IDS, SIZES, WORKSPACE_LABEL, make_app, ready, wait_until
 
 

@@ -20,7 +20,7 @@ async def headless(
     prompt: str, workspace: Path, server: ScriptedServer, user_config: Path, monkeypatch: pytest.MonkeyPatch,
     output_format: str = "text", **config: Any,
 ) -> tuple[int, str, str]:
-    from coder_tui.headless import run_headless
+    from coder_tui.launch.headless import run_headless
 
     (user_config / "coder").mkdir(parents=True, exist_ok=True)
     settings = {"model": "scripted-model", "provider": {"base_url": server.base_url}, **config}

@@ -172,7 +172,7 @@ async def test_tools_command_lists_mcp_tools_with_their_state(
 async def test_headless_waits_for_servers_and_its_json_shows_the_call(
     workspace: Path, scripted_server: ScriptedServer, user_config: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from coder_tui.headless import run_headless
+    from coder_tui.launch.headless import run_headless
 
     (user_config / "coder").mkdir(parents=True)
     (user_config / "coder" / "config.json").write_text(

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from coder_tui.headless import exit_code
+from coder_tui.launch.headless import exit_code
 from engine.events import UsageUpdated
 from engine.messages import Message
 from engine.storage.session_file import load_snapshot

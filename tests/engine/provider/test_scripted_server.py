@@ -319,7 +319,7 @@ def test_scenario_file_without_replies_is_refused(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("module", "in_checkout"), [("tests.support.scripted_server", True), ("coder_tui.demo_server", False)]
+    ("module", "in_checkout"), [("tests.support.scripted_server", True), ("coder_tui.launch.demo_server", False)]
 )
 def test_command_line_server_runs_the_demo_until_interrupted(module: str, in_checkout: bool, tmp_path: Path) -> None:
     """From the repository root, or as the ``coder-tui-demo-server`` script from any folder."""

@@ -10,7 +10,7 @@ When the terminal goes away without a hangup signal (a closed pty reads as end o
 session's leader gets no SIGHUP), the thread raises the hangup itself: Textual's thread would see the end of file
 ever after and spin a core for as long as the orphaned app lived.
 
-A bracketed paste is cut out of the input before the parser sees it (``coder_tui.bracketed_paste``): Textual's
+A bracketed paste is cut out of the input before the parser sees it (``coder_tui.input.bracketed_paste``): Textual's
 parser would read the controls inside a paste as keys.
 
 It also stamps the app's ``last_key_at`` as each key arrives, before the key crosses the app's message queue: a
@@ -33,7 +33,7 @@ from textual._time import get_time
 from textual._xterm_parser import XTermParser
 from textual.drivers.linux_driver import LinuxDriver
 
-from coder_tui.bracketed_paste import PasteCutter
+from coder_tui.input.bracketed_paste import PasteCutter
 
 # What Textual's input thread waits in ``select`` when no escape sequence is pending (it checks for exit meanwhile).
 IDLE_SELECT_S = 0.1

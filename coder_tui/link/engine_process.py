@@ -81,7 +81,7 @@ class EngineProcess:
     def open(self, on_line: Callable[[str], None], on_exit: Callable[[str], None]) -> None:
         import asyncio
 
-        from coder_tui.engine_lines import LineProtocol
+        from coder_tui.link.engine_lines import LineProtocol
 
         loop = asyncio.get_running_loop()
         stdout = self.process.stdout

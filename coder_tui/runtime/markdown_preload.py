@@ -18,7 +18,7 @@ import importlib
 from collections.abc import Awaitable, Callable
 from functools import partial
 
-from coder_tui.between_keys import WhenPaused
+from coder_tui.runtime.between_keys import WhenPaused
 
 # Leaves first: each step finds the modules it depends on loaded by the steps before it.
 STEPPING_STONES = (
@@ -36,7 +36,7 @@ STEPPING_STONES = (
 )
 # The widgets themselves: their import must succeed.
 WIDGET_MODULES = (
-    "coder_tui.markdown_look",
+    "coder_tui.transcript.markdown_look",
     "coder_tui.widgets.assistant_message",
     "coder_tui.widgets.reasoning_block",
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.content import Content
 
-from coder_tui.formatting import format_duration
+from coder_tui.transcript.formatting import format_duration
 from engine.events import ToolStatus
 from engine.record import record
 

@@ -1,6 +1,6 @@
 """The TUI's link to the engine: a client of the engine protocol (``engine.protocol``).
 
-The engine runs in its own process (``coder_tui.engine_process``), or in memory for tests; either way only protocol
+The engine runs in its own process (``coder_tui.link.engine_process``), or in memory for tests; either way only protocol
 messages cross. The link keeps the visible queue (SPEC 15: input submitted while busy is queued and runs next; the
 engine runs them in order), forwards events to the screen, opens the dialogs the engine asks for, and restarts a
 crashed engine on the same session.
@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING, Protocol
 from textual.app import App
 from textual.worker import Worker
 
-from coder_tui.drawable import drawable
-from coder_tui.terminal_text import terminal_text
+from coder_tui.link.drawable import drawable
+from coder_tui.link.terminal_text import terminal_text
 from engine.modes import Mode, next_mode
 
 if TYPE_CHECKING:
-    from coder_tui.interaction import TuiInteraction
+    from coder_tui.link.interaction import TuiInteraction
     from engine.events import Event
     from engine.protocol import EngineState, InputFinished
 
@@ -101,7 +101,7 @@ class EngineLink:
     @cached_property
     def interaction(self) -> TuiInteraction:
         """Opens the dialogs the engine asks for."""
-        from coder_tui.interaction import TuiInteraction
+        from coder_tui.link.interaction import TuiInteraction
 
         return TuiInteraction(self._app)
 

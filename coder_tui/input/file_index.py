@@ -10,7 +10,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from coder_tui.terminal_text import terminal_text
+from coder_tui.link.terminal_text import terminal_text
 from engine.tools.ripgrep import SKIPPED_FOLDERS, find_ripgrep
 
 MAX_FILES = 20_000

@@ -16,7 +16,7 @@ import dataclasses
 import json
 from typing import Any, TypeVar
 
-from coder_tui.terminal_text import is_drawable, terminal_text, visible_text
+from coder_tui.link.terminal_text import is_drawable, terminal_text, visible_text
 
 T = TypeVar("T")
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from textual.content import Content
 
-from coder_tui.tool_status import tool_summary
+from coder_tui.transcript.tool_status import tool_summary
 from engine.events import (
     Event,
     ToolCallAwaitingApproval,

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TextIO
 
 from coder_tui.cli import session_input
-from coder_tui.terminal_text import json_text, terminal_text
+from coder_tui.link.terminal_text import json_text, terminal_text
 from engine.command_results import CommandReply
 from engine.config import load_config
 from engine.config.startup import config_notices

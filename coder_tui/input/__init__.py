@@ -1,0 +1,1 @@
+"""The prompt's input: key bindings, the terminal driver, paste, completion, history, the external editor."""

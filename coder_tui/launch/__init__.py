@@ -1,0 +1,1 @@
+"""The ways coder-tui runs besides the full screen: headless mode, the home-folder choice, the demo server."""

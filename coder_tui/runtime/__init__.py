@@ -1,0 +1,1 @@
+"""How the app runs: work between keys, the collector's pacing, Textual fixes, calling the user back."""

@@ -1,0 +1,1 @@
+"""How the transcript's content looks: Markdown, tool states, formatting, mounting and selection."""
