@@ -128,6 +128,10 @@ class McpServerConfig(_Section):
     elicitation: dict[str, Any] | None = None
     # HTTP servers: sign in with OAuth when the server asks for it (401 with WWW-Authenticate).
     oauth: bool = True
+    # Which protocol generation to speak: "auto" discovers the server's newest (2026-07-28 when it has it) and falls
+    # back to the initialize handshake, on its own, for a server whose tools still ask the client on a back channel;
+    # "legacy" always uses the handshake (2025-11-25 and older).
+    protocol: Literal["auto", "legacy"] = "auto"
 
     @model_validator(mode="after")
     def _one_transport(self) -> McpServerConfig:

@@ -74,6 +74,10 @@ class ServerConnection:
         self._workspace = workspace
         self._on_change = on_change
         self._client: Any = None
+        # Set once this server's tools were seen asking on a back channel a 2026-07-28 connection does not have:
+        # from then on it is spoken to with the initialize handshake.
+        self._legacy = spec.config.protocol == "legacy"
+        self._settled = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
         self._gone = asyncio.Event()
@@ -102,6 +106,7 @@ class ServerConnection:
         self._stop, self._gone, self._relist = asyncio.Event(), asyncio.Event(), asyncio.Event()
         self._current = asyncio.Event()
         self._current.set()
+        self._settled = asyncio.Event()
         self._task = asyncio.create_task(self._run(), name=f"mcp-{self.spec.name}")
         self._on_change(self)
 
@@ -149,7 +154,34 @@ class ServerConnection:
 
     # -- inside ---------------------------------------------------------------------------------------------------
     async def _request(self, send: Callable[[Any], Awaitable[Any]]) -> Any:
-        """One request to the ready server; any failure but a cancellation becomes a ``ToolError``."""
+        """One request to the ready server; any failure but a cancellation becomes a ``ToolError``.
+
+        A server whose tool asks the client (sampling, a form, the roots) with a request of its own in the middle
+        of the call cannot do that on a 2026-07-28 connection, which has no server-initiated requests (its servers
+        ask by returning an input-required result instead). Such a refusal is not the tool's failure: the server
+        is connected again with the initialize handshake, where that request is allowed, and the call made again,
+        once."""
+        try:
+            return await self._request_once(send)
+        except ToolError as exc:
+            method = _refused_back_channel(exc.__cause__)
+            if method is None or self._legacy or self.spec.config.protocol != "auto":
+                raise
+        self._legacy = True
+        note = (f"MCP server {self.spec.name} asks for {method} the way servers before the 2026-07-28 protocol do: "
+                "connected again with the initialize handshake")
+        if self._log is not None:
+            _log_line(self._log, note)
+        self._tell(note)
+        await self.restart()
+        await self.ready()
+        return await self._request_once(send)
+
+    async def ready(self) -> None:
+        """Returns once the connection being started is ready, or has failed."""
+        await self._settled.wait()
+
+    async def _request_once(self, send: Callable[[Any], Awaitable[Any]]) -> Any:
         client = self._client
         if self.state is not ServerState.READY or client is None:
             detail = f": {self.error}" if self.error else ""
@@ -194,6 +226,7 @@ class ServerConnection:
         except OSError as exc:
             self.state, self.error = ServerState.FAILED, f"cannot write its log {self.log_path}: {exc}"
         finally:
+            self._settled.set()
             self._client, self._log = None, None
             self.tools, self.prompts, self.skipped_tools = [], [], []
             self._current.set()
@@ -217,6 +250,7 @@ class ServerConnection:
             cache=None,
             client_info=Implementation(name=CLIENT_NAME, version="0.1.0"),
             log_level="info",
+            mode="legacy" if self._legacy else config.protocol,
             **client_callbacks(self.spec.name, self._requests, self._workspace, self.write_log),
         )
         async with contextlib.AsyncExitStack() as stack:
@@ -228,7 +262,9 @@ class ServerConnection:
                 raise TimeoutError(f"did not start within {config.startup_timeout:g} s") from None
             self._client = client
             self.state = ServerState.READY
-            _log_line(stderr, f"ready: {len(self.tools)} tools, {len(self.prompts)} prompts")
+            self._settled.set()
+            _log_line(stderr, f"ready: {len(self.tools)} tools, {len(self.prompts)} prompts, "
+                              f"protocol {client.protocol_version}")
             self._on_change(self)
             await self._watch(client)
 
@@ -369,3 +405,17 @@ def _log_line(stream: TextIO, text: str, who: str = "coder-tui") -> None:
     stamp = datetime.now(timezone.utc).isoformat(timespec="seconds")
     stream.write(f"--- {stamp} {who}: {text}\n")
     stream.flush()
+
+
+def _refused_back_channel(error: BaseException | None) -> str | None:
+    """The method a server was refused to ask the client on a connection without a back channel (the SDK's
+    ``NoBackChannelError``, an invalid-request error naming it), when ``error`` is that refusal."""
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import INVALID_REQUEST
+
+    if not isinstance(error, MCPError) or error.code != INVALID_REQUEST or "back-channel" not in error.message:
+        return None
+    for method in ("sampling/createMessage", "elicitation/create", "roots/list"):
+        if method in error.message:
+            return method
+    return None
