@@ -32,8 +32,9 @@ def everything() -> dict[str, object]:
     return {"command": shutil.which("node"), "args": [str(entry), "stdio"]}
 
 
+@pytest.mark.parametrize("protocol", ["auto", "legacy"])
 async def test_sampling_elicitation_roots_and_images(
-    everything: dict[str, object], workspace: Path, scripted_server: ScriptedServer
+    protocol: str, everything: dict[str, object], workspace: Path, scripted_server: ScriptedServer
 ) -> None:
     scripted_server.add(
         reply(
@@ -48,7 +49,7 @@ async def test_sampling_elicitation_roots_and_images(
     interaction = FakeInteraction()
     interaction.elicitation_answers = [ElicitationAnswer("accept", {"name": "Ada Lovelace"})]
     orch, _, fake = await ready(workspace, scripted_server, mode=Mode.YOLO, interaction=interaction,
-                                servers={"everything": everything})
+                                servers={"everything": {**everything, "protocol": protocol}})
     offered = set(orch.registry.names())
     assert {PREFIX + "trigger-sampling-request", PREFIX + "trigger-elicitation-request",
             PREFIX + "get-roots-list"} <= offered
