@@ -107,6 +107,41 @@ class SandboxConfig(_Section):
     readable: list[str] = Field(default_factory=list)
 
 
+class McpOAuthConfig(_Section):
+    """How coder-tui signs in to an HTTP MCP server (SPEC 22). Unset keys leave the SDK's discovery to find the rest:
+    with none, it registers itself dynamically and signs in through the browser. ``${VAR}`` in ``client_secret``
+    and ``private_key`` is read from the environment when the server starts."""
+
+    # "authorization_code": a person signs in through the browser; "client_credentials": no person, the client's
+    # own credentials (a secret or a private key) get the token (CI, headless runs).
+    grant: Literal["authorization_code", "client_credentials"] = "authorization_code"
+    # A client registered beforehand by the server's owner: used as is, never registered again.
+    client_id: str | None = None
+    client_secret: str | None = None
+    # The port of the sign-in's return address (http://127.0.0.1:PORT/callback), for a client registered with a
+    # fixed one; unset, a free port is chosen once and kept.
+    callback_port: int | None = Field(default=None, ge=1, le=65535)
+    # How the client proves itself at the token endpoint; unset: a secret goes as HTTP Basic, none without one.
+    token_endpoint_auth_method: Literal["none", "client_secret_basic", "client_secret_post"] | None = None
+    # client_credentials with a private key (RFC 7523 private_key_jwt) instead of a secret: the PEM itself.
+    private_key: str | None = None
+    signing_algorithm: str = "RS256"
+    # A Client ID Metadata Document: an HTTPS address used as the client id where the server supports it.
+    client_metadata_url: str | None = None
+    scope: str | None = None
+
+    @model_validator(mode="after")
+    def _grant_has_what_it_needs(self) -> McpOAuthConfig:
+        if self.grant == "client_credentials" and (self.client_id is None or
+                                                    (self.client_secret is None) == (self.private_key is None)):
+            raise ValueError("grant client_credentials needs `client_id` and one of `client_secret` or `private_key`")
+        if self.client_secret is not None and self.client_id is None:
+            raise ValueError("`client_secret` belongs to a `client_id`: set both")
+        if self.client_metadata_url is not None and not self.client_metadata_url.startswith("https://"):
+            raise ValueError("`client_metadata_url` must be an https:// address")
+        return self
+
+
 class McpServerConfig(_Section):
     """One MCP server (SPEC 22): a command run over stdio, or a URL (streamable HTTP; SSE with ``type: "sse"``).
     ``${VAR}`` in ``env`` and ``headers`` is expanded from the environment when the server starts."""
@@ -126,8 +161,9 @@ class McpServerConfig(_Section):
     # The values a form the server asks for (elicitation) is answered with when nobody can be asked (headless),
     # by field name; unset, such a request is declined and the user told why.
     elicitation: dict[str, Any] | None = None
-    # HTTP servers: sign in with OAuth when the server asks for it (401 with WWW-Authenticate).
-    oauth: bool = True
+    # HTTP servers: sign in with OAuth when the server asks for it (401 with WWW-Authenticate); settings for a
+    # client registered beforehand, a metadata document or the client-credentials grant.
+    oauth: bool | McpOAuthConfig = True
     # Which protocol generation to speak: "auto" discovers the server's newest (2026-07-28 when it has it) and falls
     # back to the initialize handshake, on its own, for a server whose tools still ask the client on a back channel;
     # "legacy" always uses the handshake (2025-11-25 and older).

@@ -239,11 +239,20 @@ class ServerConnection:
         config = self.spec.config
         self._trouble = HttpTrouble()
         auth = None
+        # Reset while a person signs in: the start-up timeout is the server's time, not theirs.
+        deadline: asyncio.Timeout | None = None
+
+        def signing_in(waiting: bool) -> None:
+            if deadline is not None and not deadline.expired():
+                deadline.reschedule(None if waiting else asyncio.get_running_loop().time() + config.startup_timeout)
+
         if self.spec.transport != "stdio" and config.oauth:
             from engine.mcp.oauth import oauth_provider
             from engine.mcp.specs import expand
 
-            auth = oauth_provider(self.spec.name, expand(config.url or "", self._env), self._env, self._tell)
+            settings = config.oauth if not isinstance(config.oauth, bool) else None
+            auth = oauth_provider(self.spec.name, expand(config.url or "", self._env), self._env, self._tell,
+                                  settings, signing_in)
         client = Client(
             open_transport(self.spec, self._env, self._workspace, stderr, auth=auth, trouble=self._trouble),
             message_handler=self._on_message,
@@ -255,7 +264,7 @@ class ServerConnection:
         )
         async with contextlib.AsyncExitStack() as stack:
             try:
-                async with asyncio.timeout(config.startup_timeout):
+                async with asyncio.timeout(config.startup_timeout) as deadline:
                     await stack.enter_async_context(client)
                     await self._fetch_lists(client)
             except TimeoutError:

@@ -1,8 +1,11 @@
-"""OAuth for HTTP MCP servers (SPEC 22), with the SDK's ``OAuthClientProvider``: a server that answers 401 with
-``WWW-Authenticate`` gets the SDK's discovery, registration and authorization-code flow. The sign-in address is
-shown to the user (a notice: they open it themselves), the browser comes back to a listener on 127.0.0.1, and the
-tokens and client registration are kept in the user's config folder (``coder/mcp-oauth/<server>.json``, mode
-0600), never in the project, the database or a log."""
+"""OAuth for HTTP MCP servers (SPEC 22), with the SDK's providers: a server that answers 401 with
+``WWW-Authenticate`` gets the SDK's discovery, client identification and sign-in. The client is, in the spec's
+order, one registered beforehand (``client_id`` in the settings), a Client ID Metadata Document
+(``client_metadata_url``, where the server supports it) or a dynamic registration. A person signs in with the
+authorization-code flow: the address is shown to the user (a notice: they open it themselves) and the browser comes
+back to a listener on 127.0.0.1; a machine uses the client-credentials grant, with a secret or a private key.
+Tokens and a dynamic registration are kept in the user's config folder (``coder/mcp-oauth/<server>.json``, mode
+0600), never in the project, the database or a log; a configured secret is never written anywhere."""
 
 from __future__ import annotations
 
@@ -16,7 +19,9 @@ from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 from engine.config.paths import user_config_path
+from engine.config.schema import McpOAuthConfig
 from engine.mcp.names import clean
+from engine.mcp.specs import expand
 
 # How long the listener waits for the browser to come back from the sign-in.
 SIGN_IN_TIMEOUT_S = 300.0
@@ -32,10 +37,12 @@ def token_path(server: str, url: str, env: Mapping[str, str]) -> Path:
 
 
 class FileTokenStorage:
-    """The SDK's ``TokenStorage`` in one JSON file, written 0600 (its folder 0700)."""
+    """The SDK's ``TokenStorage`` in one JSON file, written 0600 (its folder 0700). ``client``: a client registered
+    beforehand, given as the registration and never written."""
 
-    def __init__(self, path: Path, port: int | None = None) -> None:
+    def __init__(self, path: Path, port: int | None = None, client: Any = None) -> None:
         self.path = path
+        self._client = client
         # The redirect port the client was registered with is kept beside its registration and used again.
         self.port = port if port is not None else self._read().get("port")
 
@@ -51,10 +58,14 @@ class FileTokenStorage:
     async def get_client_info(self) -> Any:
         from mcp.shared.auth import OAuthClientInformationFull
 
+        if self._client is not None:
+            return self._client
         data = self._read().get("client")
         return OAuthClientInformationFull.model_validate(data) if data else None
 
     async def set_client_info(self, client_info: Any) -> None:
+        if self._client is not None:
+            return
         self._write("client", client_info.model_dump(mode="json", exclude_none=True))
         self._write("port", self.port)
 
@@ -76,32 +87,87 @@ class FileTokenStorage:
         os.replace(temporary, self.path)
 
 
-def oauth_provider(server: str, url: str, env: Mapping[str, str], tell: Callable[[str], None]) -> Any:
-    """The ``httpx2.Auth`` that signs in to ``server`` when it asks; ``tell`` shows the user the sign-in address."""
+def oauth_provider(
+    server: str,
+    url: str,
+    env: Mapping[str, str],
+    tell: Callable[[str], None],
+    settings: McpOAuthConfig | None = None,
+    waiting: Callable[[bool], None] = lambda _: None,
+) -> Any:
+    """The ``httpx2.Auth`` that signs in to ``server`` when it asks; ``tell`` shows the user the sign-in address,
+    ``waiting(True)`` / ``waiting(False)`` mark the time spent waiting for the person to sign in (it is not the
+    server's start-up time)."""
     from mcp.client.auth import OAuthClientProvider
     from mcp.shared.auth import OAuthClientMetadata
 
-    storage = FileTokenStorage(token_path(server, url, env))
+    settings = settings or McpOAuthConfig()
+    secret = expand(settings.client_secret, env) if settings.client_secret is not None else None
+    if settings.grant == "client_credentials":
+        return _machine_provider(server, url, env, settings, secret)
+    storage = FileTokenStorage(token_path(server, url, env), settings.callback_port)
     if not isinstance(storage.port, int):
         storage.port = _free_port()
     port = storage.port
     redirect = f"http://127.0.0.1:{port}{CALLBACK_PATH}"
+    method = settings.token_endpoint_auth_method or ("client_secret_basic" if secret else "none")
     metadata = OAuthClientMetadata(
         client_name="coder-tui",
         redirect_uris=[redirect],  # type: ignore[list-item]
         grant_types=["authorization_code", "refresh_token"],
         response_types=["code"],
-        token_endpoint_auth_method="none",
+        token_endpoint_auth_method=method,
+        scope=settings.scope,
     )
+    if settings.client_id is not None:
+        storage = FileTokenStorage(storage.path, port, client=_registered(settings.client_id, secret, metadata))
 
     async def show(address: str) -> None:
         tell(f"MCP server {server} needs you to sign in: open {address} (waiting up to "
              f"{SIGN_IN_TIMEOUT_S / 60:.0f} minutes for the browser to come back to {redirect})")
 
     async def wait_for_code() -> Any:
-        return await _callback(port)
+        waiting(True)
+        try:
+            return await _callback(port)
+        finally:
+            waiting(False)
 
-    return OAuthClientProvider(url, metadata, storage, redirect_handler=show, callback_handler=wait_for_code)
+    return OAuthClientProvider(url, metadata, storage, redirect_handler=show, callback_handler=wait_for_code,
+                               client_metadata_url=settings.client_metadata_url)
+
+
+def _registered(client_id: str, secret: str | None, metadata: Any) -> Any:
+    from mcp.shared.auth import OAuthClientInformationFull
+
+    return OAuthClientInformationFull(client_id=client_id, client_secret=secret,
+                                      **metadata.model_dump(exclude={"client_id", "client_secret"}))
+
+
+def _machine_provider(server: str, url: str, env: Mapping[str, str], settings: McpOAuthConfig,
+                      secret: str | None) -> Any:
+    """The client-credentials grant: the client's secret (HTTP Basic or in the body) or a JWT signed with its
+    private key gets the token; nobody is asked."""
+    from mcp.client.auth.extensions.client_credentials import (
+        ClientCredentialsOAuthProvider,
+        PrivateKeyJWTOAuthProvider,
+        SignedJWTParameters,
+    )
+
+    assert settings.client_id is not None  # checked by the settings
+    storage = FileTokenStorage(token_path(server, url, env))
+    if settings.private_key is not None:
+        key = SignedJWTParameters(issuer=settings.client_id, subject=settings.client_id,
+                                  signing_key=expand(settings.private_key, env),
+                                  signing_algorithm=settings.signing_algorithm)
+        return PrivateKeyJWTOAuthProvider(url, storage, settings.client_id, key.create_assertion_provider(),
+                                          scope=settings.scope)
+    method = settings.token_endpoint_auth_method
+    return ClientCredentialsOAuthProvider(
+        url, storage, settings.client_id, secret or "",
+        token_endpoint_auth_method=method if method == "client_secret_post" else "client_secret_basic",
+        scope=settings.scope,
+    )
 
 
 async def _callback(port: int) -> Any:

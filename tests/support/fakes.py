@@ -94,8 +94,10 @@ def make_orchestrator(
     mode: Mode | None = None,
     interaction: FakeInteraction | None = None,
     interactive: bool = True,
+    env: dict[str, str] | None = None,
     **config: Any,
 ) -> tuple[Orchestrator, EventLog, FakeInteraction]:
+    """``env``: variables the engine sees besides the test key (never the developer's environment)."""
     interaction = interaction or FakeInteraction()
     orchestrator = Orchestrator(
         workspace=workspace,
@@ -103,7 +105,7 @@ def make_orchestrator(
         interaction=interaction,
         interactive=interactive,
         mode=mode,
-        env={"OPENAI_API_KEY": "sk-test-key"},
+        env={"OPENAI_API_KEY": "sk-test-key", **(env or {})},
     )
     CREATED.append(orchestrator)
     log = EventLog()

@@ -75,8 +75,25 @@ def oauth_server(tmp_path: Path) -> Iterator[str]:
     yield from _served(tmp_path, "", "/mcp", module="tests.engine.mcp.oauth_server")
 
 
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture
+def preregistered_server(tmp_path: Path) -> Iterator[tuple[str, int]]:
+    """``oauth_server`` whose owner registered one client beforehand (``coder-ci``, secret ``s3cret``, returning to
+    the yielded port) and which offers no dynamic registration; yields its URL and that port."""
+    callback = free_port()
+    for url in _served(tmp_path, "", "/mcp", module="tests.engine.mcp.oauth_server",
+                       extra=[f"coder-ci:s3cret:{callback}"]):
+        yield url, callback
+
+
 def _served(
-    tmp_path: Path, transport: str, path: str, module: str = "tests.engine.mcp.broken_server"
+    tmp_path: Path, transport: str, path: str, module: str = "tests.engine.mcp.broken_server",
+    extra: list[str] | None = None,
 ) -> Iterator[str]:
     # The port stays bound (not listening) until the server listens on it, so that no other process (a test running
     # in parallel) takes it meanwhile; the server binds it too, as both ask for address reuse.
@@ -85,7 +102,7 @@ def _served(
     held.bind(("127.0.0.1", 0))
     port = held.getsockname()[1]
     log = open(tmp_path / f"server{transport or '-oauth'}.log", "w")
-    arguments = ["serve", transport, str(port)] if transport else [str(port)]
+    arguments = [*(["serve", transport, str(port)] if transport else [str(port)]), *(extra or [])]
     process = subprocess.Popen(
         [sys.executable, "-m", module, *arguments],
         env={**os.environ, "PYTHONPATH": str(REPO)},

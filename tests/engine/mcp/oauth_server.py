@@ -2,7 +2,9 @@
 routes): dynamic client registration, the authorization-code flow with PKCE, access tokens that expire never.
 The "user" consents at once: ``/authorize`` redirects straight back to the client's redirect URI with a code.
 
-``python -m tests.engine.mcp.oauth_server PORT``: tool ``whoami``, at ``http://127.0.0.1:PORT/mcp``.
+``python -m tests.engine.mcp.oauth_server PORT [CLIENT_ID:SECRET:CALLBACK_PORT]``: tool ``whoami``, at
+``http://127.0.0.1:PORT/mcp``. With a client given, that client is registered beforehand and dynamic registration
+is off (its endpoint answers 404), as on a server whose owner issues the clients.
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 
 class ConsentingProvider:
-    def __init__(self) -> None:
-        self.clients: dict[str, OAuthClientInformationFull] = {}
+    def __init__(self, clients: dict[str, OAuthClientInformationFull] | None = None) -> None:
+        self.clients: dict[str, OAuthClientInformationFull] = clients or {}
         self.codes: dict[str, AuthorizationCode] = {}
         self.tokens: dict[str, AccessToken] = {}
 
@@ -70,15 +72,23 @@ class ConsentingProvider:
         pass
 
 
-def build(port: int) -> MCPServer:
+def build(port: int, client: str | None = None) -> MCPServer:
     base = f"http://127.0.0.1:{port}"
+    clients = {}
+    if client is not None:
+        client_id, secret, callback = client.split(":")
+        clients[client_id] = OAuthClientInformationFull(
+            client_id=client_id, client_secret=secret, token_endpoint_auth_method="client_secret_basic",
+            redirect_uris=[f"http://127.0.0.1:{callback}/callback"],  # type: ignore[list-item]
+            grant_types=["authorization_code", "refresh_token"],
+        )
     server = MCPServer(
         "guarded",
-        auth_server_provider=ConsentingProvider(),
+        auth_server_provider=ConsentingProvider(clients),
         auth=AuthSettings(
             issuer_url=base,
             resource_server_url=f"{base}/mcp",
-            client_registration_options=ClientRegistrationOptions(enabled=True),
+            client_registration_options=ClientRegistrationOptions(enabled=client is None),
         ),
     )
 
@@ -92,4 +102,4 @@ def build(port: int) -> MCPServer:
 
 if __name__ == "__main__":
     port = int(sys.argv[1])
-    build(port).run("streamable-http", host="127.0.0.1", port=port)
+    build(port, sys.argv[2] if len(sys.argv) > 2 else None).run("streamable-http", host="127.0.0.1", port=port)

@@ -5,6 +5,7 @@ so, with the status."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import stat
 import threading
@@ -94,3 +95,48 @@ async def test_a_401_without_oauth_names_the_status_and_what_to_do(workspace: Pa
     assert connection.state is ServerState.FAILED
     assert "HTTP 401 Unauthorized" in (connection.error or "")
     assert 'Bearer realm="team"' in (connection.error or "") and "headers" in (connection.error or "")
+
+
+async def test_a_sign_in_slower_than_the_start_up_timeout_still_succeeds(
+    workspace: Path, oauth_server: str, user_config: Path
+) -> None:
+    # The start-up timeout is the server's time: a person who takes longer to sign in is still waited for.
+    servers = {"guarded": {"url": oauth_server, "startup_timeout": 2}}
+    orch, log, _ = make_orchestrator(workspace, "http://127.0.0.1:9/v1", mcp_servers=servers)
+    orch.mcp.start()
+    assert await eventually(lambda: sign_in_address(log.of(Notice)) is not None, 60)
+    await asyncio.sleep(5)  # reading the page, typing a password: more than the 2 s the server has to start
+    assert orch.mcp.connections["guarded"].state is ServerState.STARTING
+    async with httpx2.AsyncClient(follow_redirects=True, timeout=30) as browser:
+        assert "Signed in" in (await browser.get(sign_in_address(log.of(Notice)) or "")).text
+    assert await eventually(lambda: orch.mcp.connections["guarded"].state is ServerState.READY, 60)
+
+
+async def test_a_client_registered_beforehand_signs_in_without_registering(
+    workspace: Path, preregistered_server: tuple[str, int], user_config: Path
+) -> None:
+    url, callback = preregistered_server
+    oauth = {"client_id": "coder-ci", "client_secret": "${CI_MCP_SECRET}", "callback_port": callback}
+    orch, log, _ = make_orchestrator(workspace, "http://127.0.0.1:9/v1", env={"CI_MCP_SECRET": "s3cret"},
+                                     mcp_servers={"guarded": {"url": url, "oauth": oauth}})
+    orch.mcp.start()
+    assert await eventually(lambda: sign_in_address(log.of(Notice)) is not None, 60)
+    address = sign_in_address(log.of(Notice)) or ""
+    assert "client_id=coder-ci" in address and f"127.0.0.1%3A{callback}" in address
+    async with httpx2.AsyncClient(follow_redirects=True, timeout=30) as browser:
+        assert "Signed in" in (await browser.get(address)).text
+    assert await eventually(lambda: orch.mcp.connections["guarded"].state is ServerState.READY, 60)
+    # The configured secret is never written down, not even beside the tokens.
+    [kept] = list((user_config / "coder" / "mcp-oauth").iterdir())
+    assert "access_token" in kept.read_text() and "s3cret" not in kept.read_text()
+
+
+async def test_without_its_registered_client_a_server_that_registers_nobody_fails_saying_so(
+    workspace: Path, preregistered_server: tuple[str, int], user_config: Path
+) -> None:
+    url, _ = preregistered_server
+    orch, _, _ = make_orchestrator(workspace, "http://127.0.0.1:9/v1", mcp_servers={"guarded": {"url": url}})
+    orch.mcp.start()
+    await orch.mcp.settle(60)
+    connection = orch.mcp.connections["guarded"]
+    assert connection.state is ServerState.FAILED and "regist" in (connection.error or "").lower()
