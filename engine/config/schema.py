@@ -107,14 +107,26 @@ class SandboxConfig(_Section):
     readable: list[str] = Field(default_factory=list)
 
 
+class IdentityProviderConfig(_Section):
+    """The enterprise identity provider of an enterprise-managed sign-in (SEP-990): the person's ID token from it is
+    exchanged at its token endpoint for an identity assertion the MCP server's authorization server accepts."""
+
+    token_endpoint: str
+    client_id: str
+    client_secret: str | None = None
+    # The person's OpenID Connect ID token from the provider's single sign-on, e.g. "${IDP_ID_TOKEN}".
+    id_token: str
+
+
 class McpOAuthConfig(_Section):
     """How coder-tui signs in to an HTTP MCP server (SPEC 22). Unset keys leave the SDK's discovery to find the rest:
     with none, it registers itself dynamically and signs in through the browser. ``${VAR}`` in ``client_secret``
     and ``private_key`` is read from the environment when the server starts."""
 
     # "authorization_code": a person signs in through the browser; "client_credentials": no person, the client's
-    # own credentials (a secret or a private key) get the token (CI, headless runs).
-    grant: Literal["authorization_code", "client_credentials"] = "authorization_code"
+    # own credentials (a secret or a private key) get the token (CI, headless runs); "identity_assertion": an
+    # enterprise-managed sign-in, the company's identity provider vouching for the person (needs `idp`, `issuer`).
+    grant: Literal["authorization_code", "client_credentials", "identity_assertion"] = "authorization_code"
     # A client registered beforehand by the server's owner: used as is, never registered again.
     client_id: str | None = None
     client_secret: str | None = None
@@ -129,12 +141,18 @@ class McpOAuthConfig(_Section):
     # A Client ID Metadata Document: an HTTPS address used as the client id where the server supports it.
     client_metadata_url: str | None = None
     scope: str | None = None
+    # The MCP server's authorization server, named rather than discovered (identity_assertion).
+    issuer: str | None = None
+    idp: IdentityProviderConfig | None = None
 
     @model_validator(mode="after")
     def _grant_has_what_it_needs(self) -> McpOAuthConfig:
         if self.grant == "client_credentials" and (self.client_id is None or
                                                     (self.client_secret is None) == (self.private_key is None)):
             raise ValueError("grant client_credentials needs `client_id` and one of `client_secret` or `private_key`")
+        if self.grant == "identity_assertion" and (self.client_id is None or self.client_secret is None
+                                                    or self.issuer is None or self.idp is None):
+            raise ValueError("grant identity_assertion needs `client_id`, `client_secret`, `issuer` and `idp`")
         if self.client_secret is not None and self.client_id is None:
             raise ValueError("`client_secret` belongs to a `client_id`: set both")
         if self.client_metadata_url is not None and not self.client_metadata_url.startswith("https://"):

@@ -105,6 +105,8 @@ def oauth_provider(
     secret = expand(settings.client_secret, env) if settings.client_secret is not None else None
     if settings.grant == "client_credentials":
         return _machine_provider(server, url, env, settings, secret)
+    if settings.grant == "identity_assertion":
+        return _enterprise_provider(server, url, env, settings, secret)
     storage = FileTokenStorage(token_path(server, url, env), settings.callback_port)
     if not isinstance(storage.port, int):
         storage.port = _free_port()
@@ -167,6 +169,45 @@ def _machine_provider(server: str, url: str, env: Mapping[str, str], settings: M
         url, storage, settings.client_id, secret or "",
         token_endpoint_auth_method=method if method == "client_secret_post" else "client_secret_basic",
         scope=settings.scope,
+    )
+
+
+def _enterprise_provider(server: str, url: str, env: Mapping[str, str], settings: McpOAuthConfig,
+                         secret: str | None) -> Any:
+    """Enterprise-managed sign-in (SEP-990): the person's ID token is exchanged at the company's identity provider
+    for an identity assertion (RFC 8693 token exchange), which the server's authorization server, named in the
+    settings, takes as a JWT-bearer grant (RFC 7523) for the access token."""
+    from mcp.client.auth.extensions.identity_assertion import IdentityAssertionOAuthProvider
+
+    idp, issuer = settings.idp, settings.issuer
+    assert idp is not None and issuer is not None and settings.client_id is not None  # checked by the settings
+
+    async def assertion(audience: str, resource: str) -> str:
+        import httpx2
+
+        form = {
+            "grant_type": "urn:ietf:params:oauth:grant-type:token-exchange",
+            "subject_token": expand(idp.id_token, env),
+            "subject_token_type": "urn:ietf:params:oauth:token-type:id_token",
+            "requested_token_type": "urn:ietf:params:oauth:token-type:id-jag",
+            "audience": audience,
+            "resource": resource,
+            "client_id": idp.client_id,
+        }
+        if idp.client_secret is not None:
+            form["client_secret"] = expand(idp.client_secret, env)
+        async with httpx2.AsyncClient(timeout=30) as client:
+            answer = await client.post(expand(idp.token_endpoint, env), data=form)
+        if answer.status_code != 200:
+            raise RuntimeError(f"the identity provider refused the token exchange: HTTP {answer.status_code} "
+                               f"{answer.text[:200]}")
+        return str(answer.json()["access_token"])
+
+    method = settings.token_endpoint_auth_method
+    return IdentityAssertionOAuthProvider(
+        url, FileTokenStorage(token_path(server, url, env)), settings.client_id, secret or "", issuer, assertion,
+        scope=settings.scope,
+        token_endpoint_auth_method="client_secret_basic" if method == "client_secret_basic" else "client_secret_post",
     )
 
 
