@@ -240,8 +240,20 @@ class StatusShown(CommandReply):
     ok: bool = True
 
 
+@record
+class ReviewFindings(CommandReply):
+    """``/review``: what the model found, each a row (path relative to the workspace, line, text), most important
+    first."""
+
+    command: str
+    text: str
+    findings: tuple[Row, ...]
+    ok: bool = True
+
+
 CommandEvent = (
     HelpShown
+    | ReviewFindings
     | ModelsOffered
     | SessionsListed
     | SessionResumed

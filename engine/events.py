@@ -180,6 +180,8 @@ class ContextCompacted:
     tokens_before: int
     tokens_after: int
     summary: str
+    # What the summary carries verbatim besides the model's words ("the original request", "2 open todos").
+    kept: tuple[str, ...] = ()
 
 
 @record

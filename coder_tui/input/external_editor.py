@@ -52,3 +52,32 @@ def edit_text(text: str, env: Mapping[str, str] | None = None) -> str:
     finally:
         path.unlink(missing_ok=True)
     return edited[:-1] if edited.endswith("\n") else edited
+
+
+# Editors told the line another way than ``+LINE FILE`` (vi, vim, nvim, nano, emacs, micro, helix, kak, joe...).
+_GOTO_ARGUMENTS = {
+    "code": lambda path, line: ["--goto", f"{path}:{line}"],
+    "code-insiders": lambda path, line: ["--goto", f"{path}:{line}"],
+    "codium": lambda path, line: ["--goto", f"{path}:{line}"],
+    "cursor": lambda path, line: ["--goto", f"{path}:{line}"],
+    "subl": lambda path, line: [f"{path}:{line}"],
+    "zed": lambda path, line: [f"{path}:{line}"],
+}
+
+
+def editor_at_line(path: Path, line: int, env: Mapping[str, str]) -> list[str]:
+    """The command that opens ``path`` at ``line`` in the user's editor (``EditorError`` when there is none)."""
+    command = editor_command(env)
+    goto = _GOTO_ARGUMENTS.get(Path(command[0]).name)
+    return [*command, *(goto(str(path), line) if goto else [f"+{line}", str(path)])]
+
+
+def open_file(path: Path, line: int, env: Mapping[str, str] | None = None) -> None:
+    """Runs the editor on ``path`` at ``line``; call it with the app suspended."""
+    command = editor_at_line(path, line, os.environ if env is None else env)
+    try:
+        finished = subprocess.run(command, check=False)
+    except OSError as exc:
+        raise EditorError(f"the editor {command[0]!r} could not start: {exc.strerror or exc}") from exc
+    if finished.returncode != 0:
+        raise EditorError(f"the editor {command[0]!r} exited with {finished.returncode}")

@@ -10,6 +10,7 @@ from coder_tui.widgets.history_entries import RestoredHistory, compaction_text, 
 from coder_tui.widgets.tool_log import RESTORED_ROWS
 from engine.command_results import (
     CommandReply,
+    ReviewFindings,
     ConversationRewound,
     CopyRequested,
     ExitRequested,
@@ -136,6 +137,12 @@ def show_event(screen: SessionScreen, event: Event) -> None:
         case ThemeChanged(theme=theme):
             screen.apply_theme(theme)
             transcript.add_command_result(event)
+        case ReviewFindings(findings=findings, text=title):
+            transcript.add_command_result(event)
+            if findings:
+                from coder_tui.screens.review_findings import ReviewFindingsScreen
+
+                screen.app.push_screen(ReviewFindingsScreen(title, findings, screen.workspace))
         case HelpShown(commands=commands):
             transcript.add_help([(item["usage"], item["summary"]) for item in commands])
         case CommandReply():
@@ -149,8 +156,9 @@ def show_event(screen: SessionScreen, event: Event) -> None:
                 screen.request_used(completion)
             screen.status.context_used = used
             screen.status.context_window = window
-        case ContextCompacted(tokens_before=before, tokens_after=after):
-            transcript.add_notice(compaction_text(before, after))
+        case ContextCompacted(tokens_before=before, tokens_after=after, kept=kept):
+            line = compaction_text(before, after)
+            transcript.add_notice(f"{line}; kept verbatim: {' and '.join(kept)}" if kept else line)
         case LoopDetected():
             pass  # the turn ends on it, and the ErrorEvent that ends it says so: shown once, there
         case VerificationStarted(command=command, attempt=attempt):

@@ -31,6 +31,7 @@ from engine.command_results import (
     SessionsListed,
     SkillsListed,
     StatusShown,
+    ReviewFindings,
     TodosShown,
     ToolsListed,
 )
@@ -85,6 +86,11 @@ class CommandOutput(Vertical):
 
             yield Static(Content.styled("the summary the model reads from now on:", "$text-muted"), classes="text")
             yield MarkdownLines(result.summary, classes="summary")
+        elif isinstance(result, ReviewFindings) and result.findings:
+            from coder_tui.screens.review_findings import finding_line
+
+            lines = [Content(result.text), *(Content.assemble("  ", finding_line(row)) for row in result.findings)]
+            yield Static(Content("\n").join(lines), classes="text")
         elif isinstance(result, TodosShown) and result.todos:
             yield Static(todos_checklist(list(result.todos), result.text.rstrip().rpartition("\n")[2]), classes="text")
         elif (table := self._table()) is not None:

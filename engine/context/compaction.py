@@ -7,6 +7,10 @@ The split never falls between an assistant message that calls tools and the tool
 rejects a history with one and not the other). A compaction whose result is not smaller than what it replaces is
 dropped, and ``CompactionState`` keeps the automatic path from trying the same thing again at every step.
 The model call itself is the caller's: ``compact`` is handed an async ``summarise`` callable.
+
+What the work is for never rests on the model's wording: the summary message carries, besides the model's summary,
+the user's original request and the open todos verbatim (``Keep``), put there by code. A later compaction finds the
+original request in the summary it replaces, so it survives any number of them.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ if TYPE_CHECKING:
 Summarise = Callable[[list[Message]], Awaitable[str]]
 
 SUMMARY_HEADER = "[Context summary]"
+ORIGINAL_OPEN, ORIGINAL_CLOSE = "<original-request>", "</original-request>"
 # One message of the transcript the summariser reads is cut to this many characters (its start and its end kept):
 # a huge file read or test log matters by its gist, and the request must fit the window.
 MAX_TRANSCRIPT_MESSAGE_CHARS = 3000
@@ -61,6 +66,29 @@ def should_compact(tokens: int, window: int, threshold: float) -> bool:
     if window <= 0:
         raise ValueError(f"context window must be positive, got {window}")
     return tokens >= threshold * window
+
+
+@record
+class Keep:
+    """What a summary carries verbatim, whatever the model writes: the user's first request of the session, the
+    open todos (as the todo list shows them), and what the user asked the summary to focus on (``/compact ...``)."""
+
+    original_request: str | None = None
+    open_todos: str | None = None
+    focus: str | None = None
+
+
+def original_request(messages: Sequence[Message]) -> str | None:
+    """The session's first request: kept in the summary that replaced it, else the first user message."""
+    for message in messages:
+        if message.role != "user" or not message.content:
+            continue
+        text = message.content
+        if text.startswith(SUMMARY_HEADER) and ORIGINAL_OPEN in text:
+            return text.split(ORIGINAL_OPEN, 1)[1].split(ORIGINAL_CLOSE, 1)[0].strip("\n")
+        if not text.startswith(SUMMARY_HEADER):
+            return text
+    return None
 
 
 @record
@@ -136,6 +164,7 @@ async def compact(
     keep_ratio: float = 0.3,
     system: str = "",
     tools: Sequence[dict[str, Any]] = (),
+    keep: Keep = Keep(),
 ) -> CompactionResult:
     """Summarises the older part of ``messages`` and returns the shorter history, or the unchanged one with the
     reason it was dropped. Errors of ``summarise`` (the model call) and cancellation go to the caller."""
@@ -143,10 +172,10 @@ async def compact(
     plan = plan_compaction(messages, counter, keep_ratio)
     if plan is None:
         return _dropped(messages, before, "nothing old enough to summarise")
-    answer = (await summarise(summary_request(messages[: plan.split]))).strip()
+    answer = (await summarise(summary_request(messages[: plan.split], keep.focus))).strip()
     if not answer:
         return _dropped(messages, before, "the model returned an empty summary")
-    replacement = summary_message(answer)
+    replacement = summary_message(answer, keep)
     # Totals are sums of per-message counts, so the new total follows without recounting the kept messages.
     after = before - plan.summarised_tokens + counter.count_message(replacement)
     if after >= before:
@@ -173,19 +202,25 @@ async def compact_if_needed(
     system: str = "",
     tools: Sequence[dict[str, Any]] = (),
     force: bool = False,
+    keep: Keep = Keep(),
+    before: Callable[[], Awaitable[None]] | None = None,
 ) -> CompactionResult | None:
     """The whole ``maybe_compact`` decision: None when no compaction is due (disabled, under the threshold, or
     a recent failure at about this size); else the result, recorded in ``state``. ``force`` is ``/compact``:
-    it ignores the threshold, the ``enabled`` switch and past failures."""
+    it ignores the threshold, the ``enabled`` switch and past failures. ``before`` runs once a compaction is
+    decided, before the model is asked (the ``PreCompact`` hooks)."""
     tokens = counter.total(messages, system=system, tools=tools)
     if not force:
         if not config.enabled or not should_compact(tokens, window, config.threshold):
             return None
         if not state.allows_automatic(tokens, window):
             return None
+    if before is not None:
+        await before()
     try:
         result = await compact(
-            messages, summarise, counter=counter, keep_ratio=config.keep_recent, system=system, tools=tools
+            messages, summarise, counter=counter, keep_ratio=config.keep_recent, system=system, tools=tools,
+            keep=keep,
         )
     except Exception:
         state.record_failure(tokens)
@@ -212,21 +247,31 @@ def model_summariser(provider: ChatProvider, model: str) -> Summarise:
     return summarise
 
 
-def summary_request(older: Sequence[Message]) -> list[Message]:
-    """The request that asks the model for the summary: instructions, then the transcript as plain text (so it
-    needs no tools array and works with any server)."""
+def summary_request(older: Sequence[Message], focus: str | None = None) -> list[Message]:
+    """The request that asks the model for the summary: instructions (with what the user asked it to focus on),
+    then the transcript as plain text (so it needs no tools array and works with any server)."""
     transcript = "\n\n".join(render_message(message) for message in older)
+    instructions = SUMMARY_INSTRUCTIONS
+    if focus:
+        instructions += f"\n\nThe user asks this summary to focus on: {focus}"
     return [
-        Message.system(SUMMARY_INSTRUCTIONS),
+        Message.system(instructions),
         Message.user(f"<history>\n{transcript}\n</history>\n\nWrite the summary of this history now."),
     ]
 
 
-def summary_message(summary: str) -> Message:
-    """The message that takes the place of the summarised history."""
+def summary_message(summary: str, keep: Keep = Keep()) -> Message:
+    """The message that takes the place of the summarised history: the model's summary, then what is kept
+    verbatim."""
+    kept = ""
+    if keep.original_request:
+        kept += (f"\n\nThe user's original request, verbatim:\n{ORIGINAL_OPEN}\n{keep.original_request}\n"
+                 f"{ORIGINAL_CLOSE}")
+    if keep.open_todos:
+        kept += f"\n\nThe open todo items, verbatim:\n<open-todos>\n{keep.open_todos}\n</open-todos>"
     return Message.user(
         f"{SUMMARY_HEADER} The earlier part of this conversation was compacted to save context. "
-        f"This is what it established:\n\n<summary>\n{summary}\n</summary>\n\n"
+        f"This is what it established:\n\n<summary>\n{summary}\n</summary>{kept}\n\n"
         "The messages after this one are verbatim. Continue the work from where it stands."
     )
 

@@ -99,6 +99,11 @@ class HookDispatcher:
         answer = strongest([stop_answer(run) for run in runs])
         return answer.reason if answer.decision == "deny" else None
 
+    async def pre_compact(self, scope: HookScope, *, trigger: str, instructions: str) -> None:
+        """Before a compaction (Claude Code's ``PreCompact``: ``trigger`` is "manual" for ``/compact``, "auto" at
+        the threshold; the matcher matches it). It cannot stop the compaction; a failure is reported."""
+        await self._run("PreCompact", scope, {"trigger": trigger, "custom_instructions": instructions}, trigger)
+
     async def notification(self, scope: HookScope, message: str) -> None:
         await self._run("Notification", scope, {"message": message})
 

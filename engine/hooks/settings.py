@@ -17,9 +17,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-HookEvent = Literal["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "Notification"]
+HookEvent = Literal[
+    "SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "Notification", "PreCompact"
+]
 HOOK_EVENTS: tuple[str, ...] = (
-    "SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "Notification"
+    "SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "Notification", "PreCompact"
 )
 DEFAULT_TIMEOUT_S = 60.0
 

@@ -34,6 +34,7 @@ from engine.commands.custom_run import extra_commands, run_custom_command
 from engine.commands.conversation import clear_command, copy_command, fork_command, quit_command
 from engine.commands.export import export_command
 from engine.commands.init import init_command
+from engine.commands.review import review_command
 from engine.commands.rewind import rewind_command
 from engine.commands.cost import cost_command
 from engine.commands.doctor import doctor_command
@@ -192,7 +193,7 @@ async def _compact(ctx: CommandContext, arg: str) -> CommandResult | ContextSumm
         deps = ctx.turn_deps()
     except ProviderError as exc:
         return CommandResult.slash("/compact", str(exc), ok=False)
-    result = await maybe_compact(deps, force=True)
+    result = await maybe_compact(deps, force=True, focus=arg.strip())
     if result is None or not result.applied:
         reason = result.reason if result is not None else "the model call failed"
         return CommandResult.slash("/compact", f"not compacted: {reason}", ok=False)
@@ -240,13 +241,16 @@ COMMANDS: dict[str, SlashCommand] = {
         SlashCommand("/tools", "/tools", "the tools and their state in this mode", _tools),
         SlashCommand("/skills", "/skills", "the skills the model can load, and where each comes from", _skills),
         SlashCommand("/todos", "/todos", "the session's todo list", _todos),
-        SlashCommand("/compact", "/compact", "summarise the older context now", _compact),
+        SlashCommand("/compact", "/compact [focus]", "summarise the older context now (on what to focus)", _compact),
         SlashCommand("/new", "/new", "start a new, empty session", new_command),
         SlashCommand("/resume", "/resume [id]", "list recent sessions, or resume one (--last: the latest)",
                      resume_command),
         SlashCommand("/undo", "/undo", "roll back the file changes of the last turn", undo_command),
         SlashCommand("/diff", "/diff", "the workspace's changes (git diff, or this session's)", diff_command),
         SlashCommand("/init", "/init", "survey the repository and write (or improve) AGENTS.md", init_command),
+        SlashCommand("/review", "/review [branch|commit|range]",
+                     "the model reviews the uncommitted changes (or a branch, commit or range), read-only",
+                     review_command),
         SlashCommand("/status", "/status", "model, provider, session, mode and context in use", status_command),
         SlashCommand("/cost", "/cost", "the tokens this run of the session used", cost_command),
         SlashCommand("/doctor", "/doctor", "check the model server: what it is, streaming, tool calls, context",
