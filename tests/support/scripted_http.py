@@ -44,6 +44,7 @@ class RecordedRequest:
     headers: dict[str, str]  # names lower-cased
     body: Any  # the parsed JSON body; None for GET
     client_closed: threading.Event = field(default_factory=threading.Event, compare=False, repr=False)
+    raw: bytes = field(default=b"", compare=False, repr=False)  # the body's bytes as they arrived
 
 
 class ScriptedHTTPServer(ThreadingHTTPServer):
@@ -128,7 +129,7 @@ class ScriptedHandler(BaseHTTPRequestHandler):
             self.scripted.record(RecordedRequest("POST", self.path, self._headers(), None))
             self._send_error(400, f"scripted server: the request body is not JSON: {exc}")
             return
-        request = RecordedRequest("POST", self.path, self._headers(), body)
+        request = RecordedRequest("POST", self.path, self._headers(), body, raw=raw)
         self.scripted.record(request)
         if ("POST", self.route) in self.scripted.fixed:
             self._send_json(*self.scripted.fixed[("POST", self.route)])
