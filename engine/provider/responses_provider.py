@@ -41,6 +41,7 @@ class ResponsesProvider(OpenAIProvider):
 
     def warm(self) -> None:
         """Imports the SDK and makes its client and Responses resource now (see ``OpenAIProvider.warm``)."""
+        super().warm()
         _ = self._client().responses.with_streaming_response
 
     def _read(self, body: AsyncIterator[bytes], content_type: str) -> AsyncIterator[StreamChunk]:

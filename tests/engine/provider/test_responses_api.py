@@ -16,7 +16,7 @@ from engine.events import ReasoningDelta, TextDelta, UsageUpdated
 from engine.provider.model_apis import known_api
 from tests.support.fakes import make_orchestrator
 from tests.support.responses_wire import response_events
-from tests.support.scenario import reasoning, reply, text, tool_call
+from tests.support.scenario import error, reasoning, reply, text, tool_call
 from tests.support.scripted_server import ScriptedServer
 
 RESPONSES = {"api": "responses", "max_retries": 0}
@@ -84,6 +84,36 @@ async def test_two_summary_parts_are_shown_apart(tmp_path: Path, scripted_server
     [message] = [m for m in orchestrator.session.messages if m.role == "assistant"]
     assert [item["encrypted_content"] for item in (message.extra or {})["responses_reasoning"]] == [
         "enc:First.", "enc:Second."]
+
+
+async def test_effort_cache_key_and_a_refused_reasoning_setting(
+    tmp_path: Path, scripted_server: ScriptedServer
+) -> None:
+    """``reasoning_effort`` is ``reasoning.effort``; ``prompt_cache_key`` is the session's id where configured; a
+    model that refuses the reasoning setting (a 400 naming it) gets the request again without it, and the next."""
+    scripted_server.add(
+        error(400, "Unsupported parameter: 'reasoning.summary' is not supported with this model."),
+        text("one"),
+        text("two"),
+    )
+    provider = {"base_url": scripted_server.base_url, **RESPONSES, "reasoning_effort": "high",
+                "prompt_cache_key": True}
+    orchestrator, _, _ = make_orchestrator(tmp_path, scripted_server.base_url, provider=provider)
+    assert (await orchestrator.run_input("first")).ok
+    assert (await orchestrator.run_input("second")).ok
+    bodies = [request.body for request in scripted_server.requests]
+    assert bodies[0]["reasoning"] == {"summary": "auto", "effort": "high"}
+    assert [("reasoning" in body, body["prompt_cache_key"]) for body in bodies] == [
+        (True, orchestrator.session.id), (False, orchestrator.session.id), (False, orchestrator.session.id)]
+
+
+async def test_a_rate_limit_is_retried_on_the_responses_api(tmp_path: Path, scripted_server: ScriptedServer) -> None:
+    scripted_server.add(error(429, "Rate limit reached", retry_after=0.01), text("after the wait"))
+    provider = {"base_url": scripted_server.base_url, "api": "responses", "max_retries": 1}
+    orchestrator, _, _ = make_orchestrator(tmp_path, scripted_server.base_url, provider=provider)
+    outcome = await orchestrator.run_input("go")
+    assert outcome.ok and outcome.text == "after the wait", outcome
+    assert [request.path for request in scripted_server.requests] == ["/v1/responses"] * 2
 
 
 @pytest.mark.parametrize("model", ["gpt-5-codex", "gpt-5.1-codex", "gpt-5.1-codex-max", "gpt-5.1-codex-mini",
