@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from engine.config.loader import load_config
-from engine.events import ReasoningDelta, TextDelta, UsageUpdated
+from engine.events import CommandResult, ReasoningDelta, TextDelta, UsageUpdated
 from engine.provider.model_apis import known_api
 from tests.support.fakes import make_orchestrator
 from tests.support.responses_wire import response_events
@@ -175,3 +175,16 @@ def test_the_scripted_events_are_the_sdk_s_event_types() -> None:
     assert [event.type for event in parsed] == [name for name, _ in events]
     assert parsed[-1].type == "response.completed"
     assert parsed[-1].response.usage.input_tokens_details.cached_tokens == 4
+
+
+async def test_doctor_asks_a_codex_model_on_the_responses_api(tmp_path: Path, scripted_server: ScriptedServer) -> None:
+    scripted_server.models = ("gpt-5.1-codex",)
+    scripted_server.add(reply(tool_call("read_file", path="README.md")))
+    orchestrator, log, _ = make_orchestrator(
+        tmp_path, scripted_server.base_url, model="gpt-5.1-codex", provider={"base_url": scripted_server.base_url}
+    )
+    await orchestrator.run_input("/doctor")
+    result = log.of(CommandResult)[-1]
+    assert result.ok and result.data["tool_calls"] == "native" and result.data["streams"] is True, result.text
+    [asked] = [request for request in scripted_server.requests if request.method == "POST"]
+    assert asked.path == "/v1/responses" and asked.body["tools"][0]["name"] == "read_file"
