@@ -4,7 +4,8 @@ request: the leading system message becomes ``instructions``, the rest ``input``
 - a user message is a ``message`` item of ``input_text`` (and ``input_image``) parts; a later system message
   (none today, but a history may hold one) is a ``developer`` message;
 - an assistant message is first the reasoning items it came with (``REASONING_ITEMS``, with their encrypted content:
-  no state is stored on the server, ``store: false``, so the model gets its reasoning back this way), then its text
+  no state is stored on the server, ``store: false``, so the model gets its reasoning back this way; items are sent
+  without the ids the server gave them, which would refer to stored state), then its text
   as an ``output_text`` message, then one ``function_call`` item per tool call, under the call's id;
 - a tool message is a ``function_call_output`` for its call;
 - a function tool is ``{"type": "function", name, description, parameters, strict: false}``: the tools' schemas are
@@ -62,7 +63,7 @@ def function_tool(tool: dict[str, Any]) -> dict[str, Any]:
 
 
 def _assistant_items(message: dict[str, Any]) -> list[dict[str, Any]]:
-    items = [item for item in message.get(REASONING_ITEMS) or () if isinstance(item, dict)]
+    items = [_reasoning_item(item) for item in message.get(REASONING_ITEMS) or () if isinstance(item, dict)]
     text = _text_of(message.get("content"))
     if text:
         items.append({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}]})
@@ -71,6 +72,18 @@ def _assistant_items(message: dict[str, Any]) -> list[dict[str, Any]]:
         items.append({"type": "function_call", "call_id": call.get("id", ""), "name": function.get("name", ""),
                       "arguments": function.get("arguments", "")})
     return items
+
+
+def _reasoning_item(item: dict[str, Any]) -> dict[str, Any]:
+    """A reasoning item as it is sent back: its summary, its raw reasoning text when it has one, its encrypted
+    content; not its id (nothing is stored on the server to refer to, as Codex sends it)."""
+    sent: dict[str, Any] = {"type": "reasoning", "summary": item.get("summary") or []}
+    content = item.get("content")
+    if isinstance(content, list) and any(isinstance(part, dict) and part.get("type") == "reasoning_text"
+                                         for part in content):
+        sent["content"] = content
+    sent["encrypted_content"] = item.get("encrypted_content")
+    return sent
 
 
 def _input_parts(content: Any) -> list[dict[str, Any]]:
