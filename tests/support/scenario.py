@@ -333,7 +333,9 @@ def _chunk(model: str, delta: dict[str, Any] | None, finish_reason: str | None =
 
 def _usage(usage: tuple[int, int], cached: int = 0) -> dict[str, Any]:
     prompt, completion = usage
-    counts: dict[str, Any] = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+    counts: dict[str, Any] = {
+        "prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion
+    }
     if cached:
         counts["prompt_tokens_details"] = {"cached_tokens": cached}
     return counts

@@ -54,8 +54,8 @@ async def test_responses_turn_with_a_tool_call(tmp_path: Path, scripted_server: 
     # The second request carries the first answer back: its reasoning item (encrypted content included), the
     # call under its id, and the call's result.
     [sent_reasoning] = _input_items(second, "reasoning")
-    assert sent_reasoning == {"type": "reasoning", "summary": [{"type": "summary_text", "text": "Read the file first."}],
-                              "encrypted_content": "enc:Read the file first."}, "no id: nothing is stored to refer to"
+    summary = [{"type": "summary_text", "text": "Read the file first."}]
+    assert sent_reasoning == {"type": "reasoning", "summary": summary, "encrypted_content": "enc:Read the file first."}
     [sent_call] = _input_items(second, "function_call")
     assert (sent_call["call_id"], sent_call["name"], json.loads(sent_call["arguments"])) == (
         "call_r1", "read", {"path": "a.py"})
