@@ -8,10 +8,12 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from engine.modes import Mode
+from tests.engine.workflow.test_turn_wiring import TurnScript, server_with, turn_requests  # noqa: F401 (fixture)
 from tests.support.fakes import make_orchestrator
 from tests.support.scenario import reply, text, tool_call
 from tests.support.scripted_server import ScriptedServer
@@ -61,6 +63,22 @@ async def test_nothing_changed_means_no_reminder(tmp_path: Path, scripted_server
     assert (await orchestrator.run_input("first")).ok
     assert (await orchestrator.run_input("second")).ok
     assert scripted_server.requests[1].body["messages"][-1]["content"] == "second"
+
+
+async def test_a_compaction_writes_the_system_prompt_afresh(tmp_path: Path, server_with: Any) -> None:
+    """A compaction changes the prefix anyway: the system prompt then says what the reminders told since."""
+    long_answer = " ".join(f"Point {number}: the parser reads part {number * 7} of the input." for number in range(80))
+    server = server_with(TurnScript(text(long_answer), text(long_answer), text("Third answer.")))
+    orchestrator, _, _ = make_orchestrator(tmp_path, server.base_url)
+    assert (await orchestrator.run_input("first question")).ok
+    orchestrator.set_mode(Mode.AUTO_EDIT)
+    assert (await orchestrator.run_input("second question")).ok
+    second = turn_requests(server)[-1]["messages"]
+    assert "Mode: default." in second[0]["content"] and "Mode: auto-edit." in second[-1]["content"]
+    assert (await orchestrator.run_input("/compact")).ok
+    assert (await orchestrator.run_input("third question")).ok
+    third = turn_requests(server)[-1]["messages"]
+    assert "Mode: auto-edit." in third[0]["content"] and third[-1]["content"] == "third question"
 
 
 @pytest.mark.parametrize(("setting", "sent"), [(None, False), (True, True), (False, False)])
