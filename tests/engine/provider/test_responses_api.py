@@ -189,3 +189,30 @@ async def test_doctor_asks_a_codex_model_on_the_responses_api(tmp_path: Path, sc
     assert result.ok and result.data["tool_calls"] == "native" and result.data["streams"] is True, result.text
     [asked] = [request for request in scripted_server.requests if request.method == "POST"]
     assert asked.path == "/v1/responses" and asked.body["tools"][0]["name"] == "read_file"
+
+
+def test_the_history_as_responses_input_items() -> None:
+    """Each Chat Completions message as the item the Responses API takes: images as ``input_image``, a later system
+    message as ``developer``, an answer's text before its calls."""
+    from engine.provider.responses_input import responses_body
+
+    image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBO"}}
+    messages = [
+        {"role": "system", "content": "You are coder-tui."},
+        {"role": "user", "content": [{"type": "text", "text": "what is in it?"}, image]},
+        {"role": "assistant", "content": "Let me look.", "tool_calls": [
+            {"id": "call_9", "type": "function", "function": {"name": "read", "arguments": "{\"path\":\"a\"}"}}]},
+        {"role": "tool", "tool_call_id": "call_9", "name": "read", "content": "{\"ok\": true}"},
+        {"role": "system", "content": "Summary of earlier work."},
+    ]
+    body = responses_body("gpt-5-codex", messages, [], {"stream": True})
+    assert body["instructions"] == "You are coder-tui." and "tools" not in body and body["stream"] is True
+    assert body["input"] == [
+        {"type": "message", "role": "user", "content": [
+            {"type": "input_text", "text": "what is in it?"},
+            {"type": "input_image", "image_url": "data:image/png;base64,iVBO", "detail": "auto"}]},
+        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Let me look."}]},
+        {"type": "function_call", "call_id": "call_9", "name": "read", "arguments": "{\"path\":\"a\"}"},
+        {"type": "function_call_output", "call_id": "call_9", "output": "{\"ok\": true}"},
+        {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "Summary of earlier work."}]},
+    ]
