@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from coder_tui.headless import exit_code
+from coder_tui.launch.headless import exit_code
 from engine.events import UsageUpdated
 from engine.storage.session_file import load_snapshot
 from tests.engine.provider.test_recorded_streams import check_message
