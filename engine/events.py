@@ -173,6 +173,8 @@ class UsageUpdated:
     completion_tokens: int
     context_tokens: int
     context_window: int
+    # Of ``prompt_tokens``, those the server read from its prompt cache.
+    cached_tokens: int = 0
 
 
 @record

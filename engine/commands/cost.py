@@ -19,9 +19,15 @@ async def cost_command(ctx: CommandContext, arg: str) -> CommandResult:
         f"tokens this run: {tally.prompt_tokens + tally.completion_tokens:,} "
         f"({tally.prompt_tokens:,} sent, {tally.completion_tokens:,} received) over {tally.requests} "
         f"request{'s' if tally.requests != 1 else ''} to {ctx.model}",
+        f"cached prompt tokens: {tally.cached_tokens:,} of {tally.prompt_tokens:,} sent "
+        f"({_share(tally.cached_tokens, tally.prompt_tokens)}, read from the server's prompt cache)",
         "cost: not reported by the server (it counts tokens; see your provider's prices)",
     ]
     return CommandResult.slash(
         "/cost", "\n".join(lines), requests=tally.requests, prompt_tokens=tally.prompt_tokens,
-        completion_tokens=tally.completion_tokens,
+        completion_tokens=tally.completion_tokens, cached_tokens=tally.cached_tokens,
     )
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.0f}%" if whole else "0%"

@@ -23,6 +23,7 @@ async def doctor_command(ctx: CommandContext, arg: str) -> CommandResult:
         api_key=resolve_api_key(config, ctx.env),
         headers=config.provider.headers,
         window_in_use=ctx.context_window,
+        api=config.provider.api or "chat",
     )
     ok = check.call is not None
     return CommandResult.slash(

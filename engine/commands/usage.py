@@ -14,6 +14,7 @@ class UsageTally:
         self.requests = 0
         self.prompt_tokens = 0
         self.completion_tokens = 0
+        self.cached_tokens = 0  # of the prompt tokens, those read from the server's prompt cache
 
     def __call__(self, event: Event) -> None:
         while isinstance(event, SubagentEvent):
@@ -22,3 +23,4 @@ class UsageTally:
             self.requests += 1
             self.prompt_tokens += event.prompt_tokens
             self.completion_tokens += event.completion_tokens
+            self.cached_tokens += event.cached_tokens

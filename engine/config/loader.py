@@ -148,9 +148,26 @@ def _apply(
     try:
         Config.model_validate(candidate)
     except ValidationError as exc:
-        issues.append(ConfigIssue(source, ".".join(path), _describe(exc.errors(), path)))
+        key = _key_named(exc.errors(), path, value)
+        issues.append(ConfigIssue(source, ".".join(key), _describe(exc.errors(), key)))
         return merged
     return candidate
+
+
+def _key_named(errors: list[Any], path: tuple[str, ...], value: Any) -> tuple[str, ...]:
+    """The key the first error is about: ``path``, or a key inside a new section given at ``path`` whole
+    (``providers.x.api`` rather than ``providers.x``)."""
+    for error in errors:
+        loc = tuple(str(part) for part in error["loc"])
+        if loc[: len(path)] != path:
+            continue
+        key, node = path, value
+        for part in loc[len(path):]:
+            if not isinstance(node, dict) or part not in node:
+                break
+            key, node = (*key, part), node[part]
+        return key
+    return path
 
 
 def _describe(errors: list[Any], path: tuple[str, ...]) -> str:

@@ -9,6 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from engine.hooks.settings import HooksConfig
 
 PermissionAction = Literal["allow", "ask", "deny"]
+# The API a server speaks for the model (SPEC 18): Chat Completions, or the Responses API (OpenAI's Codex models).
+ModelApi = Literal["chat", "responses"]
 
 
 class _Section(BaseModel):
@@ -27,6 +29,11 @@ class ProviderConfig(_Section):
     reasoning_effort: str | None = None
     # Extra HTTP headers on every request (OpenRouter's HTTP-Referer and X-Title); never a key.
     headers: dict[str, str] = Field(default_factory=dict)
+    # None: "responses" for the models served only there (the known-model table), else "chat".
+    api: ModelApi | None = None
+    # Send ``prompt_cache_key`` (the session id) so the server routes a session's requests to its cache. None: only
+    # to OpenAI's own API, which takes it; a server that refuses unknown fields would reject it.
+    prompt_cache_key: bool | None = None
 
 
 class ProviderProfile(_Section):
@@ -38,6 +45,8 @@ class ProviderProfile(_Section):
     context_window: int | None = Field(default=None, ge=1024)
     reasoning_effort: str | None = None
     headers: dict[str, str] = Field(default_factory=dict)
+    api: ModelApi | None = None
+    prompt_cache_key: bool | None = None
 
 
 class WorkflowConfig(_Section):

@@ -1,9 +1,15 @@
 """The system prompt (SPEC 10): role, the current mode's rules, the environment the model works in, the project's
-instructions (``AGENTS.md``) and the skills it may load."""
+instructions (``AGENTS.md``) and the skills it may load.
+
+A session keeps the system prompt its first turn was given, so every request starts with the same bytes and the
+server's prompt cache holds (SPEC 18). What changes later (the mode, the git status, the date, the instructions or
+the skills) is told to the model in a reminder on the next user message: ``prompt_changes``.
+"""
 
 from __future__ import annotations
 
 import platform
+import re
 import subprocess
 from collections.abc import Sequence
 from datetime import date
@@ -93,6 +99,33 @@ def build_system_prompt(
         listing = "\n".join(f"- {name}: {' '.join(description.split())}" for name, description in skills)
         sections.append(f"# Skills\n{SKILLS_PREAMBLE}\n{listing}")
     return "\n\n".join(sections)
+
+
+# Where the sections after the role start: the mode's rules, then the headed sections.
+_SECTION_START = re.compile(r"\n\n(?=Mode: |# Environment\n|# Project instructions\n|# Skills\n)")
+CHANGES_PREAMBLE = "This changed since the system prompt above was written; it holds from now on:"
+
+
+def prompt_sections(prompt: str) -> dict[str, str]:
+    """The prompt's sections by name: ``role``, ``Mode``, then each ``# Heading``'s text."""
+    sections: dict[str, str] = {}
+    last = "role"
+    for position, section in enumerate(_SECTION_START.split(prompt)):
+        name = "role" if position == 0 else "Mode" if section.startswith("Mode:") else section.split("\n", 1)[0]
+        if name in sections:  # a heading inside the project's instructions: part of the section it is in
+            sections[last] += "\n\n" + section
+            continue
+        sections[name], last = section, name
+    return sections
+
+
+def prompt_changes(told: str, current: str) -> str:
+    """What ``current`` says that the prompt the model was last told (``told``) did not, section by section; empty
+    when nothing changed. A section that is gone is named as gone."""
+    before, after = prompt_sections(told), prompt_sections(current)
+    changed = [text for name, text in after.items() if before.get(name) != text]
+    changed += [f"{name}\n(none any more)" for name in before if name not in after]
+    return "\n\n".join([CHANGES_PREAMBLE, *changed]) if changed else ""
 
 
 def _git(workspace: Path, *args: str) -> str | None:

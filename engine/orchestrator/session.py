@@ -59,6 +59,8 @@ class Session:
         self.tools = tools
         self.mode = mode
         self.system_prompt = ""
+        # The prompt as the model was last told it: the system prompt, then the changes told in reminders since.
+        self.told_prompt = ""
         self.created_at = created_at or _now()
         self._messages: list[Message] = list(messages)
         self._seqs: list[int] = list(seqs) if seqs else list(range(len(self._messages)))

@@ -70,6 +70,8 @@ class ChatRequest:
     model: str
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]]
+    # The session's id: sent as ``prompt_cache_key`` to servers that take it, so its requests meet their cache.
+    cache_key: str | None = None
 
 
 class ChatProvider(Protocol):

@@ -23,14 +23,21 @@ def missing_model_setup(config: Config, env: dict[str, str] | None = None) -> st
 
 def make_provider(config: Config, env: dict[str, str] | None = None) -> ChatProvider:
     """Raises ``ProviderError`` saying how to configure a model when there is neither a key nor a server URL.
-    Tool calls a model writes as text are read as calls (``text_tool_stream``) unless the XML format is set, which
-    rewrites the request itself."""
+    The adapter speaks the configured API (``provider.api``: Chat Completions, or the Responses API). Tool calls a
+    model writes as text are read as calls (``text_tool_stream``) unless the XML format is set, which rewrites the
+    request itself."""
     if (missing := missing_model_setup(config, env)) is not None:
         raise ProviderError(missing)
     api_key = resolve_api_key(config, env)
+    from engine.provider.model_apis import takes_prompt_cache_key
     from engine.provider.openai_provider import OpenAIProvider
 
-    provider = OpenAIProvider(
+    adapter = OpenAIProvider
+    if config.provider.api == "responses":
+        from engine.provider.responses_provider import ResponsesProvider
+
+        adapter = ResponsesProvider
+    provider = adapter(
         base_url=config.provider.base_url,
         api_key=api_key,
         timeout=config.provider.timeout,
@@ -38,6 +45,7 @@ def make_provider(config: Config, env: dict[str, str] | None = None) -> ChatProv
         reasoning_effort=config.provider.reasoning_effort,
         headers=config.provider.headers,
         api_key_env=config.provider.api_key_env,
+        prompt_cache_key=takes_prompt_cache_key(config.provider),
     )
     if config.tool_call_format == "xml":
         return provider

@@ -50,10 +50,12 @@ class OpenAIProvider:
         reasoning_effort: str | None = None,
         headers: dict[str, str] | None = None,
         api_key_env: str = "OPENAI_API_KEY",
+        prompt_cache_key: bool = False,
     ) -> None:
         """``base_url=None`` uses the SDK default (``OPENAI_BASE_URL`` or api.openai.com); ``api_key=None`` sends a
         placeholder. ``timeout`` bounds the connection and each wait for the next chunk. ``reasoning_effort`` is sent
-        to servers that take it (OpenAI, DeepSeek, OpenRouter, Groq...); ``headers`` go with every request."""
+        to servers that take it (OpenAI, DeepSeek, OpenRouter, Groq...); ``headers`` go with every request;
+        ``prompt_cache_key``: whether the request's ``cache_key`` is sent as ``prompt_cache_key``."""
         if max_retries < 0:
             raise ValueError(f"max_retries must be 0 or more, got {max_retries}")
         if timeout <= 0:
@@ -66,6 +68,7 @@ class OpenAIProvider:
         self.retry_max_delay = retry_max_delay
         self.reasoning_effort = reasoning_effort
         self.api_key_env = api_key_env  # named when the server refuses the key
+        self.prompt_cache_key = prompt_cache_key
         self._headers = dict(headers or {})
         self._rejected_fields: set[str] = set()
         self._body = RequestBodyEncoder()
@@ -139,7 +142,7 @@ class OpenAIProvider:
                     # collector, a suspended generator is finalized later in a task of its own, racing whatever runs
                     # then ("async generator already executing").
                     aclosing(response.aiter_bytes()) as body,
-                    aclosing(read_stream(body, response.headers.get("content-type", ""))) as chunks,
+                    aclosing(self._read(body, response.headers.get("content-type", ""))) as chunks,
                 ):
                     async for chunk in chunks:
                         yielded = True
@@ -174,6 +177,19 @@ class OpenAIProvider:
             yield notice
             await asyncio.sleep(notice.delay_s)
 
+    def _read(self, body: AsyncIterator[bytes], content_type: str) -> AsyncIterator[StreamChunk]:
+        """The chunks of an answer's body (``stream_reader``: Chat Completions)."""
+        return read_stream(body, content_type)
+
+    def _optional_fields(self, request: ChatRequest) -> dict[str, Any]:
+        """The request fields only some servers take, for those that do."""
+        fields: dict[str, Any] = {}
+        if self.reasoning_effort:
+            fields["reasoning_effort"] = self.reasoning_effort
+        if self.prompt_cache_key and request.cache_key:
+            fields["prompt_cache_key"] = request.cache_key
+        return fields
+
     @asynccontextmanager
     async def _response(self, client: AsyncOpenAI, request: ChatRequest) -> AsyncIterator[Any]:
         """The streaming HTTP response of the request, through the SDK (its auth, base URL, timeout, errors).
@@ -186,8 +202,7 @@ class OpenAIProvider:
         if self._rejected_fields:
             messages = without_fields(messages, self._rejected_fields)
         options: dict[str, Any] = {"stream": True, "stream_options": {"include_usage": True}}
-        if self.reasoning_effort:
-            options["reasoning_effort"] = self.reasoning_effort
+        options.update(self._optional_fields(request))
         if self._takes_raw_body(client):
             body = self._body.encode(request.model, messages, request.tools, options)
             content = body.content()
@@ -207,8 +222,7 @@ class OpenAIProvider:
         extra_body: dict[str, Any] = {"messages": messages}
         if request.tools:
             extra_body["tools"] = request.tools
-        if self.reasoning_effort:
-            extra_body["reasoning_effort"] = self.reasoning_effort
+        extra_body.update(self._optional_fields(request))
         create = client.chat.completions.with_streaming_response.create
         async with create(
             model=request.model, messages=[], stream=True, stream_options={"include_usage": True}, extra_body=extra_body

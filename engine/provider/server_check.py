@@ -3,7 +3,8 @@ streams, whether tool calls come natively or as text, and its context window, an
 paste into a bug report. No key, header or password of the URL is ever part of it.
 
 The tool-call question is one small streamed request offering one tool and asking the model to call it; its answer
-is read by the same code a turn uses (``stream_reader``, ``text_tool_calls``).
+is read by the same code a turn uses (``stream_reader``, ``text_tool_calls``), on the API the model is served on
+(Chat Completions, or the Responses API: ``responses_stream``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from urllib.parse import urlsplit, urlunsplit
 from engine.errors import ProviderError
 from engine.provider.base import TextChunk, ToolCallChunk
 from engine.provider.server_probe import SERVER_NAMES, ServerInfo, http_library, probe_server
+from engine.provider.responses_input import responses_body
+from engine.provider.responses_stream import read_responses_stream
 from engine.provider.stream_reader import read_stream
 from engine.provider.text_tool_calls import OfferedTools, first_marker, parse_marked, parse_whole_json
 from engine.record import record
@@ -104,7 +107,7 @@ def _tool_calls_text(call: ToolCallCheck) -> str:
 
 async def check_server(
     base_url: str, model: str, *, api_key: str | None, headers: dict[str, str], window_in_use: int,
-    timeout: float = CHECK_TIMEOUT_S,
+    timeout: float = CHECK_TIMEOUT_S, api: str = "chat",
 ) -> ServerCheck:
     httpx = http_library()
     auth = {"Authorization": f"Bearer {api_key}"} if api_key else {}
@@ -114,7 +117,7 @@ async def check_server(
         call: ToolCallCheck | None = None
         error: str | None = None
         try:
-            call = await _tool_call(client, base_url, model)
+            call = await _tool_call(client, base_url, model, api)
         except (httpx.HTTPError, ProviderError) as exc:
             error = str(exc) or type(exc).__name__
     return ServerCheck(_without_secrets(base_url), model, info, models, call, error, window_in_use)
@@ -132,16 +135,16 @@ async def _models(client: Any, base_url: str) -> list[str] | None:
     return [item["id"] for item in data if isinstance(item, dict) and isinstance(item.get("id"), str)]
 
 
-async def _tool_call(client: Any, base_url: str, model: str) -> ToolCallCheck:
-    body = {
-        "model": model,
-        "messages": [{"role": "user", "content": _ASK}],
-        "tools": [_TOOL],
-        "stream": True,
-        "max_tokens": 512,
-    }
+async def _tool_call(client: Any, base_url: str, model: str, api: str) -> ToolCallCheck:
+    messages = [{"role": "user", "content": _ASK}]
+    if api == "responses":
+        path, read = "responses", read_responses_stream
+        body = responses_body(model, messages, [_TOOL], {"stream": True, "store": False, "max_output_tokens": 512})
+    else:
+        path, read = "chat/completions", read_stream
+        body = {"model": model, "messages": messages, "tools": [_TOOL], "stream": True, "max_tokens": 512}
     started = time.monotonic()
-    async with client.stream("POST", f"{base_url.rstrip('/')}/chat/completions", json=body) as response:
+    async with client.stream("POST", f"{base_url.rstrip('/')}/{path}", json=body) as response:
         if response.status_code != 200:
             text = (await response.aread()).decode(errors="replace")
             raise ProviderError(f"the server answered {response.status_code}: {_short(text)}")
@@ -150,7 +153,7 @@ async def _tool_call(client: Any, base_url: str, model: str) -> ToolCallCheck:
     raw = b"".join(pieces)
     events = raw.count(b"data:")
     text, native = "", []
-    async for chunk in read_stream(_replay(pieces), content_type):
+    async for chunk in read(_replay(pieces), content_type):
         if isinstance(chunk, TextChunk):
             text += chunk.text
         elif isinstance(chunk, ToolCallChunk) and chunk.name:

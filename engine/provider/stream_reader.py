@@ -26,7 +26,7 @@ from engine.provider.sse import LineSplitter, SseDecoder, SseEvent, looks_like_s
 from engine.provider.wire_chunks import ChunkReader, usage_of
 
 ENDED_EARLY = "the stream ended early: the server closed it before the answer was finished"
-_CUT_REASONS = {
+CUT_REASONS = {
     "length": "the answer was cut off: the model reached its output token limit (finish_reason \"length\")",
     "content_filter": "the answer was cut off by the server's content filter (finish_reason \"content_filter\")",
     "error": "the model server reported an error in the middle of the answer (finish_reason \"error\")",
@@ -165,5 +165,5 @@ def _whole_body(lines: list[str], content_type: str, reader: ChunkReader) -> lis
 
 
 def _raise_if_cut(finish_reason: str | None) -> None:
-    if finish_reason in _CUT_REASONS:
-        raise ProviderError(_CUT_REASONS[finish_reason])
+    if finish_reason in CUT_REASONS:
+        raise ProviderError(CUT_REASONS[finish_reason])

@@ -11,7 +11,8 @@ Servers differ from the OpenAI reference (SPEC 18), and each difference is read 
   round trip, and so is ``reasoning_content``, which DeepSeek wants back;
 - reasoning sent only as ``reasoning_details`` (OpenRouter): its ``reasoning.text`` and ``reasoning.summary`` items
   are the reasoning shown and saved (encrypted items carry none); the field itself is kept for the round trip;
-- usage at the top level, under ``x_groq`` (Groq), or inside the choice (Moonshot).
+- usage at the top level, under ``x_groq`` (Groq), or inside the choice (Moonshot); cached prompt tokens as
+  ``prompt_tokens_details.cached_tokens`` (OpenAI, and most servers) or ``prompt_cache_hit_tokens`` (DeepSeek).
 An event that reports an error is raised as ``ProviderError`` by the reader (``stream_reader``), not here.
 """
 
@@ -131,10 +132,13 @@ def usage_of(payload: dict[str, Any]) -> Usage | None:
         usage = first.get("usage") if isinstance(first, dict) else None
     if not isinstance(usage, dict):
         return None
+    details = usage.get("prompt_tokens_details")
+    cached = _int(details.get("cached_tokens")) if isinstance(details, dict) else 0
     return Usage(
         prompt_tokens=_int(usage.get("prompt_tokens")),
         completion_tokens=_int(usage.get("completion_tokens")),
         total_tokens=_int(usage.get("total_tokens")),
+        cached_tokens=cached or _int(usage.get("prompt_cache_hit_tokens")),
     )
 
 

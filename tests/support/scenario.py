@@ -64,6 +64,7 @@ class Reply:
     parts: tuple[Part, ...]
     usage: tuple[int, int] | None = None
     finish_reason: str | None = None
+    cached_tokens: int = 0  # of the prompt tokens, those the server says it read from its cache
 
     @property
     def tool_calls(self) -> tuple[ToolCallPart, ...]:
@@ -81,9 +82,9 @@ class Reply:
         for part in self.parts:
             match part:
                 case TextPart(text=text, chunk=size):
-                    deltas += [{"content": piece} for piece in _pieces(text, size)]
+                    deltas += [{"content": piece} for piece in text_pieces(text, size)]
                 case ReasoningPart(text=text, field=field, chunk=size):
-                    deltas += [{field: piece} for piece in _pieces(text, size)]
+                    deltas += [{field: piece} for piece in text_pieces(text, size)]
                 case ToolCallPart():
                     deltas += _tool_call_deltas(part, call_index, part.id or next_call_id())
                     call_index += 1
@@ -94,7 +95,7 @@ class Reply:
         chunks = self.content_chunks(model, next_call_id)
         chunks.append(_chunk(model, {}, finish_reason=self.resolved_finish_reason))
         if self.usage is not None:
-            chunks.append({**_chunk(model, None), "usage": _usage(self.usage)})
+            chunks.append({**_chunk(model, None), "usage": _usage(self.usage, self.cached_tokens)})
         return chunks
 
     def completion(self, model: str, next_call_id: Callable[[], str]) -> dict[str, Any]:
@@ -120,7 +121,7 @@ class Reply:
             "choices": [
                 {"index": 0, "message": message, "logprobs": None, "finish_reason": self.resolved_finish_reason}
             ],
-            "usage": _usage(self.usage) if self.usage is not None else None,
+            "usage": _usage(self.usage, self.cached_tokens) if self.usage is not None else None,
         }
 
 
@@ -226,12 +227,15 @@ def raw_tool_call(tool: str, arguments_text: str, *, id: str | None = None) -> T
     return ToolCallPart(tool, arguments_text, id)
 
 
-def reply(*parts: Part, usage: tuple[int, int] | None = None, finish_reason: str | None = None) -> Reply:
-    """One assistant turn; ``usage`` is ``(prompt_tokens, completion_tokens)``."""
+def reply(
+    *parts: Part, usage: tuple[int, int] | None = None, finish_reason: str | None = None, cached: int = 0
+) -> Reply:
+    """One assistant turn; ``usage`` is ``(prompt_tokens, completion_tokens)``, of which ``cached`` prompt tokens
+    the server read from its cache (sent as ``prompt_tokens_details.cached_tokens`` when not 0)."""
     for part in parts:
         if not isinstance(part, TextPart | ReasoningPart | ToolCallPart):
             raise TypeError(f"reply() takes text/reasoning/tool_call parts, got {type(part).__name__}")
-    return Reply(tuple(parts), usage, finish_reason)
+    return Reply(tuple(parts), usage, finish_reason, cached)
 
 
 def error(status: int, message: str | None = None, *, retry_after: float | str | None = None,
@@ -288,12 +292,12 @@ def _check_chunk(chunk: int) -> int:
     return chunk
 
 
-def _pieces(content: str, size: int) -> Iterator[str]:
+def text_pieces(content: str, size: int) -> Iterator[str]:
     for start in range(0, len(content), size):
         yield content[start:start + size]
 
 
-def _argument_pieces(arguments: str) -> Iterator[str]:
+def argument_pieces(arguments: str) -> Iterator[str]:
     start = 0
     for size in cycle(_ARGUMENT_PIECE_SIZES):
         if start >= len(arguments):
@@ -308,7 +312,7 @@ def _tool_call_deltas(call: ToolCallPart, index: int, call_id: str) -> list[dict
     deltas = [{"tool_calls": [first]}]
     deltas += [
         {"tool_calls": [{"index": index, "function": {"arguments": piece}}]}
-        for piece in _argument_pieces(call.arguments)
+        for piece in argument_pieces(call.arguments)
     ]
     return deltas
 
@@ -327,6 +331,11 @@ def _chunk(model: str, delta: dict[str, Any] | None, finish_reason: str | None =
     }
 
 
-def _usage(usage: tuple[int, int]) -> dict[str, int]:
+def _usage(usage: tuple[int, int], cached: int = 0) -> dict[str, Any]:
     prompt, completion = usage
-    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+    counts: dict[str, Any] = {
+        "prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion
+    }
+    if cached:
+        counts["prompt_tokens_details"] = {"cached_tokens": cached}
+    return counts

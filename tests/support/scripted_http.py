@@ -2,8 +2,10 @@
 
 ``ScriptedHandler`` serves each request from the ``ScriptedServer`` it belongs to (its script, fallback and fixed
 answers) and writes the reply as OpenAI does: SSE chunks over chunked transfer encoding when streaming, a JSON
-completion otherwise, and the broken and stalled replies the scenarios script. ``ScriptedHTTPServer`` keeps track
-of the open connections, so ``ScriptedServer.stop`` can close kept-alive ones and no handler thread lingers.
+completion otherwise, and the broken and stalled replies the scenarios script. ``POST /v1/chat/completions`` answers
+in Chat Completions form, ``POST /v1/responses`` in the Responses API's (``responses_wire``), from the same script.
+``ScriptedHTTPServer`` keeps track of the open connections, so ``ScriptedServer.stop`` can close kept-alive ones and
+no handler thread lingers.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 
+from tests.support.responses_wire import response_events, whole_response
 from tests.support.scenario import Broken, ErrorReply, RawReply, Reply, ScriptedReply, Slow, Stall
 
 if TYPE_CHECKING:
@@ -25,6 +28,7 @@ if TYPE_CHECKING:
 
 NO_REPLY_LEFT = "scripted server: no reply left for this request"
 CHAT_PATH = "/v1/chat/completions"
+RESPONSES_PATH = "/v1/responses"
 MODELS_PATH = "/v1/models"
 STATS_PATH = "/v1/_scripted/stats"
 # How often a stalled reply checks whether the client left or the server is stopping.
@@ -40,6 +44,7 @@ class RecordedRequest:
     headers: dict[str, str]  # names lower-cased
     body: Any  # the parsed JSON body; None for GET
     client_closed: threading.Event = field(default_factory=threading.Event, compare=False, repr=False)
+    raw: bytes = field(default=b"", compare=False, repr=False)  # the body's bytes as they arrived
 
 
 class ScriptedHTTPServer(ThreadingHTTPServer):
@@ -124,12 +129,12 @@ class ScriptedHandler(BaseHTTPRequestHandler):
             self.scripted.record(RecordedRequest("POST", self.path, self._headers(), None))
             self._send_error(400, f"scripted server: the request body is not JSON: {exc}")
             return
-        request = RecordedRequest("POST", self.path, self._headers(), body)
+        request = RecordedRequest("POST", self.path, self._headers(), body, raw=raw)
         self.scripted.record(request)
         if ("POST", self.route) in self.scripted.fixed:
             self._send_json(*self.scripted.fixed[("POST", self.route)])
             return
-        if self.route != CHAT_PATH:
+        if self.route not in (CHAT_PATH, RESPONSES_PATH):
             self._send_error(404, f"scripted server: no route for POST {self.path}")
             return
         if not isinstance(body, dict):
@@ -156,7 +161,10 @@ class ScriptedHandler(BaseHTTPRequestHandler):
                 self._send_json(scripted_reply.status, scripted_reply.body(), scripted_reply.headers())
             case Reply() | Slow() if not streaming:
                 turn = scripted_reply.reply if isinstance(scripted_reply, Slow) else scripted_reply
-                self._send_json(200, turn.completion(model, self.scripted.next_call_id))
+                if self.route == RESPONSES_PATH:
+                    self._send_json(200, whole_response(turn, model, self.scripted.next_call_id))
+                else:
+                    self._send_json(200, turn.completion(model, self.scripted.next_call_id))
             case Reply():
                 self._stream(scripted_reply, model, delay=0.0)
             case Slow(reply=turn, delay=delay):
@@ -172,13 +180,23 @@ class ScriptedHandler(BaseHTTPRequestHandler):
 
     def _stream(self, turn: Reply, model: str, delay: float) -> None:
         self._start_stream()
-        for position, chunk in enumerate(turn.stream_chunks(model, self.scripted.next_call_id)):
+        for position, (name, data) in enumerate(self._events(turn, model)):
             if delay and position and self.scripted.stopping.wait(delay):
                 self.close_connection = True
                 return
-            self._send_event(json.dumps(chunk))
-        self._send_event("[DONE]")
+            self._send_event(data, name)
+        if self.route != RESPONSES_PATH:  # the Responses API ends with ``response.completed``, no ``[DONE]``
+            self._send_event("[DONE]")
         self.wfile.write(b"0\r\n\r\n")
+
+    def _events(self, turn: Reply, model: str, partial: bool = False) -> list[tuple[str | None, str]]:
+        """The events of ``turn`` on this route, as (SSE event name, data); ``partial``: only those before the
+        end (what a stall or a broken stream sends before it stops)."""
+        if self.route == RESPONSES_PATH:
+            events = response_events(turn, model, self.scripted.next_call_id)
+            return [(name, json.dumps(payload)) for name, payload in (events[:-1] if partial else events)]
+        chunks = turn.content_chunks if partial else turn.stream_chunks
+        return [(None, json.dumps(chunk)) for chunk in chunks(model, self.scripted.next_call_id)]
 
     def _send_raw(self, raw: RawReply) -> None:
         self.send_response(raw.status)
@@ -204,8 +222,8 @@ class ScriptedHandler(BaseHTTPRequestHandler):
             return
         self._start_stream()
         if after is not None:
-            for chunk in after.content_chunks(model, self.scripted.next_call_id):
-                self._send_event(json.dumps(chunk))
+            for name, data in self._events(after, model, partial=True):
+                self._send_event(data, name)
 
     def _hang(self, seconds: float, request: RecordedRequest) -> None:
         """Waits until the client hangs up, the server stops, or ``seconds`` pass: never past ``stop()``."""
@@ -234,8 +252,8 @@ class ScriptedHandler(BaseHTTPRequestHandler):
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
 
-    def _send_event(self, data: str) -> None:
-        payload = f"data: {data}\n\n".encode()
+    def _send_event(self, data: str, name: str | None = None) -> None:
+        payload = (f"event: {name}\n" if name else "").encode() + f"data: {data}\n\n".encode()
         self.wfile.write(f"{len(payload):X}\r\n".encode() + payload + b"\r\n")
 
     def _send_json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:

@@ -26,7 +26,9 @@ async def chat_step(state: TurnState, deps: TurnDeps) -> Message:
     state.steps += 1
     session = deps.session
     sent = session.messages
-    request = ChatRequest(model=session.model, messages=session.request_messages(), tools=session.tools)
+    request = ChatRequest(
+        model=session.model, messages=session.request_messages(), tools=session.tools, cache_key=session.id
+    )
     assembler = StreamAssembler(taken_ids=session.tool_call_ids)
     deps.loops.new_stream()
     loop: LoopFound | None = None
@@ -96,6 +98,7 @@ def _announce(chunk: StreamChunk, deps: TurnDeps, sent: tuple[Message, ...]) -> 
                 completion_tokens=chunk.usage.completion_tokens,
                 context_tokens=chunk.usage.total_tokens,
                 context_window=deps.config.context_window,
+                cached_tokens=chunk.usage.cached_tokens,
             )
         )
     return None

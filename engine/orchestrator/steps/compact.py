@@ -58,6 +58,8 @@ async def maybe_compact(deps: TurnDeps, *, force: bool = False, focus: str = "")
         deps.emit(Notice(f"context compaction failed: {exc}", level="warning"))
         return None
     if result is not None and result.applied:
+        # The prefix changes anyway: the system prompt takes what reminders told since, which the summary may drop.
+        session.system_prompt = session.told_prompt or session.system_prompt
         session.start_epoch(
             result.messages[0], result.kept, tokens_before=result.tokens_before, tokens_after=result.tokens_after
         )
