@@ -241,6 +241,16 @@ class StatusShown(CommandReply):
 
 
 @record
+class VimToggled(CommandReply):
+    """``/vim``: vim keys in the prompt switched on or off (saved in the user's config)."""
+
+    command: str
+    text: str
+    enabled: bool
+    ok: bool = True
+
+
+@record
 class ReviewFindings(CommandReply):
     """``/review``: what the model found, each a row (path relative to the workspace, line, text), most important
     first."""
@@ -254,6 +264,7 @@ class ReviewFindings(CommandReply):
 CommandEvent = (
     HelpShown
     | ReviewFindings
+    | VimToggled
     | ModelsOffered
     | SessionsListed
     | SessionResumed

@@ -247,6 +247,9 @@ class SessionScreen(SingleReflow):
     def on_prompt_input_rewind_requested(self) -> None:
         self.link.submit("/rewind")
 
+    def on_prompt_input_vim_mode_changed(self, event: PromptInput.VimModeChanged) -> None:
+        self.status.vim_mode = event.mode
+
     # SessionView ----------------------------------------------------------------------------------------------
 
     def engine_ready(self, state: EngineState) -> None:
@@ -259,6 +262,8 @@ class SessionScreen(SingleReflow):
         self.prompt.slash_commands = list(state.slash_commands)
         if state.theme:
             self.apply_theme(state.theme)
+        if state.vim != (self.prompt.input.vim is not None):
+            self.prompt.input.set_vim(state.vim)
         self._set_mode(state.mode)
         # Start-up is over: what it made is frozen now; the collection waits until the keys stop.
         self._collector.settle()

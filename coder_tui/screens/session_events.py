@@ -11,6 +11,7 @@ from coder_tui.widgets.tool_log import RESTORED_ROWS
 from engine.command_results import (
     CommandReply,
     ReviewFindings,
+    VimToggled,
     ConversationRewound,
     CopyRequested,
     ExitRequested,
@@ -134,6 +135,9 @@ def show_event(screen: SessionScreen, event: Event) -> None:
             transcript.add_command_result(event)
         case ExitRequested():
             screen.app.exit(0)
+        case VimToggled(enabled=enabled):
+            screen.prompt.input.set_vim(enabled)
+            transcript.add_command_result(event)
         case ThemeChanged(theme=theme):
             screen.apply_theme(theme)
             transcript.add_command_result(event)

@@ -19,6 +19,7 @@ from coder_tui.input.bindings import bindings_for
 from coder_tui.input.history import InputHistory
 from coder_tui.link.terminal_text import terminal_text
 from coder_tui.input.text_area import TextArea
+from coder_tui.input.vim import VimKeys
 
 
 class Completer(Protocol):
@@ -54,6 +55,12 @@ class PromptInput(TextArea):
     class Submitted(Message):
         text: str
 
+    @dataclass
+    class VimModeChanged(Message):
+        """The vim mode shown in the status line: "normal", "insert", or "" (vim keys off)."""
+
+        mode: str
+
     class RewindRequested(Message):
         """Esc twice on an empty input (Claude Code's gesture): open the ``/rewind`` picker."""
 
@@ -72,6 +79,37 @@ class PromptInput(TextArea):
         self.task_running = False
         self._escape_armed = False
         self._rewind_armed = False
+        # Vim keys (``/vim``): None while off.
+        self.vim: VimKeys | None = None
+
+    def set_vim(self, enabled: bool) -> None:
+        """Vim keys on (starting in insert mode, as a new prompt does) or off."""
+        self.vim = VimKeys() if enabled else None
+        self.post_message(self.VimModeChanged(self.vim.mode if self.vim else ""))
+
+    def _vim_key(self, event: events.Key) -> bool:
+        """Vim's answer to the key, applied; False when the key is left to the prompt."""
+        vim = self.vim
+        if vim is None or self.completer.completion_open:
+            return False
+        document = self.document
+        cursor = document.get_index_from_location(self.cursor_location)
+        before = vim.mode
+        outcome = vim.key(event.key, event.character, self.text, cursor)
+        if vim.mode != before:
+            self.post_message(self.VimModeChanged(vim.mode))
+        if not outcome.handled:
+            return False
+        if outcome.undo:
+            self.undo()
+        if outcome.edit is not None:
+            edit = outcome.edit
+            start, end = document.get_location_from_index(edit.start), document.get_location_from_index(edit.end)
+            self.replace(edit.insert, start, end)
+            self.move_cursor(self.document.get_location_from_index(edit.cursor))
+        if outcome.cursor is not None:
+            self.move_cursor(self.document.get_location_from_index(outcome.cursor))
+        return True
 
     def _on_paste(self, event: events.Paste) -> None:
         # A paste is outside text (SPEC 25): its controls would be drawn raw by the text area. A terminal sends a
@@ -87,6 +125,10 @@ class PromptInput(TextArea):
             event.stop()
             event.prevent_default()
             self.action_submit()
+            return
+        if self._vim_key(event):
+            event.stop()
+            event.prevent_default()
             return
         # The same holds for every key bound on the prompt itself (its own and TextArea's: Ctrl+J, Backspace, the
         # arrows...): left to bubble up to the app, whose bindings run there, it would apply after the keys typed
@@ -117,6 +159,9 @@ class PromptInput(TextArea):
             return
         self.input_history.add(text)
         self.clear()
+        if self.vim is not None and self.vim.mode != "insert":
+            self.vim.mode = "insert"  # a new input starts in insert mode
+            self.post_message(self.VimModeChanged("insert"))
         self.post_message(self.Submitted(text))
 
     def action_newline(self) -> None:

@@ -41,6 +41,8 @@ class StatusLine(Widget):
     # While working: how long the input has run, and about how many tokens the model has streamed for it.
     elapsed_s: reactive[int] = reactive(0)
     streamed_tokens: reactive[int] = reactive(0)
+    # The prompt's vim mode ("normal", "insert"), "" when vim keys are off.
+    vim_mode: reactive[str] = reactive("")
 
     def render(self) -> Content:
         if self.model_missing:
@@ -49,6 +51,9 @@ class StatusLine(Widget):
             left = Content.assemble((self.model or "no model", "bold"))
         if self.context_window:
             left = Content.assemble(left, "  ·  context ", format_context(self.context_used, self.context_window))
+        if self.vim_mode:
+            look = "bold $text-accent" if self.vim_mode == "normal" else "bold $text-success"
+            left = Content.assemble((f"-- {self.vim_mode.upper()} --", look), "  ", left)
         text, style = _STATE_LOOKS[self.state]
         right = Content.styled(text, style)
         if self.state == "working":

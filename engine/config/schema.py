@@ -224,6 +224,8 @@ class Config(_Section):
     fetch: FetchConfig = Field(default_factory=FetchConfig)
     # The TUI's colour theme, one of Textual's built-in themes (``/theme`` saves it in the user's config).
     theme: str | None = None
+    # Vim keys in the prompt (``/vim`` switches them and saves the choice in the user's config).
+    vim: bool = False
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
     # Folder trust (SPEC 19), read from the user's config only: absolute paths the user trusted or declined.
     trusted_folders: list[str] = Field(default_factory=list)

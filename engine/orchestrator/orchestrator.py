@@ -290,6 +290,10 @@ class Orchestrator:
         """The TUI colour theme for this run (``/theme``; the front end applies it)."""
         self.config = self.config.model_copy(update={"theme": theme})
 
+    def set_vim(self, enabled: bool) -> None:
+        """Vim keys in the prompt for this run (``/vim``; the front end applies it)."""
+        self.config = self.config.model_copy(update={"vim": enabled})
+
     async def reconfigure(self, config: Config) -> None:
         """Applies a reloaded configuration (``/trust on|off``): approvals, permission rules and the provider
         follow it; the mode too when the configured mode or preset changed. The session's "always" answers reset."""

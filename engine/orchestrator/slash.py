@@ -40,6 +40,7 @@ from engine.commands.cost import cost_command
 from engine.commands.doctor import doctor_command
 from engine.commands.status import status_command
 from engine.commands.theme import theme_command
+from engine.commands.vim import vim_command
 from engine.orchestrator.trust_command import trust_command
 
 if TYPE_CHECKING:
@@ -264,6 +265,8 @@ COMMANDS: dict[str, SlashCommand] = {
         SlashCommand("/export", "/export [file]", "write the whole conversation as Markdown", export_command),
         SlashCommand("/theme", "/theme [name]", "show or switch the colour theme (saved in your config)",
                      theme_command),
+        SlashCommand("/vim", "/vim [on|off]", "vim keys in the prompt: normal and insert modes (saved in your config)",
+                     vim_command),
         SlashCommand("/quit", "/quit", "exit coder-tui", quit_command),
         SlashCommand("/exit", "/exit", "exit coder-tui", quit_command),
         SlashCommand("/trust", "/trust [on|off]", "whether this folder's own config is trusted; change it",

@@ -58,6 +58,8 @@ class EngineState:
     slash_commands: tuple[tuple[str, str], ...]
     # The colour theme the configuration names, if any.
     theme: str | None = None
+    # Vim keys in the prompt, as the configuration says.
+    vim: bool = False
     # How to configure a model while none is (no key, no server URL): the status line must not name one as if set.
     missing_model_setup: str | None = None
 

@@ -157,6 +157,7 @@ class EngineHost:
             context_window=orchestrator.context_window,
             slash_commands=tuple(orchestrator.slash_commands()),
             theme=orchestrator.theme,
+            vim=orchestrator.config.vim,
             missing_model_setup=orchestrator.missing_model_setup,
         )
 

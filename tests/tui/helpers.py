@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.pilot import Pilot
@@ -34,15 +35,17 @@ def make_app(
     model: str | None = None,
     first_inputs: tuple[str, ...] = (),
     timer: Callable[[], float] = lambda: 0.0,
+    **config: Any,
 ) -> CoderApp:
     """The app with its engine in memory (same protocol, same codec as the engine process), so tests can patch
-    engine modules and stay deterministic. ``model`` and ``first_inputs``: as ``--model`` and ``--continue`` give them."""
+    engine modules and stay deterministic. ``model`` and ``first_inputs``: as ``--model`` and ``--continue`` give them;
+    ``config``: settings of the configuration the engine loads."""
     options = EngineOptions(
         workspace=workspace, mode=start_mode, model=model, env={"OPENAI_API_KEY": "sk-test-key"}
     )
     return CoderApp(
         workspace=workspace,
-        engine=lambda: InMemoryEngine(options, config=make_config(server.base_url)),
+        engine=lambda: InMemoryEngine(options, config=make_config(server.base_url, **config)),
         # A running input's time stands still: screens show no clock (a test that needs one passes its own).
         timer=timer,
         workspace_label=WORKSPACE_LABEL,
