@@ -32,6 +32,9 @@ if TYPE_CHECKING:
 Summarise = Callable[[list[Message]], Awaitable[str]]
 
 SUMMARY_HEADER = "[Context summary]"
+# The original request is kept whole up to this size; a longer one (a pasted log) keeps its start and its end, or
+# no compaction could ever shrink a context it fills.
+MAX_ORIGINAL_REQUEST_CHARS = 8000
 ORIGINAL_OPEN, ORIGINAL_CLOSE = "<original-request>", "</original-request>"
 # One message of the transcript the summariser reads is cut to this many characters (its start and its end kept):
 # a huge file read or test log matters by its gist, and the request must fit the window.
@@ -165,9 +168,12 @@ async def compact(
     system: str = "",
     tools: Sequence[dict[str, Any]] = (),
     keep: Keep = Keep(),
+    must_shrink: bool = True,
 ) -> CompactionResult:
     """Summarises the older part of ``messages`` and returns the shorter history, or the unchanged one with the
-    reason it was dropped. Errors of ``summarise`` (the model call) and cancellation go to the caller."""
+    reason it was dropped. Errors of ``summarise`` (the model call) and cancellation go to the caller.
+    ``must_shrink``: a summary no smaller than what it replaces is dropped (the automatic path; ``/compact`` asked
+    for the summary, and what it keeps verbatim may outweigh a short history)."""
     before = counter.total(messages, system=system, tools=tools)
     plan = plan_compaction(messages, counter, keep_ratio)
     if plan is None:
@@ -178,7 +184,7 @@ async def compact(
     replacement = summary_message(answer, keep)
     # Totals are sums of per-message counts, so the new total follows without recounting the kept messages.
     after = before - plan.summarised_tokens + counter.count_message(replacement)
-    if after >= before:
+    if must_shrink and after >= before:
         return _dropped(messages, before, f"the summary did not shrink the context ({before} -> {after} tokens)", after)
     kept = tuple(messages[plan.split :])
     return CompactionResult(
@@ -220,7 +226,7 @@ async def compact_if_needed(
     try:
         result = await compact(
             messages, summarise, counter=counter, keep_ratio=config.keep_recent, system=system, tools=tools,
-            keep=keep,
+            keep=keep, must_shrink=not force,
         )
     except Exception:
         state.record_failure(tokens)
@@ -265,8 +271,8 @@ def summary_message(summary: str, keep: Keep = Keep()) -> Message:
     verbatim."""
     kept = ""
     if keep.original_request:
-        kept += (f"\n\nThe user's original request, verbatim:\n{ORIGINAL_OPEN}\n{keep.original_request}\n"
-                 f"{ORIGINAL_CLOSE}")
+        request = _cap(keep.original_request, MAX_ORIGINAL_REQUEST_CHARS)
+        kept += f"\n\nThe user's original request, verbatim:\n{ORIGINAL_OPEN}\n{request}\n{ORIGINAL_CLOSE}"
     if keep.open_todos:
         kept += f"\n\nThe open todo items, verbatim:\n<open-todos>\n{keep.open_todos}\n</open-todos>"
     return Message.user(
