@@ -12,6 +12,9 @@ changes most.
 Prints each run, then the medians, their ratio and the targets (issue 46: the stream's CPU at most 0.9x the
 commit's, keys p95 at most 10 ms and max under 40 ms while streaming, peak memory at most 130 MB).
 
+With ``--threads`` a last round of each (not counted) prints where the stream's CPU went: every thread of every
+process of the app (and what processes that ended used), user and system seconds, largest first.
+
 With ``--profile DIR`` a last round of each (not counted) runs with ``py-spy`` sampling every Python process of
 the app while the answer streams (``--gil``: the thread holding the interpreter's lock, so waiting is not counted);
 the raw profiles are written to DIR and the top functions of each printed.
@@ -39,7 +42,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.pty_driver import ROOT, Terminal, compile_bytecode, process_tree  # noqa: E402
+from benchmarks.pty_driver import ROOT, Terminal, compile_bytecode, process_tree, thread_ticks  # noqa: E402
 from benchmarks.pty_latency import Figure, ScriptedServerProcess, run_session  # noqa: E402
 
 CPU_RATIO_TARGET = 0.9
@@ -113,6 +116,31 @@ def profiled(term: Terminal, folder: Path, side: str) -> Iterator[None]:
             recorder.wait(timeout=60)
 
 
+@contextmanager
+def per_thread(term: Terminal, into: dict[tuple[int, str, int, str], tuple[float, float]]) -> Iterator[None]:
+    """Fills ``into`` with each thread's user and system seconds spent while the block runs."""
+    assert term.process is not None
+    before = thread_ticks(term.process.pid)
+    try:
+        yield
+    finally:
+        tick = os.sysconf("SC_CLK_TCK")
+        for key, (user, system) in thread_ticks(term.process.pid).items():
+            was_user, was_system = before.get(key, (0, 0))
+            if user - was_user or system - was_system:
+                into[key] = ((user - was_user) / tick, (system - was_system) / tick)
+
+
+def print_threads(side: str, spent: dict[tuple[int, str, int, str], tuple[float, float]]) -> None:
+    total = sum(user + system for user, system in spent.values())
+    print(f"\nwhere {side}'s stream CPU went ({total:.2f} s; user + system, per thread):")
+    for (pid, command, tid, name), (user, system) in sorted(spent.items(), key=lambda item: -sum(item[1])):
+        role = "engine" if "engine.server" in command else "ui" if "coder_tui" in command or "coder-tui" in command \
+            else command.split(" ", 1)[0].rsplit("/", 1)[-1]
+        print(f"  {user + system:6.2f} s  (user {user:5.2f}, sys {system:5.2f})  {role} pid {pid} "
+              f"{'thread ' + str(tid) if tid else ''} {name}")
+
+
 def top_entries(raw: Path) -> tuple[int, list[tuple[str, int]], list[tuple[str, int]]]:
     """Samples in a py-spy raw profile, the functions running most (self), and those most on the stack (total)."""
     own: Counter[str] = Counter()
@@ -169,6 +197,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("commit", help="the commit to compare the working tree with (e.g. 1156f55, main)")
     parser.add_argument("--runs", type=int, default=3, help="counted runs of each (default 3)")
+    parser.add_argument("--threads", action="store_true",
+                        help="one more run of each, the stream's CPU printed per process and thread")
     parser.add_argument("--profile", type=Path, metavar="DIR",
                         help="one more run of each under py-spy, raw profiles written to DIR, top entries printed")
     args = parser.parse_args()
@@ -196,6 +226,12 @@ def main() -> None:
                           f"cpu {figures['stream_cpu']:.2f} s, streamed in {figures['stream_s']:.2f} s, "
                           f"p95 {figures['stream_p95']:.0f} ms, "
                           f"max {figures['stream_max']:.0f} ms, peak {figures['peak_rss']:.0f} MB", flush=True)
+            if args.threads:
+                for side in sides:
+                    spent: dict[tuple[int, str, int, str], tuple[float, float]] = {}
+                    run_once(side, server, root, f"{side.tag}-threads", seed=0,
+                             watch=lambda term, into=spent: per_thread(term, into))
+                    print_threads(side.name, spent)
             if args.profile is not None:
                 args.profile.mkdir(parents=True, exist_ok=True)
                 for side in sides:

@@ -314,6 +314,26 @@ def process_tree(root: int) -> list[int]:
     return tree
 
 
+def thread_ticks(root: int) -> dict[tuple[int, str, int, str], tuple[int, int]]:
+    """(user, system) clock ticks of every thread of ``root``'s process tree, by (pid, the process's command,
+    tid, the thread's name); a process's reaped children count under its own pid with tid 0."""
+    ticks: dict[tuple[int, str, int, str], tuple[int, int]] = {}
+    for pid in process_tree(root):
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            with open(f"/proc/{pid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            ticks[(pid, command.strip()[:80], 0, "reaped children")] = (int(fields[13]), int(fields[14]))
+            for tid in os.listdir(f"/proc/{pid}/task"):
+                name = Path(f"/proc/{pid}/task/{tid}/comm").read_text().strip()
+                with open(f"/proc/{pid}/task/{tid}/stat") as stat:
+                    fields = stat.read().rsplit(")", 1)[1].split()
+                ticks[(pid, command.strip()[:80], int(tid), name)] = (int(fields[11]), int(fields[12]))
+        except OSError:
+            continue
+    return ticks
+
+
 def _cpu_ticks(pid: int) -> int:
     """utime + stime + cutime + cstime of ``pid`` in clock ticks (0 once it is gone)."""
     try:
