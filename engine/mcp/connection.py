@@ -10,13 +10,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Mapping
-from datetime import datetime, timezone
 from enum import Enum
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 from engine.errors import ToolError
+from engine.mcp.generations import refused_back_channel
+from engine.mcp.listing import all_pages, needs_task
 from engine.mcp.names import clean
+from engine.mcp.server_log import ServerGone, describe, last_line, log_line
 from engine.mcp.server_requests import ServerRequestHandler, client_callbacks
 from engine.mcp.specs import ServerSpec
 from engine.mcp.transport import HttpTrouble, open_transport
@@ -28,7 +30,6 @@ RELIST_WAIT_S = 5.0
 # How long a stop waits for the SDK's shutdown (close stdin, then terminate, then kill: bounded at about 6 s).
 STOP_TIMEOUT_S = 10.0
 CLIENT_NAME = "coder-tui"
-MAX_PAGES = 100
 
 
 class ProgressCallback(Protocol):
@@ -40,10 +41,6 @@ class ServerState(str, Enum):
     READY = "ready"
     FAILED = "failed"
     STOPPED = "stopped"
-
-
-class ServerGone(Exception):
-    """The server closed the connection or its process ended."""
 
 
 class ServerConnection:
@@ -164,14 +161,14 @@ class ServerConnection:
         try:
             return await self._request_once(send)
         except ToolError as exc:
-            method = _refused_back_channel(exc.__cause__)
+            method = refused_back_channel(exc.__cause__)
             if method is None or self._legacy or self.spec.config.protocol != "auto":
                 raise
         self._legacy = True
         note = (f"MCP server {self.spec.name} asks for {method} the way servers before the 2026-07-28 protocol do: "
                 "connected again with the initialize handshake")
         if self._log is not None:
-            _log_line(self._log, note)
+            log_line(self._log, note)
         self._tell(note)
         await self.restart()
         await self.ready()
@@ -204,7 +201,7 @@ class ServerConnection:
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
             with open(self.log_path, "a", encoding="utf-8") as stderr:
                 self._log = stderr
-                _log_line(stderr, f"starting {self.spec.transport} server: {self.spec.target}")
+                log_line(stderr, f"starting {self.spec.transport} server: {self.spec.target}")
                 start = stderr.tell()
                 try:
                     await self._serve(stderr)
@@ -219,10 +216,10 @@ class ServerConnection:
                         self.state, self.error = ServerState.FAILED, describe(exc)
                         if http := self._trouble.describe():
                             self.error = f"{self.error} ({http})"
-                        said = _last_line(self.log_path, start)
+                        said = last_line(self.log_path, start)
                         if said:
                             self.error += f"; its last words: {said}"
-                        _log_line(stderr, f"failed: {self.error}")
+                        log_line(stderr, f"failed: {self.error}")
         except OSError as exc:
             self.state, self.error = ServerState.FAILED, f"cannot write its log {self.log_path}: {exc}"
         finally:
@@ -272,7 +269,7 @@ class ServerConnection:
             self._client = client
             self.state = ServerState.READY
             self._settled.set()
-            _log_line(stderr, f"ready: {len(self.tools)} tools, {len(self.prompts)} prompts, "
+            log_line(stderr, f"ready: {len(self.tools)} tools, {len(self.prompts)} prompts, "
                               f"protocol {client.protocol_version}")
             self._on_change(self)
             await self._watch(client)
@@ -353,78 +350,12 @@ class ServerConnection:
     def write_log(self, text: str) -> None:
         """A line in the server's log file (its ``notifications/message`` log messages go there)."""
         if self._log is not None and not self._log.closed:
-            _log_line(self._log, text, who="server")
+            log_line(self._log, text, who="server")
 
     async def _fetch_lists(self, client: Any) -> None:
         capabilities = client.server_capabilities
-        tools = await _all_pages(client.list_tools, "tools") if capabilities.tools is not None else []
-        prompts = await _all_pages(client.list_prompts, "prompts") if capabilities.prompts is not None else []
+        tools = await all_pages(client.list_tools, "tools") if capabilities.tools is not None else []
+        prompts = await all_pages(client.list_prompts, "prompts") if capabilities.prompts is not None else []
         self.tools = [tool for tool in tools if not needs_task(tool)]
         self.skipped_tools = [tool.name for tool in tools if needs_task(tool)]
         self.prompts = prompts
-
-
-def needs_task(tool: Any) -> bool:
-    """A tool that may only be called as a task (``execution.taskSupport: "required"``): this client calls tools
-    directly, so such a tool would only fail; it is not offered."""
-    execution = getattr(tool, "execution", None)
-    return getattr(execution, "task_support", None) == "required"
-
-
-async def _all_pages(fetch: Callable[..., Awaitable[Any]], field: str) -> list[Any]:
-    """Every item of a paginated list (``tools/list``, ``prompts/list``); a server that pages forever is cut off."""
-    items: list[Any] = []
-    cursor = None
-    for _ in range(MAX_PAGES):
-        page = await fetch(cursor=cursor)
-        items.extend(getattr(page, field))
-        cursor = page.next_cursor
-        if not cursor:
-            break
-    return items
-
-
-def describe(exc: BaseException) -> str:
-    """One readable line for an error, looking inside the exception groups anyio raises."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    if isinstance(exc, FileNotFoundError):
-        return f"command not found: {exc.filename or exc}"
-    text = str(exc).strip()
-    # The SDK's own errors and ours say enough in their message; others need their kind (a KeyError's message is
-    # just the key).
-    if not text or isinstance(exc, (ServerGone, TimeoutError)) or type(exc).__name__ == "MCPError":
-        return text or type(exc).__name__
-    return f"{type(exc).__name__}: {text}"
-
-
-def _last_line(path: Path, offset: int) -> str:
-    """The last line the server wrote to its stderr log since ``offset`` (why a crashing server crashed)."""
-    try:
-        with open(path, "rb") as handle:
-            handle.seek(offset)
-            tail = handle.read()[-4000:].decode("utf-8", errors="replace")
-    except OSError:
-        return ""
-    lines = [line.strip() for line in tail.splitlines() if line.strip() and not line.startswith("--- ")]
-    return lines[-1][:300] if lines else ""
-
-
-def _log_line(stream: TextIO, text: str, who: str = "coder-tui") -> None:
-    stamp = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    stream.write(f"--- {stamp} {who}: {text}\n")
-    stream.flush()
-
-
-def _refused_back_channel(error: BaseException | None) -> str | None:
-    """The method a server was refused to ask the client on a connection without a back channel (the SDK's
-    ``NoBackChannelError``, an invalid-request error naming it), when ``error`` is that refusal."""
-    from mcp.shared.exceptions import MCPError
-    from mcp_types import INVALID_REQUEST
-
-    if not isinstance(error, MCPError) or error.code != INVALID_REQUEST or "back-channel" not in error.message:
-        return None
-    for method in ("sampling/createMessage", "elicitation/create", "roots/list"):
-        if method in error.message:
-            return method
-    return None
