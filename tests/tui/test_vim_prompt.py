@@ -8,6 +8,9 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+from textual.pilot import Pilot
+
 from coder_tui.widgets.user_message import UserMessage
 from tests.support.scenario import reply, text
 from tests.support.scripted_server import ScriptedServer
@@ -56,3 +59,17 @@ async def test_the_configured_setting_starts_the_prompt_in_vim_mode(
         await wait_until(pilot, lambda: prompt_of(app).vim is not None, "vim keys from the config")
         await pilot.press(*"abc", "escape", "x")
         assert prompt_of(app).text == "ab"
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_vim_prompt_in_normal_mode(snap_compare, workspace: Path, scripted_server: ScriptedServer,
+                                   size: tuple[int, int]) -> None:
+    app = make_app(workspace, scripted_server, vim=True)
+
+    async def run_before(pilot: Pilot[object]) -> None:
+        await ready(pilot)
+        await wait_until(pilot, lambda: prompt_of(app).vim is not None, "vim keys from the config")
+        await pilot.press(*"fix the parser and run its tests", "escape", "b", "b")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
