@@ -49,7 +49,7 @@ from engine.tools.base import ToolKind
 from engine.tools.fetch_host import url_host
 
 if TYPE_CHECKING:
-    from engine.config.schema import Config, PermissionsConfig
+    from engine.config.schema import Config
 
 _KIND_WORK = {
     ToolKind.READ: "reading",
@@ -102,47 +102,23 @@ class PermissionPolicy:
 
     @classmethod
     def for_settings(cls, config: Config, mode: str | None, workspace: Path) -> PermissionPolicy:
-        """From a whole configuration: its `permissions`, and the sandbox folders and environment names its
-        `sandbox` and `bash` sections add. Every policy a session makes (start, `/trust`, a sub-agent) is made
-        here, so none forgets a setting; in the home folder or above it, each stays in plan mode."""
-        return cls.from_config(
-            config.permissions,
-            mode,
-            workspace=workspace,
-            sandbox_writable=tuple(config.sandbox.writable),
-            sandbox_readable=tuple(config.sandbox.readable),
-            env_names=tuple(config.bash.env),
-            plan_only=home_workspace_problem(workspace),
-        )
-
-    @classmethod
-    def from_config(
-        cls,
-        permissions: PermissionsConfig,
-        mode: str | None = None,
-        *,
-        workspace: Path | None = None,
-        rules_source: str = "config",
-        sandbox_writable: tuple[str, ...] = (),
-        sandbox_readable: tuple[str, ...] = (),
-        env_names: tuple[str, ...] = (),
-        plan_only: str | None = None,
-    ) -> PermissionPolicy:
-        """From the `permissions` config section; ``mode`` (config `mode` or a flag) overrides the preset's."""
+        """From a whole configuration: its `permissions` (``mode``, the config's `mode` or a flag, overrides the
+        preset's), and the sandbox folders and environment names its `sandbox` and `bash` sections add. Every policy
+        a session makes (start, `/trust`, a sub-agent) is made here, so none forgets a setting; in the home folder or
+        above it, each stays in plan mode."""
+        permissions = config.permissions
         preset = parse_preset(permissions.preset)
-        resolved = Mode.parse(mode) if mode else PRESET_MODES[preset]
         return cls(
-            resolved,
+            Mode.parse(mode) if mode else PRESET_MODES[preset],
             preset,
             dict(permissions.tools),
             dict(permissions.bash),
             workspace=workspace,
-            rules_source=rules_source,
-            sandbox_writable=sandbox_writable,
+            sandbox_writable=tuple(config.sandbox.writable),
             fetch_rules=dict(permissions.fetch),
-            sandbox_readable=sandbox_readable,
-            env_names=env_names,
-            plan_only=plan_only,
+            sandbox_readable=tuple(config.sandbox.readable),
+            env_names=tuple(config.bash.env),
+            plan_only=home_workspace_problem(workspace),
         )
 
     def sandbox_description(self) -> str:
