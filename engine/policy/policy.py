@@ -1,5 +1,7 @@
 """The permission policy (SPEC 4, 5 steps 1-3): mode matrix, preset, config rules, session allowances, and
-for bash the per-command analysis with its risk reasons, folded into one decision per tool call.
+for bash the per-command analysis with its risk reasons, folded into one decision per tool call. For bash, the
+records come from one pass over the parsed line (``bash_analysis``) and steps 1-5 below are ``bash_decision``'s; the
+grant of step 6 is made here.
 
 Order of precedence, for a tool and for each command of a bash line:
 1. The mode: a tool the mode disables (write/edit/patch/task in plan) is BLOCKED, and so is a mutating git
