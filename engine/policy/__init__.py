@@ -4,28 +4,20 @@ The tool chain calls ``PermissionPolicy.decide`` once per tool call and gets one
 bash the decision already includes the risk reasons of SPEC 5 step 3. See ``policy`` for the precedence.
 """
 
-from engine.policy.arity import CommandPrefix, arity_prefix
-from engine.policy.bash_analysis import BashAnalysis, CommandVerdict, analyse
-from engine.policy.bash_readonly import Access
-from engine.policy.bash_risk import RISK_CODES, Risk
+from engine.policy.arity import CommandPrefix
+from engine.policy.bash_analysis import analyse
+from engine.policy.bash_risk import RISK_CODES
 from engine.policy.decision import Action, Allowance, PolicyDecision
 from engine.policy.policy import PermissionPolicy
-from engine.policy.presets import PRESET_ALIASES, PRESET_MODES, parse_preset
+from engine.policy.presets import parse_preset
 
 __all__ = [
     "RISK_CODES",
-    "PRESET_ALIASES",
-    "PRESET_MODES",
-    "Access",
     "Action",
     "Allowance",
-    "BashAnalysis",
     "CommandPrefix",
-    "CommandVerdict",
     "PermissionPolicy",
     "PolicyDecision",
-    "Risk",
     "analyse",
-    "arity_prefix",
     "parse_preset",
 ]

@@ -2,7 +2,7 @@
 
 Pure syntax, no judgement. A chain (`&&`, `||`, `;`), a pipeline, a subshell, a `{ ...; }` group, a loop, a
 function body, a `$(...)` or `<(...)` is walked down to its simple commands, and each comes out with its
-words (quotes removed, by ``bash_words``), its `FOO=1` prefix assignments and every redirection that applies to
+words (quotes removed, ``bash_records``), its `FOO=1` prefix assignments and every redirection that applies to
 it, its own or its enclosing statement's. What the walk cannot see through is recorded instead of guessed: parse
 errors, command and process substitutions, backticks in a here-document.
 
@@ -22,14 +22,21 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from engine.policy.bash_records import FunctionDef, ParsedScript, Redirect, SimpleCommand
-from engine.policy.bash_words import Word, assignment_of, node_text, word_of
+from engine.policy.bash_records import (
+    FunctionDef,
+    ParsedScript,
+    Redirect,
+    SimpleCommand,
+    Word,
+    assignment_of,
+    node_text,
+    word_of,
+)
 from engine.record import record
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
 
-_ARITHMETIC_ASSIGNMENTS = frozenset({"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "^=", "|=", "++", "--"})
 # Nodes whose trailing redirection tree-sitter-bash misplaces: it belongs to their last element.
 _TAIL_CARRIERS = frozenset({"list", "pipeline", "negated_command", "redirected_statement"})
 # Nodes that are one simple command: a redirection handed down to one is shown with it.
@@ -63,7 +70,6 @@ def parse_script(source: str) -> ParsedScript:
         substitutions=tuple(walker.substitutions),
         process_substitutions=tuple(walker.process_substitutions),
         functions=tuple(walker.functions),
-        variable_writes=tuple(walker.variable_writes),
     )
 
 
@@ -91,8 +97,6 @@ class _Context:
     substituted: bool = False
     # The text of the enclosing redirected statement, when the command is its whole body.
     statement: str | None = None
-    # Inside `$((...))` or `((...))`, where `=` assigns instead of comparing.
-    arithmetic: bool = False
     # Redirections (and the words after them) that tree-sitter hung on an enclosing list or pipeline, for its last
     # element; ``tail_end`` is where the statement they end ends.
     tail: tuple[Redirect, ...] = ()
@@ -110,7 +114,6 @@ class _Walker:
     substitutions: list[str] = field(default_factory=list)
     process_substitutions: list[str] = field(default_factory=list)
     functions: list[FunctionDef] = field(default_factory=list)
-    variable_writes: list[str] = field(default_factory=list)
     pipelines: int = 0
     # Statements tree-sitter put inside a here-document's redirect (`cat <<EOF | sh`, `cat <<EOF && rm x`): they
     # run after the command the here-document feeds, and are walked once it is added.
@@ -184,45 +187,6 @@ class _Walker:
     def _visit_process_substitution(self, node: Node, ctx: _Context) -> None:
         self.process_substitutions.append(node_text(node))
         self._children(node, _Context(substituted=True))
-
-    def _visit_for_statement(self, node: Node, ctx: _Context) -> None:
-        """`for x in ...` and `select x in ...` set `x`, exported or not."""
-        variable = node.child_by_field_name("variable")
-        if variable is not None:
-            self.variable_writes.append(node_text(variable))
-        self._children(node, ctx)
-
-    def _visit_arithmetic_expansion(self, node: Node, ctx: _Context) -> None:
-        self._children(node, replace(ctx, arithmetic=True))
-
-    def _visit_compound_statement(self, node: Node, ctx: _Context) -> None:
-        arithmetic = bool(node.children) and node_text(node.children[0]) == "(("
-        self._children(node, replace(ctx, arithmetic=ctx.arithmetic or arithmetic))
-
-    def _visit_binary_expression(self, node: Node, ctx: _Context) -> None:
-        if ctx.arithmetic:
-            self._arithmetic_write(node)
-        self._children(node, ctx)
-
-    def _visit_unary_expression(self, node: Node, ctx: _Context) -> None:
-        self._visit_binary_expression(node, ctx)
-
-    def _visit_postfix_expression(self, node: Node, ctx: _Context) -> None:
-        self._visit_binary_expression(node, ctx)
-
-    def _arithmetic_write(self, node: Node) -> None:
-        operators = [node_text(child) for child in node.children if not child.is_named]
-        targets = [child for child in node.named_children if child.type == "variable_name"]
-        if targets and any(op in _ARITHMETIC_ASSIGNMENTS for op in operators):
-            self.variable_writes.append(node_text(targets[0]))
-
-    def _visit_expansion(self, node: Node, ctx: _Context) -> None:
-        """`${x=v}` and `${x:=v}` assign `x` when it is unset or empty."""
-        operators = [node_text(child) for child in node.children if not child.is_named]
-        target = next((child for child in node.named_children if child.type == "variable_name"), None)
-        if target is not None and any(op in ("=", ":=") for op in operators):
-            self.variable_writes.append(node_text(target))
-        self._children(node, ctx)
 
     def _visit_pipeline(self, node: Node, ctx: _Context) -> None:
         self.pipelines += 1

@@ -1,9 +1,13 @@
 """The read-only whitelist of SPEC 4: commands that run without asking in every mode, with argument checks.
 
 A command is read-only when its program is on the list and none of its arguments turns it into a writer or
-a launcher: `find` without `-exec`/`-delete`, `sed` without `-i` or a `w`/`e` command, `sort` without `-o`,
-`rg` without `--pre`, `git status`/`log`/`diff`... without `-c`/`--output`. Redirections are not looked at
-here (the analysis adds them: `cat a > b` is not read-only whatever `cat` is).
+a launcher: `find` without `-exec`/`-delete`, `sed` without `-i`, `sort` without `-o`, `rg` without `--pre`.
+Redirections are not looked at here (the analysis adds them: `cat a > b` is not read-only whatever `cat` is).
+What a read-only command reads is not judged: it runs confined by the kernel (SPEC 13, ``engine.sandbox``).
+
+git has three fates: `status`/`diff`/`log`/`show`... are read-only, the mutating subcommands (`commit`, `push`,
+`reset`, `checkout`, `clean`...) are blocked in plan mode and ask elsewhere, and anything else (an alias, a plugin)
+is an ordinary command that asks. Some subcommands are both: `git branch` lists, `git branch x` creates.
 
 An argument whose value is known only at run time (`$X`, `$(...)`) could be any option, so only programs
 with no dangerous option at all accept one; the rest must be literal. The same holds for `xargs`, which
@@ -16,11 +20,9 @@ from collections.abc import Callable, Sequence
 from enum import Enum
 
 from engine.policy.argv import has_long, has_option, has_short, operands
-from engine.policy.bash_env import environment_builtin_problem
-from engine.policy.bash_git import judge_git
-from engine.policy.bash_records import HARMLESS_TARGETS
-from engine.policy.bash_words import Word
+from engine.policy.bash_records import HARMLESS_TARGETS, Word
 from engine.policy.bash_wrappers import is_trusted_path, program_name
+from engine.record import record
 
 
 class Access(str, Enum):
@@ -41,7 +43,7 @@ ANY_ARGUMENTS = frozenset(
         "sha512sum", "stat", "seq", "printf", "test", "[", "cd", "column", "fold", "strings", "od", "hexdump",
         "grep", "egrep", "fgrep", "nproc", "uptime", "free", "arch", "sleep", "exit", ":", "command",
         "exec", "time", "nice", "declare", "local", "readonly", "typeset", "unset", "set", "read", "mapfile",
-        "readarray", "getopts", "let", "jq",
+        "readarray", "getopts", "let", "jq", "export",
     }
 )  # fmt: skip
 _FIND_FORBIDDEN = {
@@ -85,9 +87,6 @@ def classify(words: Sequence[Word], appended: bool = False) -> tuple[Access, str
         if unknown:
             return Access.OTHER, _UNKNOWN_ARGUMENT
         return Access.READ_ONLY, None
-    environment = environment_builtin_problem(name, args)
-    if environment is not None:
-        return Access.OTHER, environment
     if name in ANY_ARGUMENTS:
         return Access.READ_ONLY, None
     if args in VERSION_QUERIES and not unknown:
@@ -169,13 +168,7 @@ def _hostname(args: Sequence[str]) -> str | None:
     return None
 
 
-def _ps(args: Sequence[str]) -> str | None:
-    # A command run unasked sees no other process (no /proc, SPEC 13); `ps` is only useful once approved.
-    return "lists other processes, which a command run unasked cannot see"
-
-
 _CHECKS: dict[str, Callable[[Sequence[str]], str | None]] = {
-    "ps": _ps,
     "find": _find,
     "rg": _rg,
     "sed": _sed,
@@ -187,4 +180,174 @@ _CHECKS: dict[str, Callable[[Sequence[str]], str | None]] = {
     "file": _file,
     "hostname": _hostname,
     **{name: _awk for name in _AWKS},
+}
+
+
+# Global options that take a value (`git -C dir status`); the ones that can make git run other programs
+# (`-c core.pager=...`, `--exec-path=...`, `--config-env`) keep any call off the read-only list.
+_GLOBAL_WITH_VALUE = frozenset(
+    {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix", "--attr-source"}
+)
+_GLOBAL_UNSAFE = ("-c", "--config-env", "--exec-path")
+
+READ_ONLY_SUBCOMMANDS = frozenset(
+    {
+        "status", "diff", "log", "show", "rev-parse", "ls-files", "blame", "annotate", "describe", "shortlog",
+        "grep", "show-ref", "show-branch", "cat-file", "ls-tree", "count-objects", "merge-base", "name-rev",
+        "rev-list", "whatchanged", "version", "check-ignore", "check-attr", "diff-tree", "diff-files",
+        "diff-index", "for-each-ref", "cherry", "var", "range-diff", "verify-commit", "verify-tag",
+    }
+)  # fmt: skip
+# Not read-only, though they change nothing: `ls-remote` talks to a remote (and runs the ssh command or the
+# `uploadpack` program the repository's config names); `help` starts the man or web viewer the config names.
+MUTATING_SUBCOMMANDS = frozenset(
+    {
+        "add", "am", "apply", "bisect", "checkout", "cherry-pick", "clean", "clone", "commit", "commit-tree",
+        "fetch", "filter-branch", "gc", "init", "maintenance", "merge", "mergetool", "mv", "pack-refs", "prune",
+        "pull", "push", "read-tree", "rebase", "repack", "replace", "reset", "restore", "revert", "rm",
+        "sparse-checkout", "switch", "update-index", "update-ref", "write-tree",
+    }
+)  # fmt: skip
+# Options of read-only subcommands that write a file or run a program.
+_CONFIG_WRITING = (
+    "--edit", "--unset", "--unset-all", "--add", "--replace-all", "--rename-section", "--remove-section",
+)  # fmt: skip
+_READ_ONLY_FORBIDDEN = {
+    "--output": "writes its output to a file",
+    "--ext-diff": "runs an external diff program",
+    "--open-files-in-pager": "runs a pager program",
+}
+
+
+@record
+class GitCall:
+    global_options: tuple[str, ...]
+    subcommand: str | None
+    args: tuple[str, ...]
+
+
+@record
+class GitVerdict:
+    mutating: bool
+    # Why the call is not read-only, as a predicate ("is a mutating git command"); None when it is.
+    problem: str | None
+
+
+def split_git(args: Sequence[str]) -> GitCall:
+    """Separates `git -C dir --no-pager log -3` into global options, subcommand and its arguments."""
+    index = 0
+    while index < len(args) and args[index].startswith("-"):
+        option = args[index]
+        index += 1
+        if option in _GLOBAL_WITH_VALUE:
+            index += 1
+    if index >= len(args):
+        return GitCall(tuple(args), None, ())
+    return GitCall(tuple(args[:index]), args[index], tuple(args[index + 1 :]))
+
+
+def judge_git(args: Sequence[str]) -> GitVerdict:
+    """Classifies a git call given the words after `git`."""
+    call = split_git(args)
+    unsafe_global = next(
+        (o for o in call.global_options if any(o == u or o.startswith(u + "=") for u in _GLOBAL_UNSAFE)), None
+    )
+    sub = call.subcommand or ""
+    if sub in MUTATING_SUBCOMMANDS:
+        return GitVerdict(True, "is a mutating git command")
+    list_only = _LIST_ONLY.get(sub)
+    if list_only is not None:
+        problem = list_only(call.args)
+        if problem is not None:
+            return GitVerdict(True, f"{problem}: a mutating git command")
+    elif sub and sub not in READ_ONLY_SUBCOMMANDS:
+        return GitVerdict(False, f"runs `git {sub}`, which this check does not know (an alias or a plugin?)")
+    if unsafe_global is not None:
+        return GitVerdict(False, f"uses `{unsafe_global.split('=')[0]}`, which can make git run other programs")
+    for option, effect in _READ_ONLY_FORBIDDEN.items():
+        if has_long(call.args, option):
+            return GitVerdict(False, f"with `{option}` {effect}")
+    if sub == "grep" and has_option(call.args, short="O"):
+        return GitVerdict(False, "with `-O` runs a pager program")
+    return GitVerdict(False, None)
+
+
+def _branch(args: Sequence[str]) -> str | None:
+    return _listing(
+        args,
+        letters="arvlqi",
+        flags=("--all", "--remotes", "--verbose", "--list", "--show-current", "--quiet", "--ignore-case",
+               "--color", "--no-color", "--column", "--no-column", "--abbrev", "--no-abbrev"),
+        with_value=("--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format"),
+        what="creates, renames or deletes a branch",
+    )  # fmt: skip
+
+
+def _tag(args: Sequence[str]) -> str | None:
+    return _listing(
+        args,
+        letters="lni0123456789",
+        flags=("--list", "--ignore-case", "--color", "--no-color", "--column", "--no-column"),
+        with_value=("--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format"),
+        what="creates or deletes a tag",
+    )
+
+
+def _listing(
+    args: Sequence[str], letters: str, flags: Sequence[str], with_value: Sequence[str], what: str
+) -> str | None:
+    """`git branch`/`git tag` only list when every option is a listing option and names appear only with -l."""
+    listing = has_option(args, short="l", long=("--list",))
+    for arg in args:
+        if arg.startswith("--"):
+            name = arg.split("=", 1)[0]
+            if name not in flags and name not in with_value:
+                return what
+        elif arg.startswith("-") and len(arg) > 1 and any(char not in letters for char in arg[1:]):
+            return what
+    if operands(args, value_long=with_value) and not listing:
+        return what
+    return None
+
+
+def _first_operand_in(allowed: frozenset[str], default_reads: bool, what: str) -> Callable[[Sequence[str]], str | None]:
+    """For `git stash list`, `git remote -v`, `git worktree list`: read-only subcommand words."""
+
+    def check(args: Sequence[str]) -> str | None:
+        words = operands(args)
+        if not words:
+            return None if default_reads else what
+        return None if words[0] in allowed else what
+
+    return check
+
+
+def _config(args: Sequence[str]) -> str | None:
+    """`git config key` and `git config get key` read; `git config key value`, `--unset`, `set` write."""
+    changes = "changes the configuration"
+    if has_option(args, short="e", long=_CONFIG_WRITING):
+        return changes
+    words = operands(args, value_short="f", value_long=("--file", "--blob", "--type", "--default"))
+    if words and words[0] in ("get", "list"):
+        return None
+    if words and words[0] in ("set", "unset", "rename-section", "remove-section", "edit"):
+        return changes
+    return None if len(words) <= 1 else changes
+
+
+def _symbolic_ref(args: Sequence[str]) -> str | None:
+    return None if len(operands(args)) <= 1 else "changes a reference"
+
+
+_LIST_ONLY = {
+    "branch": _branch,
+    "tag": _tag,
+    "config": _config,
+    "symbolic-ref": _symbolic_ref,
+    "stash": _first_operand_in(frozenset({"list", "show"}), False, "stashes or restores changes"),
+    "remote": _first_operand_in(frozenset({"show", "get-url"}), True, "changes the remotes"),
+    "worktree": _first_operand_in(frozenset({"list"}), False, "changes the worktrees"),
+    "submodule": _first_operand_in(frozenset({"status", "summary"}), True, "changes the submodules"),
+    "notes": _first_operand_in(frozenset({"list", "show"}), True, "changes the notes"),
+    "reflog": _first_operand_in(frozenset({"show"}), True, "expires or deletes reflog entries"),
 }

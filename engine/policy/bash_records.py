@@ -1,14 +1,133 @@
-"""The records a parsed bash line is made of: each simple command it runs with its words, prefix assignments and
-redirections, the functions it defines, and the whole script with what could not be parsed or seen through.
+"""The records a parsed bash line is made of: shell words with their quotes removed, redirections, the simple
+commands the line runs, the functions it defines, and the whole script with what could not be parsed or seen through.
 
-Kept apart from the walk that builds them (``bash_parse``) because the judging modules read these records, and
-which redirection writes a file is a property of the record, not of the parse.
+A ``Word`` keeps a word's source text and, when no expansion decides it at run time, its literal value: `'a b'`,
+`"a b"` and `$'a b'` all mean `a b`, while `"$HOME"` has no literal value. The decoders follow bash's quoting rules
+(backslashes outside and inside double quotes, single quotes, ANSI-C quoting, concatenations) and give None for
+anything the shell expands. ``bash_parse`` builds the records; every judging module reads them.
 """
 
 from __future__ import annotations
 
-from engine.policy.bash_words import Word
+from typing import TYPE_CHECKING
+
 from engine.record import record
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+# The characters a backslash escapes inside double quotes; before any other, the backslash stays.
+_DOUBLE_QUOTE_ESCAPES = frozenset('"\\$`')
+
+
+@record
+class Word:
+    """One shell word: its source text and, when no expansion decides it at run time, its literal value."""
+
+    source: str
+    value: str | None
+
+    @property
+    def shown(self) -> str:
+        return self.value if self.value is not None else self.source
+
+
+def word_of(node: Node) -> Word:
+    return Word(source=node_text(node), value=_literal(node))
+
+
+def assignment_of(node: Node) -> tuple[str, Word]:
+    """A `name=value` node: the name and the value's word."""
+    name = node.child_by_field_name("name")
+    value = node.child_by_field_name("value")
+    return (
+        node_text(name) if name is not None else "",
+        word_of(value) if value is not None else Word("", ""),
+    )
+
+
+def node_text(node: Node) -> str:
+    return node.text.decode(errors="replace") if node.text is not None else ""
+
+
+def _literal(node: Node) -> str | None:
+    """The value after quote removal, or None when an expansion decides it at run time."""
+    kind = node.type
+    text = node_text(node)
+    if kind == "command_name":
+        parts = node.named_children
+        return _literal(parts[0]) if len(parts) == 1 else None
+    if kind == "word":
+        return _unescape_unquoted(text)
+    if kind in ("number", "variable_name", "string_content", "heredoc_content"):
+        return text
+    if kind == "raw_string":
+        return text[1:-1]
+    if kind in ("string", "translated_string"):
+        return _double_quoted(node)
+    if kind == "ansi_c_string":
+        return _ansi_c(text[2:-1])
+    if kind == "concatenation":
+        pieces: list[str] = []
+        for child in node.named_children:
+            piece = _literal(child)
+            if piece is None:
+                return None
+            pieces.append(piece)
+        return "".join(pieces)
+    # Expansions, and any node this walk does not know, are decided at run time.
+    return None
+
+
+def _unescape_unquoted(text: str) -> str:
+    out: list[str] = []
+    chars = iter(text)
+    for char in chars:
+        if char == "\\":
+            following = next(chars, "")
+            if following != "\n":
+                out.append(following)
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def _double_quoted(node: Node) -> str | None:
+    if node.type == "translated_string":
+        inner = node.named_children
+        if len(inner) != 1:
+            return None
+        node = inner[0]
+    pieces: list[str] = []
+    for child in node.named_children:
+        if child.type != "string_content":
+            return None
+        pieces.append(_unescape_double_quoted(node_text(child)))
+    return "".join(pieces)
+
+
+def _unescape_double_quoted(text: str) -> str:
+    out: list[str] = []
+    index = 0
+    while index < len(text):
+        char = text[index]
+        following = text[index + 1] if index + 1 < len(text) else ""
+        if char == "\\" and (following in _DOUBLE_QUOTE_ESCAPES or following == "\n"):
+            if following != "\n":
+                out.append(following)
+            index += 2
+            continue
+        out.append(char)
+        index += 1
+    return "".join(out)
+
+
+def _ansi_c(body: str) -> str | None:
+    try:
+        return body.encode("latin-1", "backslashreplace").decode("unicode_escape")
+    except UnicodeDecodeError:
+        return None
+
 
 # Redirection targets that swallow or show output but are no file anyone keeps.
 HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
@@ -75,5 +194,3 @@ class ParsedScript:
     substitutions: tuple[str, ...]
     process_substitutions: tuple[str, ...]
     functions: tuple[FunctionDef, ...]
-    # Variables set other than by an `x=1` statement or prefix: `for x in`, `$((x=1))`, `${x:=1}`, `(( x++ ))`.
-    variable_writes: tuple[str, ...] = ()

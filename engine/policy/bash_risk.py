@@ -4,19 +4,32 @@ Every reason has a stable code (for the permission log and the test corpus) and 
 names the command: "`rm -rf build` deletes files recursively and without confirmation". The checks work on
 parsed words, never on the raw string, so `echo "rm -rf /"`, `grep sudo notes.txt` and
 `git log --grep=reset` are not mistaken for what they mention.
+
+Two entries: ``command_risks`` for one simple command (every layer of its wrappers, the commands `find -exec` runs,
+its prefix assignments, and where it writes), ``line_risks`` for a script as a whole (what the parser could not see
+through, a download run as code).
+
+Where a command writes is judged as a file tool's write is (SPEC 13, decision of 2026-12-07): the targets of its
+redirections and the operands of commands that create, change or remove files, resolved from every folder the line
+may be in. Under coder-tui's own configuration folder it is refused (``own_config_write``); under the workspace's
+`.git/` or `.coder/`, which the sandbox cannot carve out of a writable workspace, it asks (``protected_write``);
+anything but an ordinary workspace file reached without a link asks whatever rule or "always" covers the command
+(``unasked_write``), so that an allowance for `echo *` never covers `echo x > .mcp.json`.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from engine.home_folder import own_config_folder_of
 from engine.policy.argv import has_long, has_option, has_short, operands
-from engine.policy.bash_git import split_git
-from engine.policy.bash_records import ParsedScript, Redirect
-from engine.policy.bash_words import Word
-from engine.policy.bash_wrappers import program_name
+from engine.policy.bash_readonly import split_git
+from engine.policy.bash_records import ParsedScript, Redirect, SimpleCommand, Word
+from engine.policy.bash_wrappers import Chain, program_name
+from engine.policy.unasked_writes import unasked_write_reason
 from engine.record import record
 
 # code -> what it is about, for /permissions and documentation.
@@ -77,6 +90,12 @@ _HIJACKING_VARIABLES = frozenset(
     }
 )  # fmt: skip
 _SHOWN_LIMIT = 80
+_PROTECTED_FOLDERS = (".git", ".coder")
+# Commands whose operands are files they create, change or remove.
+_FILE_CHANGERS = frozenset(
+    {"tee", "cp", "mv", "install", "ln", "touch", "rm", "rmdir", "mkdir", "chmod", "chown", "chgrp", "truncate",
+     "shred", "unlink", "rsync", "tar", "unzip", "patch"}
+)  # fmt: skip
 
 
 @record
@@ -91,8 +110,32 @@ def shown(source: str) -> str:
     return flat if len(flat) <= _SHOWN_LIMIT else flat[: _SHOWN_LIMIT - 1] + "…"
 
 
-def script_risks(script: ParsedScript) -> list[Risk]:
-    """Risks of the command line as a whole: what the parser could not see through."""
+@record
+class Folders:
+    """Where a line's paths are resolved: the workspace root, every folder a `cd` of the line may have entered, and
+    coder-tui's own configuration folders."""
+
+    root: Path
+    dirs: tuple[Path, ...]
+    own_config: tuple[Path, ...]
+
+
+def command_risks(command: SimpleCommand, chain: Chain, line: str, folders: Folders) -> list[Risk]:
+    """The risks of one simple command: every layer is checked (`sudo timeout 5 rm -rf x` is both `sudo` and
+    `rm -rf`), and so is what `find -exec` runs."""
+    risks = _assignment_risks([*command.assignments, *chain.assignments], line)
+    risks += _redirect_risks(command.redirects, line, folders.root)
+    risks += _write_risks(chain.innermost, command.redirects, line, folders)
+    for layer in chain.layers:
+        risks += _layer_risks(layer, line)
+        for embedded in _find_exec_commands(layer):
+            risks += [risk for inner in Chain.of(embedded).layers for risk in _layer_risks(inner, line)]
+    return risks
+
+
+def line_risks(script: ParsedScript, runs: Sequence[tuple[Word, ...]]) -> list[Risk]:
+    """The risks of a script as a whole: what the parser could not see through, and a download run as code.
+    ``runs`` holds what each of ``script.commands`` finally runs (after its wrappers)."""
     line = shown(script.source)
     risks: list[Risk] = []
     if script.errors:
@@ -110,10 +153,28 @@ def script_risks(script: ParsedScript) -> list[Risk]:
             risks.append(
                 Risk("fork_bomb", f"`{shown(function.source)}` is a fork bomb: it keeps starting copies of itself")
             )
+    if _runs_download(script.commands, runs):
+        risks.append(Risk("pipe_to_shell", f"`{line}` runs code downloaded from the network"))
     return risks
 
 
-def assignment_risks(assignments: Iterable[tuple[str, Word]], line: str) -> list[Risk]:
+def _runs_download(commands: Sequence[SimpleCommand], runs: Sequence[tuple[Word, ...]]) -> bool:
+    """`curl ... | sh` (a later stage of the pipeline runs code from its input), or `sh <(curl ...)` and
+    `eval "$(curl ...)"` (a download substituted into a line that runs an interpreter)."""
+    stages: dict[int, list[tuple[int, tuple[Word, ...]]]] = {}
+    for command, words in zip(commands, runs, strict=True):
+        if command.pipeline is not None:
+            stages.setdefault(command.pipeline[0], []).append((command.pipeline[1], words))
+    for pipeline in stages.values():
+        ordered = [words for _, words in sorted(pipeline, key=lambda stage: stage[0])]
+        first = next((i for i, words in enumerate(ordered) if _downloads(words)), None)
+        if first is not None and any(_runs_code_from_stdin(words) for words in ordered[first + 1 :]):
+            return True
+    substituted = any(c.substituted and _downloads(words) for c, words in zip(commands, runs, strict=True))
+    return substituted and any(_interprets_code(words) for words in runs)
+
+
+def _assignment_risks(assignments: Iterable[tuple[str, Word]], line: str) -> list[Risk]:
     return [
         Risk("env_override", f"`{line}` sets `{name}`, which changes which program runs or what it loads")
         for name, _ in assignments
@@ -121,7 +182,7 @@ def assignment_risks(assignments: Iterable[tuple[str, Word]], line: str) -> list
     ]
 
 
-def redirect_risks(redirects: Iterable[Redirect], line: str, cwd: Path) -> list[Risk]:
+def _redirect_risks(redirects: Iterable[Redirect], line: str, cwd: Path) -> list[Risk]:
     """`>` onto a file that exists (resolved from ``cwd``), and any write to a disk device."""
     risks: list[Risk] = []
     for redirect in redirects:
@@ -144,8 +205,8 @@ def _existing_file(cwd: Path, target: str) -> bool:
         return False
 
 
-def command_risks(words: Sequence[Word], line: str) -> list[Risk]:
-    """Risks of one command (one layer of `sudo timeout 5 rm -rf x`: each layer is checked)."""
+def _layer_risks(words: Sequence[Word], line: str) -> list[Risk]:
+    """Risks of one layer of `sudo timeout 5 rm -rf x`."""
     if not words:
         return []
     name = program_name(words[0])
@@ -243,11 +304,11 @@ def _device_operand(name: str, args: list[str]) -> str | None:
     return None
 
 
-def downloads(words: Sequence[Word]) -> bool:
+def _downloads(words: Sequence[Word]) -> bool:
     return program_name(words[0]) in _DOWNLOADERS if words else False
 
 
-def interprets_code(words: Sequence[Word]) -> bool:
+def _interprets_code(words: Sequence[Word]) -> bool:
     """An interpreter, `source`/`.` or `eval`: what runs `sh <(curl ...)` or `eval "$(curl ...)"`."""
     name = _interpreter_name(words)
     return name in _INTERPRETERS or name in ("source", ".", "eval")
@@ -258,7 +319,7 @@ def _interpreter_name(words: Sequence[Word]) -> str | None:
     return "python" if name is not None and re.fullmatch(r"python[\d.]*", name) else name
 
 
-def runs_code_from_stdin(words: Sequence[Word]) -> bool:
+def _runs_code_from_stdin(words: Sequence[Word]) -> bool:
     """`sh`, `bash -s`, `python3 -`: an interpreter that takes its program from standard input."""
     code_flags = _INTERPRETERS.get(_interpreter_name(words) or "")
     if code_flags is None:
@@ -270,5 +331,64 @@ def runs_code_from_stdin(words: Sequence[Word]) -> bool:
     return not scripts or scripts[0] == "-" or has_short(args, "s")
 
 
-def pipe_to_shell_risk(line: str) -> Risk:
-    return Risk("pipe_to_shell", f"`{line}` runs code downloaded from the network")
+def _write_risks(words: Sequence[Word], redirects: Iterable[Redirect], line: str, folders: Folders) -> list[Risk]:
+    """The risks of one command's writes: at most one of each code, the strongest reason first."""
+    risks: dict[str, Risk] = {}
+    for target in _targets(words, redirects):
+        if target.value is None:
+            text = f"`{line}` writes to `{target.shown}`, a path known only at run time"
+            risks.setdefault("unasked_write", Risk("unasked_write", text))
+            continue
+        for base in folders.dirs:
+            judged = _judge_write(target.value, base, folders, line)
+            if judged is not None:
+                risks.setdefault(judged.code, judged)
+    return list(risks.values())
+
+
+def _targets(words: Sequence[Word], redirects: Iterable[Redirect]) -> list[Word]:
+    targets = [r.target for r in redirects if r.writes and r.target is not None and r.target.value != ""]
+    name = program_name(words[0]) if words else None
+    if name in _FILE_CHANGERS or (name == "sed" and has_option([w.shown for w in words[1:]], "i", ("--in-place",))):
+        targets += [word for word in words[1:] if word.value is None or (word.value and word.value[0] != "-")]
+    if name == "dd":
+        outputs = [word for word in words[1:] if word.value and word.value.startswith("of=")]
+        targets += [Word(word.source[3:], (word.value or "")[3:]) for word in outputs]
+    return targets
+
+
+def _judge_write(target: str, base: Path, folders: Folders, line: str) -> Risk | None:
+    try:
+        written = os.path.expanduser(target)
+        real = Path(os.path.realpath(base / written))
+    except (OSError, ValueError, RuntimeError):
+        return Risk("unasked_write", f"`{line}` writes to `{target}`, which cannot be checked")
+    own = own_config_folder_of(real, folders.own_config)
+    if own is not None:
+        return Risk(
+            "own_config_write",
+            f"`{line}` writes under {own}, coder-tui's own configuration, which no tool changes",
+        )
+    folder = next((name for name in _PROTECTED_FOLDERS if real.is_relative_to(folders.root / name)), None)
+    if folder is not None:
+        return Risk("protected_write", f"`{line}` writes under `{folder}/`, which only you should change")
+    reason = unasked_write_reason(folders.root, written, base)
+    return None if reason is None else Risk("unasked_write", f"`{line}` {reason}")
+
+
+def _find_exec_commands(words: Sequence[Word]) -> list[tuple[Word, ...]]:
+    """The commands `find -exec ... ;` runs, so that `find . -exec rm -rf {} +` is seen for what it does."""
+    if program_name(words[0] if words else None) != "find":
+        return []
+    found: list[tuple[Word, ...]] = []
+    index = 0
+    while index < len(words):
+        if words[index].value in ("-exec", "-execdir", "-ok", "-okdir"):
+            end = index + 1
+            while end < len(words) and words[end].value not in (";", "+"):
+                end += 1
+            if end > index + 1:
+                found.append(tuple(words[index + 1 : end]))
+            index = end
+        index += 1
+    return found

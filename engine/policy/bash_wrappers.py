@@ -11,7 +11,8 @@ import re
 from collections.abc import Sequence
 
 from engine.policy.argv import has_option
-from engine.policy.bash_words import Word
+from engine.policy.arity import CommandPrefix, arity_prefix
+from engine.policy.bash_records import Word
 from engine.record import record
 
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash"})
@@ -76,20 +77,55 @@ class Unwrapped:
     appends_args: bool = False
     # `env NAME=VALUE cmd` sets variables exactly like a `NAME=VALUE cmd` prefix.
     assignments: tuple[tuple[str, Word], ...] = ()
-    # `env -u NAME`, `env -i`, `env -C DIR`, `exec -c`: wrapper options that change the environment or the folder,
-    # each with its wrapper ("env -u").
-    env_options: tuple[str, ...] = ()
 
 
 @record
 class InlineScript:
     via: str  # "bash -c", "eval", ...
     script: str | None  # None when an expansion decides the script at run time
+    # `bash --rcfile f -c '...'`, `--init-file`: the shell runs a file of its own before the script.
+    startup_file: bool = False
 
     @property
     def privileged(self) -> bool:
         """`su -c '...'` runs its script as another user: nothing inside it is read-only."""
         return self.via == "su -c"
+
+
+@record
+class Chain:
+    """A command and the commands its wrappers run: `sudo timeout 5 rm x` has three layers."""
+
+    layers: tuple[tuple[Word, ...], ...]
+    # No wrapper changes what the command may do (`sudo` does, `time -o f` writes a file of its own).
+    transparent: bool
+    # `xargs` appends arguments read from standard input.
+    appended: bool
+    assignments: tuple[tuple[str, Word], ...]
+
+    @classmethod
+    def of(cls, words: tuple[Word, ...]) -> Chain:
+        layers = [words]
+        transparent, appended = True, False
+        assignments: list[tuple[str, Word]] = []
+        while (wrapped := unwrap(layers[-1])) is not None:
+            layers.append(wrapped.inner)
+            transparent = transparent and wrapped.transparent
+            appended = appended or wrapped.appends_args
+            assignments.extend(wrapped.assignments)
+        return cls(tuple(layers), transparent, appended, tuple(assignments))
+
+    @property
+    def innermost(self) -> tuple[Word, ...]:
+        return self.layers[-1]
+
+    def prefix(self) -> CommandPrefix | None:
+        """The wrappers as written plus the arity prefix of what they run: `timeout 60 npm test *`."""
+        inner = arity_prefix([word.value for word in self.innermost])
+        wrapper = [word.value for word in self.layers[0][: len(self.layers[0]) - len(self.innermost)]]
+        if inner is None or any(value is None for value in wrapper):
+            return None
+        return CommandPrefix(tuple(value for value in wrapper if value is not None) + inner.words, inner.exact)
 
 
 def program_name(word: Word | None) -> str | None:
@@ -126,11 +162,7 @@ def unwrap(words: Sequence[Word]) -> Unwrapped | None:
     options = [word.shown for word in wrapper[1:]]
     other_values = "".join(c for c in spec.value_short if c not in spec.writing_short)
     writes = has_option(options, spec.writing_short, spec.writing_long, other_values)
-    # `exec -c cmd` runs the command with an empty environment, as `env -i` does.
-    clears = ("exec -c",) if name == "exec" and has_option(options, "c", value_letters="a") else ()
-    return Unwrapped(
-        wrapper, tuple(words[start:]), spec.transparent and not writes, spec.appends_args, env_options=clears
-    )
+    return Unwrapped(wrapper, tuple(words[start:]), spec.transparent and not writes, spec.appends_args)
 
 
 def _skip_options(words: Sequence[Word], start: int, spec: _Spec) -> int | None:
@@ -162,11 +194,7 @@ def _unwrap_env(words: Sequence[Word]) -> Unwrapped | None:
     index, assignments, split = _scan_env(words)
     if split is not None or index >= len(words):
         return None  # `env -S '...'` is an inline script; `env` alone prints the environment
-    options = tuple(f"env {w.shown}" for w in words[1:index] if w.shown.startswith("-") and w.shown not in ("-", "--"))
-    return Unwrapped(
-        tuple(words[:index]), tuple(words[index:]), transparent=True, assignments=tuple(assignments),
-        env_options=options,
-    )
+    return Unwrapped(tuple(words[:index]), tuple(words[index:]), transparent=True, assignments=tuple(assignments))
 
 
 def _scan_env(words: Sequence[Word]) -> tuple[int, list[tuple[str, Word]], Word | None]:
@@ -227,6 +255,7 @@ def inline_script(words: Sequence[Word]) -> InlineScript | None:
 
 
 def _shell_dash_c(name: str, args: list[Word]) -> InlineScript | None:
+    startup = has_option([word.shown for word in args], long=("--rcfile", "--init-file"))
     dash_c = False
     index = 0
     while index < len(args):
@@ -243,7 +272,7 @@ def _shell_dash_c(name: str, args: list[Word]) -> InlineScript | None:
             dash_c = dash_c or (value[0] == "-" and "c" in value[1:])
             index += 1
             continue
-        return InlineScript(f"{name} -c", value) if dash_c else None
+        return InlineScript(f"{name} -c", value, startup) if dash_c else None
     return None
 
 

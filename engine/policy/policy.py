@@ -1,5 +1,7 @@
 """The permission policy (SPEC 4, 5 steps 1-3): mode matrix, preset, config rules, session allowances, and
-for bash the per-command analysis with its risk reasons, folded into one decision per tool call.
+for bash the per-command analysis with its risk reasons, folded into one decision per tool call. For bash, the
+records come from one pass over the parsed line (``bash_analysis``) and steps 1-5 below are ``bash_decision``'s; the
+grant of step 6 is made here.
 
 Order of precedence, for a tool and for each command of a bash line:
 1. The mode: a tool the mode disables (write/edit/patch/task in plan) is BLOCKED, and so is a mutating git
@@ -34,22 +36,21 @@ from typing import TYPE_CHECKING, Any
 
 from engine.home_folder import home_workspace_problem
 from engine.modes import Mode
-from engine.policy.bash_analysis import BashAnalysis, CommandVerdict, analyse
-from engine.policy.bash_decision import LINE_LIFTS, Judgement, bash_allowances, bash_reasons, line_allowed, unique
+from engine.policy.bash_analysis import BashAnalysis, analyse
+from engine.policy.bash_decision import BashStanding, decide_bash
 from engine.policy.bash_readonly import Access
-from engine.policy.bash_risk import REFUSING_CODES
 from engine.policy.decision import Action, Allowance, PolicyDecision
 from engine.policy.fetch_hosts import FETCH_TOOL, FetchHosts
-from engine.policy.matrix import bash_cell, rows, tool_cell
+from engine.policy.matrix import rows, tool_cell
 from engine.policy.presets import PRESET_MODES, STRICT, parse_preset, preset_for_mode
-from engine.policy.rules import RuleMatch, RuleSet
+from engine.policy.rules import RuleSet
 from engine.sandbox import Confinement, SandboxGrant, SandboxSupport, describe, detect, no_sandbox_notice
 from engine.policy.tool_patterns import name_matches
 from engine.tools.base import ToolKind
 from engine.tools.fetch_host import url_host
 
 if TYPE_CHECKING:
-    from engine.config.schema import Config, PermissionsConfig
+    from engine.config.schema import Config
 
 _KIND_WORK = {
     ToolKind.READ: "reading",
@@ -102,47 +103,23 @@ class PermissionPolicy:
 
     @classmethod
     def for_settings(cls, config: Config, mode: str | None, workspace: Path) -> PermissionPolicy:
-        """From a whole configuration: its `permissions`, and the sandbox folders and environment names its
-        `sandbox` and `bash` sections add. Every policy a session makes (start, `/trust`, a sub-agent) is made
-        here, so none forgets a setting; in the home folder or above it, each stays in plan mode."""
-        return cls.from_config(
-            config.permissions,
-            mode,
-            workspace=workspace,
-            sandbox_writable=tuple(config.sandbox.writable),
-            sandbox_readable=tuple(config.sandbox.readable),
-            env_names=tuple(config.bash.env),
-            plan_only=home_workspace_problem(workspace),
-        )
-
-    @classmethod
-    def from_config(
-        cls,
-        permissions: PermissionsConfig,
-        mode: str | None = None,
-        *,
-        workspace: Path | None = None,
-        rules_source: str = "config",
-        sandbox_writable: tuple[str, ...] = (),
-        sandbox_readable: tuple[str, ...] = (),
-        env_names: tuple[str, ...] = (),
-        plan_only: str | None = None,
-    ) -> PermissionPolicy:
-        """From the `permissions` config section; ``mode`` (config `mode` or a flag) overrides the preset's."""
+        """From a whole configuration: its `permissions` (``mode``, the config's `mode` or a flag, overrides the
+        preset's), and the sandbox folders and environment names its `sandbox` and `bash` sections add. Every policy
+        a session makes (start, `/trust`, a sub-agent) is made here, so none forgets a setting; in the home folder or
+        above it, each stays in plan mode."""
+        permissions = config.permissions
         preset = parse_preset(permissions.preset)
-        resolved = Mode.parse(mode) if mode else PRESET_MODES[preset]
         return cls(
-            resolved,
+            Mode.parse(mode) if mode else PRESET_MODES[preset],
             preset,
             dict(permissions.tools),
             dict(permissions.bash),
             workspace=workspace,
-            rules_source=rules_source,
-            sandbox_writable=sandbox_writable,
+            sandbox_writable=tuple(config.sandbox.writable),
             fetch_rules=dict(permissions.fetch),
-            sandbox_readable=sandbox_readable,
-            env_names=env_names,
-            plan_only=plan_only,
+            sandbox_readable=tuple(config.sandbox.readable),
+            env_names=tuple(config.bash.env),
+            plan_only=home_workspace_problem(workspace),
         )
 
     def sandbox_description(self) -> str:
@@ -273,39 +250,10 @@ class PermissionPolicy:
         if self.mode is Mode.YOLO:
             return PolicyDecision(Action.ALLOW, (), f"mode yolo: {tool} runs without policy or risk checks")
         analysis = analyse(command, self._workspace or Path.cwd())
-        judged = [self._judge(tool, verdict) for verdict in analysis.verdicts]
-        codes: tuple[str, ...] = unique(risk.code for risk in analysis.risks)
-        for final in (Action.BLOCKED, Action.DENY):
-            stopping = [j for j in judged if j.action is final]
-            if stopping:
-                rule = "; ".join(unique(j.rule for j in stopping))
-                return PolicyDecision(final, unique(j.reason for j in stopping), rule, risk_codes=codes)
-        refusing = [risk for risk in analysis.risks if risk.code in REFUSING_CODES]
-        if refusing:
-            reasons = unique(f"{tool}: {risk.text}" for risk in refusing)
-            rule = "coder-tui's own configuration is never written"
-            return PolicyDecision(Action.DENY, reasons, rule, risk_codes=codes)
-        asking = [j for j in judged if j.action is Action.ASK]
-        risks = analysis.risks
-        line_rule = line_allowed(self.mode, self._rules, self._session, tool, command)
-        if line_rule is not None:
-            # The user allowed this exact line, the files its `>` overwrites included.
-            asking, risks = [], tuple(risk for risk in risks if risk.code not in LINE_LIFTS)
-            judged = [Judgement(Action.ALLOW, None, line_rule)]
-        if not asking and not risks:
-            rule = "; ".join(unique(j.rule for j in judged)) or "no command to run"
-            return PolicyDecision(Action.ALLOW, (), rule, sandbox=self._grant(analysis))
-        because = [*(j.rule for j in asking), *(["bash risk analysis"] if risks else [])]
-        allowances = bash_allowances(self.mode, tool, command, analysis, asking)
-        return PolicyDecision(
-            Action.ASK,
-            bash_reasons(tool, analysis, judged) if line_rule is None else tuple(f"{tool}: {r.text}" for r in risks),
-            "; ".join(unique(because)),
-            "; ".join(a.describe() for a in allowances) if allowances else None,
-            allowances,
-            codes,
-            sandbox=self._grant(analysis),
+        standing = BashStanding(
+            self.mode, self.preset == STRICT, self.sandbox.confines_unasked, self._rules, tuple(self._session)
         )
+        return decide_bash(standing, tool, analysis, self._grant(analysis))
 
     def _grant(self, analysis: BashAnalysis) -> SandboxGrant:
         read_only = all(verdict.access is Access.READ_ONLY for verdict in analysis.verdicts)
@@ -325,49 +273,3 @@ class PermissionPolicy:
         return SandboxGrant(
             Confinement.VERIFY, network=network, extra_readable=self._sandbox_readable, env_names=self._env_names
         )
-
-    def _judge(self, tool: str, verdict: CommandVerdict) -> Judgement:
-        """Steps 1-4 of the module docstring for one command of a bash line."""
-        mode = self.mode
-        plan = mode is Mode.PLAN
-        if verdict.access is Access.MUTATING_GIT and plan:
-            return Judgement(
-                Action.BLOCKED,
-                f"{tool}: {verdict.problem}, disabled in plan mode",
-                "mode plan: mutating git commands are blocked",
-            )
-        rule: RuleMatch | None = self._rules.bash_rule(verdict.forms) or self._rules.tool_rule(tool)
-        if rule is not None and rule.action is Action.DENY:
-            return Judgement(Action.DENY, f"{tool}: `{verdict.shown}` is denied by {rule.text}", rule.text)
-        read_only = verdict.access is Access.READ_ONLY
-        if rule is not None and rule.action is Action.ALLOW and (read_only or not plan):
-            return Judgement(Action.ALLOW, None, rule.text)
-        unconfined = not self.sandbox.confines_unasked
-        cell = bash_cell(mode, verdict.access, self.preset == STRICT or unconfined)
-        if rule is not None and rule.action is Action.ASK:
-            because, reason = rule.text, f"{tool}: `{verdict.shown}` asks by {rule.text}"
-        elif cell is Action.ALLOW:
-            return Judgement(Action.ALLOW, None, f"mode {mode.value}: read-only {tool} commands run")
-        elif read_only and unconfined and self.preset != STRICT:
-            because = "no full confinement on this system: read-only bash commands ask"
-            reason = (
-                f"{tool}: this system cannot confine a command's reads and network, so even `{verdict.shown}` "
-                "asks before it runs"
-            )
-        elif read_only:
-            because = f"preset strict: {tool} asks for every command"
-            reason = f"{tool}: the strict preset asks before every command, even `{verdict.shown}`"
-        elif plan and rule is not None:
-            because = f"mode plan: only read-only {tool} commands run unasked ({rule.text} does not apply)"
-            reason = f"{tool}: {verdict.problem}"
-        else:
-            because = f"mode {mode.value}: {tool} commands that are not read-only ask"
-            reason = f"{tool}: {verdict.problem}"
-        redundant = verdict.problem_redundant and reason == f"{tool}: {verdict.problem}"
-        if plan or verdict.prefix is None:
-            return Judgement(Action.ASK, reason, because, redundant=redundant)
-        for allowance in self._session:
-            if allowance.tool == tool and allowance.prefix is not None and allowance.prefix.matches(verdict.words):
-                return Judgement(Action.ALLOW, None, f"session: always allowed {allowance.describe()}")
-        return Judgement(Action.ASK, reason, because, Allowance(tool, verdict.prefix), redundant)
-

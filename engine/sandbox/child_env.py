@@ -13,8 +13,9 @@ into "run this command". Two things close it:
   for an external diff the repository's config names, `cat` for its textconv and filter drivers, no signature
   checks by default, implicit bare repositories refused (`safe.bareRepository=explicit`).
   Environment variables rather than inserting `-c` into the command: the line is the model's text and stays as the
-  user saw it, and `/usr/bin/git`, `command git` or a `git` in a script all get the same settings. The policy makes
-  every way of changing them (`export`, `unset`, `A=b git`, `env -u`...) ask first (engine.policy.bash_env).
+  user saw it, and `/usr/bin/git`, `command git` or a `git` in a script all get the same settings. A line that
+  changes them (`unset`, `env -u`...) still runs confined: what git then starts cannot write outside the temp folder
+  or reach the network. Setting a `GIT_*` or `LD_*` variable asks (``engine.policy.bash_risk``, `env_override`).
 
 Driver names come from the config files (and the files they include) of every repository git could use from
 inside the workspace, nested ones and submodules included (``engine.sandbox.git_repos``), read here with a small

@@ -62,33 +62,19 @@ def detect() -> SandboxSupport:
     return SandboxSupport("none")
 
 
-def features(support: SandboxSupport) -> list[tuple[str, bool, str]]:
-    """(feature, in force, what it does or what happens without it), for `/status`, the tests' CI line and the docs."""
-    landlock_on = support.kind == "landlock"
-    return [
-        ("landlock reads", support.confines_reads,
-         "unasked commands read only the workspace, system and toolchain folders" if support.confines_reads
-         else "missing: read-only commands ask"),
-        ("landlock writes", support.available, "writes limited to the temp folder / workspace" if support.available
-         else "missing: every bash command asks"),
-        ("landlock tcp", support.kind == "seatbelt" or (landlock_on and support.abi >= TCP_RULES_ABI),
-         "TCP connect and bind refused by Landlock (ABI 4+)"),
-        ("seccomp network", support.blocks_network,
-         "no socket to anything (no connect, no sendto an address, any family) for unasked commands and auto-verify"
-         if support.blocks_network
-         else "missing: read-only commands ask, plan's approved commands keep UDP"),
-        ("landlock scopes", support.kind == "landlock" and support.abi >= SCOPES_ABI,
-         "no signals to processes outside, no abstract unix sockets outside (ABI 6+)"),
-        ("process trees", support.ends_trees,
-         "a subreaper ends everything a command started" if support.ends_trees
-         else "missing: only the command's process group is ended"),
-    ]  # fmt: skip
-
-
 def feature_line(support: SandboxSupport) -> str:
-    """One short line: which kernel features are in force (the tests print it in CI)."""
-    name = f"landlock ABI {support.abi}" if support.kind == "landlock" else support.kind
-    marks = ", ".join(f"{feature} {'yes' if on else 'no'}" for feature, on, _ in features(support))
+    """One short line: which kernel features are in force (the tests print it in CI, the confinement benchmark too)."""
+    landlock_on = support.kind == "landlock"
+    features = (
+        ("landlock reads", support.confines_reads),
+        ("landlock writes", support.available),
+        ("landlock tcp", support.kind == "seatbelt" or (landlock_on and support.abi >= TCP_RULES_ABI)),
+        ("seccomp network", support.blocks_network),
+        ("landlock scopes", landlock_on and support.abi >= SCOPES_ABI),
+        ("process trees", support.ends_trees),
+    )
+    name = f"landlock ABI {support.abi}" if landlock_on else support.kind
+    marks = ", ".join(f"{feature} {'yes' if on else 'no'}" for feature, on in features)
     return f"sandbox: {name}; {marks}"
 
 

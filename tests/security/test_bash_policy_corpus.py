@@ -1,5 +1,5 @@
-"""SPEC 13 against a hostile corpus (data/bash_policy.tsv, one line a case): environment and git configuration
-tricks, reads outside the workspace, writes under `.git/` and `.coder/`, each decided in plan, default and auto-edit
+"""SPEC 13 against a hostile corpus (data/bash_policy.tsv, one line a case): variables and git options that change
+which program runs, writes under `.git/` and `.coder/`, each decided in plan, default and auto-edit
 with the reason it must give; yolo allows every line (SPEC 4)."""
 
 from __future__ import annotations
@@ -31,9 +31,10 @@ def _cases() -> list[pytest.ParameterSet]:
 
 def test_corpus_has_at_least_110_hostile_lines() -> None:
     hostile = [case for case in _cases() if case.values[2] != "-"]
-    # The lines that read outside the workspace moved to data/confined_reads.tsv, where they run confined
-    # (test_confined_reads_corpus): the parser no longer decides them.
-    assert len(hostile) >= 110
+    # The lines that read outside the workspace moved to data/confined_reads.tsv, and those that change the
+    # environment otherwise than by a variable that changes which program runs to data/confined_env.tsv, where they
+    # run confined (test_confined_reads_corpus, test_confined_env_corpus): the parser no longer decides them.
+    assert len(hostile) >= 75
 
 
 @pytest.mark.parametrize(("command", "decisions", "reason"), _cases())

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.config.schema import PermissionsConfig
+from engine.config.schema import Config, PermissionsConfig
 from engine.modes import Mode
 from engine.policy import Action, PermissionPolicy
 from engine.tools.base import ToolKind
@@ -153,12 +153,13 @@ def test_strict_preset_asks_for_every_bash_command_even_whitelisted(tmp_path: Pa
     assert decide(policy, "read", ToolKind.READ) is ALLOW
 
 
-def test_from_config_takes_the_presets_mode_unless_a_mode_is_given() -> None:
-    config = PermissionsConfig(preset="build", tools={"fetch": "ask"}, bash={"git push *": "deny"})
-    policy = PermissionPolicy.from_config(config)
+def test_for_settings_takes_the_presets_mode_unless_a_mode_is_given(tmp_path: Path) -> None:
+    permissions = PermissionsConfig(preset="build", tools={"fetch": "ask"}, bash={"git push *": "deny"})
+    config = Config(permissions=permissions)
+    policy = PermissionPolicy.for_settings(config, None, tmp_path)
     assert (policy.mode, policy.preset) == (AUTO_EDIT, "auto-edit")
     assert decide(policy, "fetch", ToolKind.READ) is ASK
-    overridden = PermissionPolicy.from_config(config, "plan")
+    overridden = PermissionPolicy.for_settings(config, "plan", tmp_path)
     assert (overridden.mode, overridden.preset) == (PLAN, "plan")
 
 
