@@ -72,7 +72,8 @@ KEY_TABLE: tuple[KeySpec, ...] = (
     KeySpec("ctrl+t", "toggle_panes", "Panes", "screen", "show or hide the todo and tool-event panes"),
     KeySpec("ctrl+l", "clear_transcript", "Clear", "screen", "clear the screen (the session is kept)"),
     KeySpec("ctrl+o", "toggle_output", "Expand", "screen",
-            "expand the folded long tool outputs (again: fold them); a click expands one", show=False),
+            "expand the folded long tool outputs and pasted inputs (again: fold them); a click expands one",
+            show=False),
     # The app: these must win over every Screen's own binding for the same key.
     KeySpec("shift+tab", "cycle_mode", "Mode", "app", "cycle the mode: default → auto-edit → plan",
             priority=True, key_display="⇧⇥"),

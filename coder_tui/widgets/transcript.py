@@ -166,10 +166,11 @@ class Transcript(SizedByLayout, MountedWindow):
         return self._tool_views.get(call_id)
 
     def toggle_outputs(self) -> None:
-        """Ctrl+O: unfolds every folded long output shown; when none is folded, folds them all again."""
+        """Ctrl+O: unfolds every folded long output and input shown; when none is folded, folds them all again."""
         from coder_tui.widgets.tool_output import ToolOutput
 
-        long = [output for output in self.query(ToolOutput) if output.is_long]
+        long: list[ToolOutput | UserMessage] = [output for output in self.query(ToolOutput) if output.is_long]
+        long += [message for message in self.query(UserMessage) if message.is_long]
         fold = not any(output.folded for output in long)
         for output in long:
             output.toggle(folded=fold)
