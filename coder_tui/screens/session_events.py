@@ -148,7 +148,9 @@ def show_event(screen: SessionScreen, event: Event) -> None:
 
                 screen.app.push_screen(ReviewFindingsScreen(title, findings, screen.workspace))
         case HelpShown(commands=commands):
-            transcript.add_help([(item["usage"], item["summary"]) for item in commands])
+            from coder_tui.screens.help_screen import HelpScreen
+
+            screen.app.push_screen(HelpScreen([(item["usage"], item["summary"]) for item in commands]))
         case CommandReply():
             transcript.add_command_result(event)
         case ModeChanged(mode=mode):

@@ -235,6 +235,14 @@ class PromptInput(TextArea):
             self._rewind_armed = True
             self.notify("Press Esc again to rewind to an earlier request", timeout=2)
 
+    def action_show_keys(self) -> None:
+        """``?`` on an empty input: the keys overlay (elsewhere ``?`` is text)."""
+        if self.text:
+            raise SkipAction()
+        from coder_tui.screens.keys_overlay import KeysOverlay
+
+        self.app.push_screen(KeysOverlay())
+
     def action_home_or_top(self) -> None:
         if not self.text:
             raise SkipAction()  # the screen's Home: the top of the transcript

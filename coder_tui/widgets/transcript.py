@@ -187,12 +187,6 @@ class Transcript(SizedByLayout, MountedWindow):
             self.release_anchor()
             self.call_after_refresh(self._show_top_of, output)
 
-    def add_help(self, commands: Sequence[tuple[str, str]]) -> None:
-        from coder_tui.widgets.help_view import HelpView
-
-        self.end_stream()
-        self._add(HelpView(commands))
-
     def add_notice(self, text: str, level: NoticeLevel = "info") -> None:
         self.end_stream()
         self._add(NoticeLine(text, level))
