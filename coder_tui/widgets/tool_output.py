@@ -14,6 +14,7 @@ from textual import events
 from textual.content import Content
 
 from coder_tui.widgets.sized_by_layout import SizedStatic
+from engine.counted import counted
 
 FOLD_AT = 40
 HEAD = 6
@@ -52,7 +53,7 @@ class ToolOutput(SizedStatic):
         lines = [Content(line) for line in shown[-LIVE_LINES:]]
         hidden = self._live_dropped + len(shown) - len(lines)
         if hidden:
-            lines.insert(0, fold_line(f"… {hidden} earlier lines"))
+            lines.insert(0, fold_line(f"… {counted(hidden, 'earlier line')}"))
         self.update(Content("\n").join(lines))
 
     def show(self, text: str) -> None:

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine.counted import counted
 from engine.errors import PathOutsideWorkspace, ToolError
 from engine.tools.fileio import open_regular
 from engine.tools.guard import PROTECTED_DIR, Workspace
@@ -86,7 +87,7 @@ def _described(attachment: str, shown: str) -> str:
     """An attachment as the user is told of it: its name and how much of it went."""
     if attachment.startswith("<folder"):
         entries = attachment.partition('entries="')[2].partition('"')[0]
-        return f"{shown} ({entries} entries)"
+        return f"{shown} ({counted(entries, 'entry')})"
     body = attachment.partition("\n")[2].rpartition("\n</file>")[0]
     lines = body.count("\n") + (1 if body and not body.endswith("\n") else 0)
     cut = " (truncated)" if ' truncated="' in attachment.partition("\n")[0] else ""
