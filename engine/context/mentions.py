@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine.context.user_images import user_image_path
 from engine.counted import counted
 from engine.errors import PathOutsideWorkspace, ToolError
 from engine.tools.fileio import open_regular
@@ -54,8 +55,11 @@ def collect_mentions(text: str, workspace: Workspace) -> Mentions:
         seen.add(raw)
         shown = raw if len(raw) <= SHOWN_NAME_CHARS else raw[: SHOWN_NAME_CHARS - 1] + "…"
         try:
-            path = workspace.resolve(raw)
-            workspace.refuse_coder_state(path, raw)  # coder's own state is never attached, as list never shows it
+            if Path(raw).suffix.lower() in IMAGE_TYPES:
+                path = user_image_path(raw, workspace)  # the same rule as a pasted image path
+            else:
+                path = workspace.resolve(raw)
+                workspace.refuse_coder_state(path, raw)  # coder's own state is never attached, as list never shows it
         except PathOutsideWorkspace as exc:
             result.problems.append(f"@{shown} not attached: {exc}")
             continue
