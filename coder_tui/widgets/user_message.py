@@ -39,7 +39,7 @@ class UserMessage(SizedByLayout, Static):
 
     @property
     def is_long(self) -> bool:
-        return self.text.count("\n") + 1 > FOLD_OVER_LINES
+        return self.text.rstrip("\n").count("\n") + 1 > FOLD_OVER_LINES
 
     def toggle(self, folded: bool | None = None) -> None:
         """Unfolds a folded input, or folds it again."""
@@ -55,7 +55,7 @@ class UserMessage(SizedByLayout, Static):
             return Content(self.text)
         if not self.folded:
             return Content.assemble(Content(self.text), "\n", fold_line(f"({UNFOLD_KEY} to fold)"))
-        lines = self.text.split("\n")
+        lines = self.text.rstrip("\n").split("\n")  # a pasted block's last line break ends no line of its own
         return Content("\n").join([
             *(Content(line) for line in lines[:HEAD]),
             fold_line(f"… +{len(lines) - HEAD - TAIL} lines ({UNFOLD_KEY} to expand)"),
