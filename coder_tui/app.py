@@ -21,6 +21,7 @@ from coder_tui.runtime.attention import Attention
 from coder_tui.input.bindings import bindings_for
 from coder_tui.link.engine_link import EngineLink, EngineStarter
 from coder_tui.transcript.formatting import display_path
+from coder_tui.transcript.selection_look import with_legible_selection
 from coder_tui.input.history import InputHistory
 from coder_tui.screens.session import SessionScreen
 from engine.signals import install_ending_signals
@@ -82,6 +83,9 @@ class CoderApp(App[int]):
     @property
     def session(self) -> SessionScreen:
         return self._session
+
+    def get_css_variables(self) -> dict[str, str]:
+        return with_legible_selection(super().get_css_variables(), self.console.color_system)
 
     def get_driver_class(self) -> type[Driver]:
         driver = super().get_driver_class()

@@ -14,7 +14,7 @@ from engine.record import record
 
 Scope = Literal[
     "app", "screen", "prompt", "approval", "question", "picker", "rewind", "trust", "history", "elicitation", "model",
-    "home", "findings",
+    "home", "findings", "help", "keys",
 ]
 
 
@@ -55,6 +55,8 @@ KEY_TABLE: tuple[KeySpec, ...] = (
             show=False),
     KeySpec("ctrl+d", "exit_if_empty", "Exit", "prompt", "exit when the input is empty (else delete right)",
             show=False),
+    KeySpec("question_mark", "show_keys", "Keys", "prompt", "on an empty input: the keys overlay (Esc closes)",
+            show=False, key_display="?"),
     KeySpec("home", "home_or_top", "Top", "prompt",
             "start of the line; on an empty input, the top of the transcript", show=False),
     KeySpec("end", "end_or_bottom", "Bottom", "prompt",
@@ -72,7 +74,8 @@ KEY_TABLE: tuple[KeySpec, ...] = (
     KeySpec("ctrl+t", "toggle_panes", "Panes", "screen", "show or hide the todo and tool-event panes"),
     KeySpec("ctrl+l", "clear_transcript", "Clear", "screen", "clear the screen (the session is kept)"),
     KeySpec("ctrl+o", "toggle_output", "Expand", "screen",
-            "expand the folded long tool outputs (again: fold them); a click expands one", show=False),
+            "expand the folded long tool outputs and pasted inputs (again: fold them); a click expands one",
+            show=False),
     # The app: these must win over every Screen's own binding for the same key.
     KeySpec("shift+tab", "cycle_mode", "Mode", "app", "cycle the mode: default → auto-edit → plan",
             priority=True, key_display="⇧⇥"),
@@ -119,6 +122,10 @@ KEY_TABLE: tuple[KeySpec, ...] = (
     KeySpec("p", "read_only", "Read-only", "home", "the workspace is the home folder or above it: continue in plan mode"),
     KeySpec("o", "open_folder", "Open folder", "home", "type a project folder to open instead (Enter opens it)"),
     KeySpec("escape", "quit", "Quit", "home", "leave without opening the home folder"),
+    KeySpec("escape,question_mark", "close", "Close", "keys", "close the keys overlay"),
+    KeySpec("escape", "close", "Close", "help", "close the help screen (type in it to search)"),
+    KeySpec("pageup", "scroll_rows(-1)", "Scroll up", "help", "scroll the help up a page", show=False),
+    KeySpec("pagedown", "scroll_rows(1)", "Scroll down", "help", "scroll the help down a page", show=False),
     KeySpec("escape", "close", "Leave", "history", "leave the history search; the input is unchanged"),
     KeySpec("up", "move(-1)", "Newer", "history", "the newer match", show=False),
     KeySpec("down,ctrl+r", "move(1)", "Older", "history", "the older match (Ctrl+R again too)", show=False),
@@ -144,7 +151,7 @@ def bindings_for(scope: Scope) -> list[Binding]:
 
 
 # How ``/help`` names the keys whose Textual names read badly.
-_KEY_NAMES = {"pageup": "PgUp", "pagedown": "PgDn"}
+_KEY_NAMES = {"pageup": "PgUp", "pagedown": "PgDn", "question_mark": "?"}
 
 
 def display_keys(keys: str) -> str:
@@ -163,6 +170,7 @@ def help_rows() -> list[tuple[str, str, str]]:
         "app": "anywhere", "screen": "session", "prompt": "input", "approval": "approval", "question": "question",
         "picker": "/resume list", "rewind": "/rewind list", "model": "/model list", "trust": "trust",
         "history": "history search", "elicitation": "MCP form", "home": "home folder", "findings": "/review list",
+        "help": "/help", "keys": "keys overlay",
     }
     rows: list[tuple[str, list[str], str]] = []
     for spec in KEY_TABLE:

@@ -32,6 +32,7 @@ class ModelPickerScreen(ModalScreen[str | None]):
     """
 
     BINDINGS = bindings_for("model")
+    HINT = "Enter switches (saved in .coder/config.json) · Esc closes"
 
     def __init__(self, models: Sequence[str], current: str) -> None:
         super().__init__()
@@ -40,13 +41,16 @@ class ModelPickerScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Static(Content(f"Switch model (now {self.current})"), id="title")
+            yield Static(Content(self.title_text()), id="title")
             yield OptionList(
                 *(Option(Content.assemble(name, ("  (current)", "$text-muted") if name == self.current else ""),
                          id=name) for name in self.models),
                 id="models",
             )
-            yield Static(Content("Enter switches (saved in .coder/config.json) · Esc closes"), id="hint")
+            yield Static(Content(self.HINT), id="hint")
+
+    def title_text(self) -> str:
+        return f"Switch model (now {self.current})"
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)

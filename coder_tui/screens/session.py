@@ -61,7 +61,7 @@ EVENT_MODULES = (
     "coder_tui.widgets.tool_call_view",
     "coder_tui.widgets.history_entries",
     "coder_tui.widgets.command_output",
-    "coder_tui.widgets.help_view",
+    "coder_tui.screens.help_screen",
     "coder_tui.widgets.tool_log_row",
     "coder_tui.widgets.stored_call_lines",
     "coder_tui.screens.session_events",

@@ -138,6 +138,8 @@ def show_event(screen: SessionScreen, event: Event) -> None:
         case VimToggled(enabled=enabled):
             screen.prompt.input.set_vim(enabled)
             transcript.add_command_result(event)
+        case ThemeChanged(theme=theme, themes=themes) if themes:
+            _pick_theme(screen, list(themes), theme)  # the picker shows the list
         case ThemeChanged(theme=theme):
             screen.apply_theme(theme)
             transcript.add_command_result(event)
@@ -148,7 +150,9 @@ def show_event(screen: SessionScreen, event: Event) -> None:
 
                 screen.app.push_screen(ReviewFindingsScreen(title, findings, screen.workspace))
         case HelpShown(commands=commands):
-            transcript.add_help([(item["usage"], item["summary"]) for item in commands])
+            from coder_tui.screens.help_screen import HelpScreen
+
+            screen.app.push_screen(HelpScreen([(item["usage"], item["summary"]) for item in commands]))
         case CommandReply():
             transcript.add_command_result(event)
         case ModeChanged(mode=mode):
@@ -214,6 +218,17 @@ def _pick_model(screen: SessionScreen, models: list[str], current: str) -> None:
             screen.link.submit(f"/model {model}")
 
     screen.app.push_screen(ModelPickerScreen([str(m) for m in models], current), callback=chosen)
+
+
+def _pick_theme(screen: SessionScreen, themes: list[str], current: str) -> None:
+    """``/theme`` with no name: a picker of the themes; choosing one switches to it (and saves it)."""
+    from coder_tui.screens.theme_picker import ThemePickerScreen
+
+    def chosen(theme: str | None) -> None:
+        if theme and theme != current:
+            screen.link.submit(f"/theme {theme}")
+
+    screen.app.push_screen(ThemePickerScreen(themes, current), callback=chosen)
 
 
 def _pick_rewind(screen: SessionScreen, points: list[dict[str, Any]]) -> None:

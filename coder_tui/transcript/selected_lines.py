@@ -13,9 +13,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rich.segment import Segment
-from rich.style import Style
 from textual.selection import Selection
 from textual.strip import Strip
+from textual.style import Style as VisualStyle
+
+from coder_tui.transcript.selection_look import selected_style
 
 
 def lines_text(lines: Sequence[Sequence[Segment]]) -> str:
@@ -24,7 +26,7 @@ def lines_text(lines: Sequence[Sequence[Segment]]) -> str:
 
 
 def selectable_strip(
-    segments: Sequence[Segment], width: int, y: int, selection: Selection | None, highlight: Style | None
+    segments: Sequence[Segment], width: int, y: int, selection: Selection | None, highlight: VisualStyle | None
 ) -> Strip:
     """Line ``y`` drawn with the offsets the selection needs, and with its selected span in ``highlight``."""
     span = selection.get_span(y) if selection is not None and highlight is not None else None
@@ -33,7 +35,7 @@ def selectable_strip(
     return Strip(segments, width).apply_offsets(0, y)
 
 
-def _highlighted(segments: Sequence[Segment], start: int, end: int, highlight: Style) -> list[Segment]:
+def _highlighted(segments: Sequence[Segment], start: int, end: int, highlight: VisualStyle) -> list[Segment]:
     """``segments`` with the characters from ``start`` to ``end`` (-1: to the end of the line) in ``highlight``."""
     drawn: list[Segment] = []
     position = 0
@@ -47,7 +49,7 @@ def _highlighted(segments: Sequence[Segment], start: int, end: int, highlight: S
             cut_first, cut_last = first - position, last - position
             if cut_first:
                 drawn.append(Segment(text[:cut_first], style))
-            drawn.append(Segment(text[cut_first:cut_last], (style or Style()) + highlight))
+            drawn.append(Segment(text[cut_first:cut_last], selected_style(style, highlight)))
             if cut_last < len(text):
                 drawn.append(Segment(text[cut_last:], style))
         position = stop

@@ -13,6 +13,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from coder_tui.widgets.sized_by_layout import SizedByLayout
+from engine.counted import counted
 
 _ADDED = "$text-success on $success-muted"
 _REMOVED = "$text-error on $error-muted"
@@ -26,7 +27,7 @@ def diff_content(diff: str, max_lines: int | None = None) -> Content:
     shown = lines if max_lines is None else lines[:max_lines]
     parts: list[Content] = [Content.styled(line or " ", _line_style(line)) for line in shown]
     if len(shown) < len(lines):
-        parts.append(Content.styled(f"… {len(lines) - len(shown)} more lines", "dim italic"))
+        parts.append(Content.styled(f"… {counted(len(lines) - len(shown), 'more line')}", "dim italic"))
     return Content("\n").join(parts)
 
 

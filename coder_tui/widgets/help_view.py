@@ -1,4 +1,5 @@
-"""``/help``: the slash commands, the input rules and every key binding, from the same table as the footer."""
+"""``/help``'s table: the slash commands, the input rules and every key binding, from the same table as the footer;
+narrowed to the rows that hold every word typed in the help screen's search."""
 
 from __future__ import annotations
 
@@ -27,17 +28,25 @@ def help_sections(commands: Sequence[tuple[str, str]]) -> list[TableSection]:
     ]
 
 
+def matching_sections(sections: Sequence[TableSection], query: str) -> list[TableSection]:
+    """The sections with only their rows that hold every word of ``query`` (any case); sections left empty go."""
+    words = query.lower().split()
+    found = []
+    for section in sections:
+        rows = tuple(row for row in section.rows if all(word in " ".join(row).lower() for word in words))
+        if rows:
+            found.append(TableSection(section.title, section.columns, rows, section.indent))
+    return found
+
+
 class HelpView(TableView):
-    """The ``/help`` block in the transcript."""
+    """The help table: every section, or those rows a search kept (``show``)."""
 
-    DEFAULT_CSS = """
-    HelpView {
-        height: auto;
-        margin: 1 0 0 0;
-        padding: 0 1;
-        border-left: vkey $primary 50%;
-    }
-    """
+    def __init__(self, commands: Sequence[tuple[str, str]], *, id: str | None = None) -> None:
+        self.all_sections = help_sections(commands)
+        super().__init__(self.all_sections, id=id)
 
-    def __init__(self, commands: Sequence[tuple[str, str]]) -> None:
-        super().__init__(help_sections(commands))
+    def show(self, query: str) -> int:
+        """Shows the rows matching ``query``; how many there are."""
+        self.show_sections(matching_sections(self.all_sections, query))
+        return sum(len(section.rows) for section in self.sections)

@@ -24,6 +24,7 @@ from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.selection import Selection
 from textual.strip import Strip
+from textual.style import Style as VisualStyle
 from textual.widget import Widget
 
 from coder_tui.transcript.markdown_look import MarkdownLook, markdown_look
@@ -149,7 +150,7 @@ class MarkdownLines(SizedByLayout, Widget):
                     drawn = selectable_strip(lines[y], width, y, None, None)
                     self._drawn.set((y, width), drawn)
                 return drawn
-            highlight = self.screen.get_component_rich_style("screen--selection")
+            highlight = VisualStyle.from_styles(self.screen.get_component_styles("screen--selection"))
             return selectable_strip(lines[y], width, y, selection, highlight)
         return Strip.blank(width, self.rich_style)
 

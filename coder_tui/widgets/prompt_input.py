@@ -1,6 +1,6 @@
 """The input line (SPEC 15): Enter submits, Ctrl+J / Shift+Enter insert a newline, Up/Down walk the history,
 Tab completes, Esc closes suggestions and twice clears, Ctrl+D on an empty input exits, Home/End on an empty input
-leave the transcript's top and bottom to the screen.
+leave the transcript's top and bottom to the screen; a large paste shows as one token (``pasted_texts``).
 
 A ``TextArea`` so a multi-line paste stays one input; completion itself lives in the ``Prompt`` around it, which
 this widget asks through the small ``Completer`` interface (attributes flow down, messages bubble up).
@@ -17,6 +17,7 @@ from textual.message import Message
 
 from coder_tui.input.bindings import bindings_for
 from coder_tui.input.history import InputHistory
+from coder_tui.input.pasted_texts import PastedTexts
 from coder_tui.link.terminal_text import terminal_text
 from coder_tui.input.text_area import TextArea
 from coder_tui.input.vim import VimKeys
@@ -81,6 +82,7 @@ class PromptInput(TextArea):
         self._rewind_armed = False
         # Vim keys (``/vim``): None while off.
         self.vim: VimKeys | None = None
+        self.pastes = PastedTexts()
 
     def set_vim(self, enabled: bool) -> None:
         """Vim keys on (starting in insert mode, as a new prompt does) or off."""
@@ -115,7 +117,8 @@ class PromptInput(TextArea):
         # A paste is outside text (SPEC 25): its controls would be drawn raw by the text area. A terminal sends a
         # pasted line break as \r. Textual calls each class's handler along the MRO, this one first: the text
         # area's own then inserts the cleaned text.
-        event.text = terminal_text(event.text.replace("\r\n", "\n").replace("\r", "\n"))
+        # A large one goes in as its token.
+        event.text = self.pastes.fold(terminal_text(event.text.replace("\r\n", "\n").replace("\r", "\n")))
 
     async def _on_key(self, event: events.Key) -> None:
         # Enter is handled here, in the prompt's own queue, not as a priority binding: a priority binding runs
@@ -149,16 +152,39 @@ class PromptInput(TextArea):
     def on_text_area_changed(self) -> None:
         self._escape_armed = False
         self._rewind_armed = False
+        if self.pastes:
+            self.pastes.keep_shown(self.text)
+
+    def action_delete_left(self) -> None:
+        if not self._delete_paste_token(before=True):
+            super().action_delete_left()
+
+    def action_delete_right(self) -> None:
+        if not self._delete_paste_token(before=False):
+            super().action_delete_right()
+
+    def _delete_paste_token(self, *, before: bool) -> bool:
+        """Backspace or Delete at a paste's token removes the whole token (and the paste)."""
+        if not self.selection.is_empty:
+            return False
+        row, column = self.cursor_location
+        span = self.pastes.token_at(self.document.get_line(row), column, before=before)
+        if span is None:
+            return False
+        self.delete((row, span[0]), (row, span[1]))
+        self.move_cursor((row, span[0]))
+        return True
 
     def action_submit(self) -> None:
         if self.completer.completion_open and self.completer.accept_completion():
             return
         self.completer.close_completion()
-        text = self.text
+        text = self.pastes.expand(self.text)
         if not text.strip():
             return
         self.input_history.add(text)
         self.clear()
+        self.pastes.clear()
         if self.vim is not None and self.vim.mode != "insert":
             self.vim.mode = "insert"  # a new input starts in insert mode
             self.post_message(self.VimModeChanged("insert"))
@@ -209,6 +235,14 @@ class PromptInput(TextArea):
             self._rewind_armed = True
             self.notify("Press Esc again to rewind to an earlier request", timeout=2)
 
+    def action_show_keys(self) -> None:
+        """``?`` on an empty input: the keys overlay (elsewhere ``?`` is text)."""
+        if self.text:
+            raise SkipAction()
+        from coder_tui.screens.keys_overlay import KeysOverlay
+
+        self.app.push_screen(KeysOverlay())
+
     def action_home_or_top(self) -> None:
         if not self.text:
             raise SkipAction()  # the screen's Home: the top of the transcript
@@ -227,7 +261,7 @@ class PromptInput(TextArea):
 
         try:
             with self.app.suspend():
-                edited = edit_text(self.text)
+                edited = edit_text(self.pastes.expand(self.text))
         except SuspendNotSupported:
             self.notify("this terminal cannot hand itself to an editor", severity="warning")
             return

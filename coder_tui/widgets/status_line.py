@@ -46,30 +46,46 @@ class StatusLine(Widget):
 
     def render(self) -> Content:
         if self.model_missing:
-            left = Content.styled("no model configured (see above)", "bold $text-warning")
+            model = Content.styled("no model configured (see above)", "bold $text-warning")
         else:
-            left = Content.assemble((self.model or "no model", "bold"))
-        if self.context_window:
-            left = Content.assemble(left, "  ·  context ", format_context(self.context_used, self.context_window))
+            model = Content.assemble((self.model or "no model", "bold"))
         if self.vim_mode:
             look = "bold $text-accent" if self.vim_mode == "normal" else "bold $text-success"
-            left = Content.assemble((f"-- {self.vim_mode.upper()} --", look), "  ", left)
+            model = Content.assemble((f"-- {self.vim_mode.upper()} --", look), "  ", model)
+        context = format_context(self.context_used, self.context_window) if self.context_window else ""
         text, style = _STATE_LOOKS[self.state]
-        right = Content.styled(text, style)
-        if self.state == "working":
-            progress = self._progress()
-            hinted = Content.assemble(right, *progress, " · esc to interrupt" if progress else " esc to interrupt")
-            # A narrow screen keeps the time and the tokens; the footer still names Esc.
-            fits = left.cell_length + hinted.cell_length + 2 <= self.size.width or not progress
-            right = hinted if fits else Content.assemble(right, *progress)
+        state = Content.styled(text, style)
+        if self.state != "working":
+            return self._spread(Content.assemble(model, "  ·  context ", context) if context else model, state)
+        # A narrow screen drops the least needed first: the word "context", the tokens streamed, the time, the
+        # context; "esc to interrupt" goes last (the footer names Esc too).
+        elapsed, tokens = self._elapsed(), self._streamed()
+        fits: list[tuple[Content, list[str], bool]] = [
+            (Content.assemble(model, "  ·  context ", context) if context else model, [elapsed, tokens], True),
+            (Content.assemble(model, " · ", context) if context else model, [elapsed, tokens], True),
+            (Content.assemble(model, " · ", context) if context else model, [elapsed], True),
+            (Content.assemble(model, " · ", context) if context else model, [], True),
+            (model, [], True),
+            (model, [], False),
+        ]
+        for left, progress, hinted in fits:
+            shown = [part for part in progress if part]
+            right = Content.assemble(state, *shown)
+            if hinted:
+                right = Content.assemble(right, " · esc to interrupt" if shown else " esc to interrupt")
+            if left.cell_length + right.cell_length + 2 <= self.size.width:
+                break
+        return self._spread(left, right)
+
+    def _spread(self, left: Content, right: Content) -> Content:
         gap = max(self.size.width - left.cell_length - right.cell_length, 2)
         return Content.assemble(left, " " * gap, right)
 
-    def _progress(self) -> list[str]:
-        parts = []
-        if self.elapsed_s:
-            minutes, seconds = divmod(self.elapsed_s, 60)
-            parts.append(f" {minutes}m {seconds:02d}s" if minutes else f" {seconds}s")
-        if self.streamed_tokens:
-            parts.append(f" · ↓ {format_tokens(self.streamed_tokens)} tokens")
-        return parts
+    def _elapsed(self) -> str:
+        if not self.elapsed_s:
+            return ""
+        minutes, seconds = divmod(self.elapsed_s, 60)
+        return f" {minutes}m {seconds:02d}s" if minutes else f" {seconds}s"
+
+    def _streamed(self) -> str:
+        return f" · ↓ {format_tokens(self.streamed_tokens)} tokens" if self.streamed_tokens else ""

@@ -16,6 +16,7 @@ from textual.widgets import Static
 
 from coder_tui.transcript.subagent_calls import SubagentCalls
 from coder_tui.widgets.sized_by_layout import SizedByLayout
+from engine.counted import counted
 from engine.events import Event, MessageAdded
 
 # A line of the expanded conversation is cut to this many characters, a tool result to its first lines.
@@ -89,7 +90,7 @@ class SubagentCallsView(SizedByLayout, Static):
         if self._messages:
             # ▸ / ▾ as in a file tree: a click shows or hides what is under it.
             mark = "▾" if self.expanded else "▸"
-            parts.append(Content.styled(f"{mark} conversation, {len(self._messages)} messages", "$text-accent"))
+            parts.append(Content.styled(f"{mark} conversation, {counted(len(self._messages), 'message')}", "$text-accent"))
             if self.expanded:
                 parts.extend(conversation_lines(self._messages))
         self.update(Content("\n").join(parts))

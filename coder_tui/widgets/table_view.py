@@ -111,6 +111,12 @@ class TableView(Widget):
         self.sections = tuple(sections)
         self._drawn: tuple[int, list[Content]] | None = None
 
+    def show_sections(self, sections: Sequence[TableSection]) -> None:
+        """Draws ``sections`` instead of the ones it shows."""
+        self.sections = tuple(sections)
+        self._drawn = None
+        self.refresh(layout=True)
+
     def lines(self, width: int) -> list[Content]:
         if self._drawn is None or self._drawn[0] != width:
             lines: list[Content] = []

@@ -14,6 +14,7 @@ from textual import events
 from textual.content import Content
 
 from coder_tui.widgets.sized_by_layout import SizedStatic
+from engine.counted import counted
 
 FOLD_AT = 40
 HEAD = 6
@@ -52,7 +53,7 @@ class ToolOutput(SizedStatic):
         lines = [Content(line) for line in shown[-LIVE_LINES:]]
         hidden = self._live_dropped + len(shown) - len(lines)
         if hidden:
-            lines.insert(0, _fold_line(f"… {hidden} earlier lines"))
+            lines.insert(0, fold_line(f"… {counted(hidden, 'earlier line')}"))
         self.update(Content("\n").join(lines))
 
     def show(self, text: str) -> None:
@@ -76,15 +77,15 @@ class ToolOutput(SizedStatic):
             self.update(Content(self.text))
             return
         if not self.folded:
-            self.update(Content.assemble(Content(self.text), "\n", _fold_line(f"({UNFOLD_KEY} to fold)")))
+            self.update(Content.assemble(Content(self.text), "\n", fold_line(f"({UNFOLD_KEY} to fold)")))
             return
         hidden = len(lines) - HEAD - TAIL
         self.update(Content("\n").join([
             *(Content(line) for line in lines[:HEAD]),
-            _fold_line(f"… +{hidden} lines ({UNFOLD_KEY} to expand)"),
+            fold_line(f"… +{hidden} lines ({UNFOLD_KEY} to expand)"),
             *(Content(line) for line in lines[-TAIL:]),
         ]))
 
 
-def _fold_line(text: str) -> Content:
+def fold_line(text: str) -> Content:
     return Content.styled(text, "italic $text-accent")

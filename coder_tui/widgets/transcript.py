@@ -166,10 +166,11 @@ class Transcript(SizedByLayout, MountedWindow):
         return self._tool_views.get(call_id)
 
     def toggle_outputs(self) -> None:
-        """Ctrl+O: unfolds every folded long output shown; when none is folded, folds them all again."""
+        """Ctrl+O: unfolds every folded long output and input shown; when none is folded, folds them all again."""
         from coder_tui.widgets.tool_output import ToolOutput
 
-        long = [output for output in self.query(ToolOutput) if output.is_long]
+        long: list[ToolOutput | UserMessage] = [output for output in self.query(ToolOutput) if output.is_long]
+        long += [message for message in self.query(UserMessage) if message.is_long]
         fold = not any(output.folded for output in long)
         for output in long:
             output.toggle(folded=fold)
@@ -185,12 +186,6 @@ class Transcript(SizedByLayout, MountedWindow):
             # A diff is read from its summary down: show its top rather than its last lines.
             self.release_anchor()
             self.call_after_refresh(self._show_top_of, output)
-
-    def add_help(self, commands: Sequence[tuple[str, str]]) -> None:
-        from coder_tui.widgets.help_view import HelpView
-
-        self.end_stream()
-        self._add(HelpView(commands))
 
     def add_notice(self, text: str, level: NoticeLevel = "info") -> None:
         self.end_stream()

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine.command_results import CopyRequested, ExitRequested, SessionForked, SessionStarted
+from engine.counted import counted
 from engine.events import CommandResult
 from engine.storage.errors import UnknownSession
 
@@ -37,8 +38,11 @@ async def fork_command(ctx: CommandContext, arg: str) -> CommandResult | Session
     except UnknownSession as exc:
         return CommandResult.slash("/fork", str(exc), ok=False)
     await ctx.announce_context()  # the copied history's size, as after a resume
-    count = len(ctx.session.messages)
-    text = f"forked into session {session_id} with {count} messages (the original, {original}: /resume {original})"
+    # The count /export and /resume's list give for the original; a compacted one's copy is its context.
+    stored, copied = ctx.store.load_session(original).info.message_count, len(ctx.session.messages)
+    held = f" (the copy holds the model's context: {copied} since its last compaction)" if copied < stored else ""
+    text = f"forked into session {session_id} with {counted(stored, 'message')}{held} (the original, {original}: " \
+        f"/resume {original})"
     records = tuple(m.to_record() for m in ctx.session.messages)
     return SessionForked("/fork", text, session_id, original, records)
 
@@ -65,7 +69,8 @@ async def copy_command(ctx: CommandContext, arg: str) -> CommandResult | CopyReq
     text = answers[-nth]
     lines = text.count("\n") + 1
     which = "the last answer" if nth == 1 else f"answer {nth} (counting back from the last)"
-    return CopyRequested("/copy", f"copied {which} to the clipboard ({len(text)} characters, {lines} lines)", text)
+    size = f"{counted(len(text), 'character')}, {counted(lines, 'line')}"
+    return CopyRequested("/copy", f"copied {which} to the clipboard ({size})", text)
 
 
 async def quit_command(ctx: CommandContext, arg: str) -> ExitRequested:

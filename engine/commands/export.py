@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.commands.export_markdown import default_export_name, render_markdown
+from engine.counted import counted
 from engine.events import CommandResult
 from engine.storage.atomic import write_atomic
 from engine.storage.records import HistoryMessage
@@ -17,8 +18,9 @@ if TYPE_CHECKING:
 async def export_command(ctx: CommandContext, arg: str) -> CommandResult:
     info = ctx.store.load_session(ctx.session_id).info
     history = ctx.store.full_history(ctx.session_id)
-    messages = sum(1 for entry in history if isinstance(entry, HistoryMessage))
-    if not messages:
+    # The count /fork and /resume's list give: the stored messages, every epoch's, without those /rewind cut.
+    messages = info.message_count
+    if not any(isinstance(entry, HistoryMessage) for entry in history):
         return CommandResult.slash("/export", "nothing to export: this conversation is empty", ok=False)
     target = _target(ctx.workspace_root, arg, default_export_name(info.title, info.id))
     markdown = render_markdown(info.title, info.id, history)
@@ -29,7 +31,7 @@ async def export_command(ctx: CommandContext, arg: str) -> CommandResult:
         write_atomic(target, markdown.encode("utf-8"))
     except OSError as exc:
         return CommandResult.slash("/export", f"could not write {target}: {exc}", ok=False)
-    text = f"exported {messages} messages to {target}"
+    text = f"exported {counted(messages, 'message')} to {target}"
     return CommandResult.slash("/export", text, path=str(target), messages=messages)
 
 

@@ -85,8 +85,23 @@ def fence(text: str, language: str = "") -> str:
     return f"{marks}{language}\n{text.rstrip()}\n{marks}"
 
 
+EXPORT_NAME_CHARS = 50
+
+
 def default_export_name(title: str, session_id: str) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")[:50].strip("-")
+    """The title's words joined by ``-``, as many whole words as fit in ``EXPORT_NAME_CHARS`` (a title cut with
+    an ellipsis loses its last, cut word too)."""
+    words = re.sub(r"[^a-z0-9…]+", " ", title.lower()).split()
+    if words and words[-1].endswith("…"):
+        words.pop()
+    slug = ""
+    for word in words:
+        longer = f"{slug}-{word}" if slug else word
+        if len(longer) > EXPORT_NAME_CHARS:
+            break
+        slug = longer
+    slug = slug or "-".join(words)[:EXPORT_NAME_CHARS]  # one word longer than the whole name: cut it
+    slug = re.sub(r"[^a-z0-9-]", "", slug).strip("-")
     return f"{slug or 'session-' + session_id}.md"
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine.command_results import ConversationRewound, RewindOffered
+from engine.counted import counted
 from engine.events import CommandResult
 from engine.messages import Message
 from engine.orchestrator.session_commands import confirm_overwrite
@@ -124,7 +125,7 @@ async def rewind_command(ctx: CommandContext, arg: str) -> CommandResult | Rewin
     kept = ctx.session.messages[: chosen.index]
     ctx.session.rewind_to(chosen.index)
     what = "the conversation (files untouched)" if scope == "conversation" else files
-    text = f"rewound to {name}: {what}. {len(kept)} messages kept."
+    text = f"rewound to {name}: {what}. {counted(len(kept), 'message')} kept."
     return ConversationRewound(
         "/rewind",
         text,

@@ -13,10 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from engine.context.mentions import IMAGE_TYPES
-from engine.errors import ProviderError
+from engine.context.user_images import user_image_path
+from engine.errors import PathOutsideWorkspace, ProviderError
 from engine.events import Event, Notice
 from engine.messages import ImageRef
 from engine.storage.blobs import BlobStore
+from engine.tools.guard import Workspace
 
 MAX_IMAGE_BYTES = 20 * 1024 * 1024
 NOT_SENT = "[an attached image was not sent: this model or server does not take images]"
@@ -28,14 +30,23 @@ PASTED_PATH = re.compile(
 )
 
 
-def pasted_image_paths(text: str) -> list[Path]:
-    """Absolute (or ``~``) paths of existing image files pasted into ``text``. The user gave them, so they may lie
-    outside the workspace: they are only read and sent with this request."""
+def pasted_image_paths(text: str, workspace: Workspace, problems: list[str]) -> list[Path]:
+    """Absolute (or ``~``) paths of existing image files pasted into ``text``, by the rule an ``@`` mention of them
+    follows (``user_image_path``): one the rule refuses is named in ``problems``."""
     found: list[Path] = []
     for match in PASTED_PATH.finditer(text):
-        raw = next(group for group in match.groups() if group)
-        path = Path(raw.replace("\\ ", " ")).expanduser()
-        if path.is_file() and path not in found:
+        raw = next(group for group in match.groups() if group).replace("\\ ", " ")
+        if not Path(raw).expanduser().is_file():
+            continue
+        try:
+            path = user_image_path(raw, workspace)
+        except PathOutsideWorkspace as exc:
+            problems.append(f"{Path(raw).name} not attached: {exc}")
+            continue
+        except OSError as exc:
+            problems.append(f"{Path(raw).name} not attached: {exc.strerror or exc}")
+            continue
+        if path not in found:
             found.append(path)
     return found
 

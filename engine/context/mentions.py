@@ -10,6 +10,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine.context.user_images import user_image_path
+from engine.counted import counted
 from engine.errors import PathOutsideWorkspace, ToolError
 from engine.tools.fileio import open_regular
 from engine.tools.guard import PROTECTED_DIR, Workspace
@@ -53,8 +55,11 @@ def collect_mentions(text: str, workspace: Workspace) -> Mentions:
         seen.add(raw)
         shown = raw if len(raw) <= SHOWN_NAME_CHARS else raw[: SHOWN_NAME_CHARS - 1] + "…"
         try:
-            path = workspace.resolve(raw)
-            workspace.refuse_coder_state(path, raw)  # coder's own state is never attached, as list never shows it
+            if Path(raw).suffix.lower() in IMAGE_TYPES:
+                path = user_image_path(raw, workspace)  # the same rule as a pasted image path
+            else:
+                path = workspace.resolve(raw)
+                workspace.refuse_coder_state(path, raw)  # coder's own state is never attached, as list never shows it
         except PathOutsideWorkspace as exc:
             result.problems.append(f"@{shown} not attached: {exc}")
             continue
@@ -86,7 +91,7 @@ def _described(attachment: str, shown: str) -> str:
     """An attachment as the user is told of it: its name and how much of it went."""
     if attachment.startswith("<folder"):
         entries = attachment.partition('entries="')[2].partition('"')[0]
-        return f"{shown} ({entries} entries)"
+        return f"{shown} ({counted(entries, 'entry')})"
     body = attachment.partition("\n")[2].rpartition("\n</file>")[0]
     lines = body.count("\n") + (1 if body and not body.endswith("\n") else 0)
     cut = " (truncated)" if ' truncated="' in attachment.partition("\n")[0] else ""

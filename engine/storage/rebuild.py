@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from engine.counted import counted
 from engine.storage.errors import StorageError
 from engine.storage.records import TaskEvent
 from engine.storage.session_file import load_snapshot, sessions_dir
@@ -59,7 +60,7 @@ def rebuild_from_snapshots(store: Store, workspace: Path) -> list[str]:
         except StorageError as exc:
             notes.append(f"session {snapshot.session_id} could not be restored: {exc}")
             continue
-        notes.append(f"session {snapshot.session_id} restored from its snapshot ({len(messages)} messages)")
+        notes.append(f"session {snapshot.session_id} restored from its snapshot ({counted(len(messages), 'message')})")
     return notes
 
 

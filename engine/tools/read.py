@@ -16,6 +16,7 @@ from typing import BinaryIO
 
 from pydantic import BaseModel, Field
 
+from engine.counted import counted
 from engine.errors import ToolError
 from engine.record import record
 from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
@@ -135,7 +136,7 @@ def _read_window(path: Path, display: str, offset: int, limit: int, max_chars: i
             shown, total = _streamed_window(handle, offset, limit, max_chars, cap_bytes)
         size = os.fstat(handle.fileno()).st_size
     if total is not None and offset > max(total, 1):
-        raise ToolError(f"offset {offset} is past the end of {display}, which has {total} lines")
+        raise ToolError(f"offset {offset} is past the end of {display}, which has {counted(total, 'line')}")
     return _Window(lines=shown, start=offset, total=total, size=size)
 
 

@@ -76,6 +76,9 @@ class SkillTool(Tool[SkillParams]):
         if skill is not None:
             return skill
         problems = self._catalog.problems_of(name)
+        unused = [problem.reason for problem in problems if problem.reason.startswith("not used:")]
+        if unused and len(unused) == len(problems):  # a skill left out on purpose (an untrusted folder's) is not broken
+            raise ToolError(f"skill {name!r} is {unused[0]}; carry on without it")
         if problems:
             reasons = "; ".join(str(problem) for problem in problems)
             raise ToolError(f"skill {name!r} is broken and cannot be loaded ({reasons}); carry on without it")

@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import json
 import os
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -254,3 +255,25 @@ async def test_a_malformed_request_gets_an_error_and_the_server_keeps_running(
         process.stdin.close()
         await asyncio.wait_for(process.wait(), timeout=30)
     assert process.returncode == 0
+
+
+@pytest.mark.parametrize("redirected", ["stdout", "stdin"])
+def test_acp_redirected_to_a_file_says_it_needs_pipes(
+    workspace: Path, scripted_server: ScriptedServer, redirected: str
+) -> None:
+    """Issue 43 item 13: ``coder-tui acp > file`` (or ``< file``) ends with a line saying why, not a traceback."""
+    target = workspace.parent / "acp.out"
+    target.write_text("")
+    with target.open("r+b") as file:
+        done = subprocess.run(
+            [sys.executable, "-m", "coder_tui", "acp"], env=environment(workspace, scripted_server), cwd=workspace,
+            stdin=file if redirected == "stdin" else subprocess.DEVNULL,
+            stdout=file if redirected == "stdout" else subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True, timeout=60,
+        )
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stderr.strip() == (
+        f"coder-tui acp: {redirected} is a file, not a pipe: the Agent Client Protocol runs over pipes, which an "
+        "editor (Zed, a JetBrains IDE, Toad) gives the agent it starts"
+    )

@@ -165,7 +165,7 @@ async def test_help_lists_commands_and_every_binding_of_the_footer_table(
         await submit(pilot, "/help")
         await settle(pilot)
         # As drawn, with each wrapped description joined back into one line of words.
-        help_text = " ".join(app.session.transcript.query_one(HelpView).render().plain.split())
+        help_text = " ".join(app.screen.query_one(HelpView).render().plain.split())
         for name, _ in app.link.state.slash_commands:
             assert name in help_text
         for _, keys, what in help_rows():  # every binding of the table (keys that do the same share a row)

@@ -303,7 +303,7 @@ def test_diff_summary_then_the_whole_diff(
     assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
-@pytest.mark.parametrize("command", ["help", "tools", "permissions"])
+@pytest.mark.parametrize("command", ["tools", "permissions"])
 def test_two_column_output_as_tables(
     snap_compare, workspace: Path, scripted_server: ScriptedServer, command, size
 ) -> None:

@@ -123,6 +123,6 @@ async def test_the_footer_and_help_list_the_scroll_keys(workspace: Path, scripte
         assert {"pageup", "pagedown"} <= shown
         await submit(pilot, "/help")
         await settle(pilot)
-        help_text = app.session.transcript.query_one(HelpView).render().plain
+        help_text = app.screen.query_one(HelpView).render().plain
         for keys in ("PgUp / Shift+PgUp", "PgDn / Shift+PgDn", "Ctrl+Home / Home", "Ctrl+End / End"):
             assert keys in help_text

@@ -52,3 +52,22 @@ async def test_the_token_count_changes_with_the_clock_not_with_every_delta(
         await submit(pilot, "go")
         await settle(pilot)
     assert len(shown) == 1, shown  # not one change for each batch of deltas the screen received
+
+
+async def test_at_80_columns_esc_to_interrupt_stays(workspace: Path, scripted_server: ScriptedServer) -> None:
+    """Issue 43 item 13: a narrow status line gives up the word "context" and the token count, not the hint."""
+    scripted_server.add(stall(after=reply(text(ANSWER)), seconds=30))
+    now = [100.0]
+    app = make_app(workspace, scripted_server, timer=lambda: now[0])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "go")
+        status = app.session.query_one(StatusLine)
+        await wait_until(pilot, lambda: status.streamed_tokens == 100, "the streamed text")
+        now[0] = 172.0
+        await wait_until(pilot, lambda: status.elapsed_s == 72, "the next tick")
+        shown = status.render().plain
+        assert shown.startswith("scripted-model · ") and "context" not in shown, shown
+        assert shown.rstrip().endswith("working… 1m 12s · esc to interrupt"), shown
+        await pilot.press("escape")
+        await settle(pilot)

@@ -30,7 +30,7 @@ async def prepare_turn_state(state: TurnState, deps: TurnDeps) -> None:
     # Off the event loop: a mention may name a slow disk, a huge folder or a file that is being swapped.
     found = await asyncio.to_thread(collect_mentions, state.user_text, workspace)
     content, problems = found.text, found.problems
-    pasted = [path for path in pasted_image_paths(state.user_text) if path.resolve() not in found.images]
+    pasted = [path for path in pasted_image_paths(state.user_text, workspace, problems) if path not in found.images]
     images = await asyncio.to_thread(
         attach_images, found.images + pasted, BlobStore.for_workspace(workspace.root), problems
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import stat
 import sys
 from pathlib import Path
 
@@ -19,7 +20,10 @@ def serve() -> int:
     """Runs the agent on stdin/stdout until the client closes stdin. Stdout carries only protocol messages (fd 1
     and ``sys.stdout`` point at stderr meanwhile); the log goes to ``.coder/logs/acp.log`` of the folder it was
     started in when that folder is a project (has ``.coder/``), else to stderr, which editors keep as the agent's
-    log."""
+    log. Exit status 2, with a line on stderr, when stdin or stdout is something the protocol cannot run over."""
+    if problem := _stdio_problem():
+        print(f"coder-tui acp: {problem}", file=sys.stderr)
+        return 2
     protocol_fd = protocol_stdout()
     _log_to_file()
     return asyncio.run(_serve(protocol_fd))
@@ -46,6 +50,20 @@ async def _serve(protocol_fd: int) -> int:
     finally:
         await agent.aclose()
     return 0
+
+
+def _stdio_problem() -> str | None:
+    """Why stdin or stdout cannot carry the protocol, if one cannot: the SDK reads and writes them as streams (a
+    pipe, a socket or a terminal), which a redirect to a regular file (``coder-tui acp > file``) is not."""
+    for fd, name in ((0, "stdin"), (1, "stdout")):
+        try:
+            mode = os.fstat(fd).st_mode
+        except OSError:
+            return f"{name} is closed; an editor (Zed, a JetBrains IDE, Toad) starts the agent with pipes on both"
+        if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)):
+            return (f"{name} is a file, not a pipe: the Agent Client Protocol runs over pipes, which an editor (Zed, "
+                    "a JetBrains IDE, Toad) gives the agent it starts")
+    return None
 
 
 def _log_to_file() -> None:

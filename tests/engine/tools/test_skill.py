@@ -121,6 +121,17 @@ async def test_broken_skill_error_says_why_and_to_carry_on(
         await run_tool(tool, ctx, name="lint")
 
 
+async def test_an_untrusted_folders_skill_is_not_used_rather_than_broken(ctx: ToolContext, root: Path) -> None:
+    write_skill(root / ".coder" / "skills", "deploy", "Deploy the app.", "1. Build.\n2. Ship.")
+    untrusted = SkillCatalog([SkillRoot(root / ".coder" / "skills", SkillSource.PROJECT)], project_trusted=False)
+    with pytest.raises(ToolError) as refused:
+        await run_tool(SkillTool(untrusted), ctx, name="deploy")
+    assert str(refused.value) == (
+        "skill 'deploy' is not used: this folder is not trusted, so its own skills are not either (/trust on); "
+        "carry on without it"
+    )
+
+
 async def test_skill_with_no_skills_installed_says_so(ctx: ToolContext, tmp_path: Path) -> None:
     empty = SkillTool(SkillCatalog([SkillRoot(tmp_path / "none", SkillSource.PROJECT)]))
     with pytest.raises(ToolError, match="no skills are installed"):
