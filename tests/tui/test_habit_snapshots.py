@@ -66,7 +66,7 @@ def test_custom_command_in_completion(snap_compare, workspace: Path, scripted_se
 
     folder = user_commands_folder({})  # the app's engine gets no XDG_CONFIG_HOME: the home folder's
     folder.mkdir(parents=True)
-    (folder / "review.md").write_text("---\ndescription: Review a file for bugs\nargument-hint: <file>\n---\nReview $1.\n")
+    (folder / "recheck.md").write_text("---\ndescription: Check a file for bugs again\nargument-hint: <file>\n---\nReview $1.\n")
     (folder / "release.md").write_text("Write the release notes since the last tag.\n")
 
     async def run_before(pilot: Pilot[object]) -> None:

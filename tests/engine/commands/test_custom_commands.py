@@ -61,29 +61,29 @@ async def test_project_command_runs_as_the_users_request_in_a_trusted_folder(
     tmp_path: Path, scripted_server: ScriptedServer
 ) -> None:
     trust(tmp_path)
-    write_project_command(tmp_path, "review", REVIEW)
+    write_project_command(tmp_path, "bugs", REVIEW)
     scripted_server.add(reply(text("Reviewed.")))
     orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url)
-    outcome = await orch.run_input('/review src/app.py "error handling"')
+    outcome = await orch.run_input('/bugs src/app.py "error handling"')
     assert outcome.ok
     sent = scripted_server.requests[0].body["messages"][-1]
     assert sent["role"] == "user"
     assert sent["content"].startswith(
         "Review src/app.py with a focus on error handling.\nEverything I typed: src/app.py \"error handling\""
     )
-    assert ("/review", "Review a file for bugs (project)") in orch.slash_commands()
+    assert ("/bugs", "Review a file for bugs (project)") in orch.slash_commands()
 
 
 async def test_project_commands_are_ignored_in_an_untrusted_folder(
     tmp_path: Path, scripted_server: ScriptedServer
 ) -> None:
-    write_project_command(tmp_path, "review", REVIEW)
+    write_project_command(tmp_path, "bugs", REVIEW)
     orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url)
-    outcome = await orch.run_input("/review a.py")
+    outcome = await orch.run_input("/bugs a.py")
     assert not outcome.ok and scripted_server.requests == []
     result = log.of(CommandReply)[-1]
-    assert "unknown command /review" in result.text and "until you trust this folder" in result.text
-    assert "/review" not in [name for name, _ in orch.slash_commands()]
+    assert "unknown command /bugs" in result.text and "until you trust this folder" in result.text
+    assert "/bugs" not in [name for name, _ in orch.slash_commands()]
 
 
 async def test_user_commands_run_anywhere_and_appear_in_help(tmp_path: Path, scripted_server: ScriptedServer) -> None:
