@@ -18,7 +18,7 @@ from engine.hooks.prompt_hooks import submit_request
 from engine.orchestrator.bang import run_bang_input
 from engine.orchestrator.outcome import TurnOutcome
 from engine.orchestrator.recorder import TaskRecorder
-from engine.orchestrator.runtime import SessionCapture, running_runtime
+from engine.orchestrator.runtime import running_runtime
 from engine.orchestrator.slash import run_slash
 from engine.orchestrator.turn import TurnState, run_turn
 from engine.orchestrator.deps import TurnDeps
@@ -170,5 +170,5 @@ def turn_deps(orch: Orchestrator, runtime: SessionRuntime, recorder: TaskRecorde
         hooks=orch.hooks,
         project_trusted=lambda: orch.project_trusted,
         counts_shown=orch.counts_shown,
-        capture=SessionCapture(orch.tool_capture, lambda: runtime.undo, orch.capture_turns),
+        capture=runtime.capture,
     )

@@ -1,0 +1,295 @@
+"""The agents of one engine (SPEC 26): each a session open beside the main one, on a git worktree of its own, with
+the same model and the main session's mode unless one is given, running its task at the same time as the others.
+
+``AgentPool.spawn`` makes the worktree and the session and starts the task; at most ``agents.max_running`` run at
+once, the others wait their turn (``queued``). The pool follows each agent's events (approvals open, todos, tokens)
+for its state, keeps its record in the database (``engine.storage.agent_table``) and announces every change as
+``AgentsChanged``. An agent that finishes has its work committed on its branch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from engine.agents.records import AgentRecord, AgentState
+from engine.agents.worktree import (
+    Worktree,
+    WorktreeError,
+    add_worktree,
+    check_name,
+    commit_all,
+    name_for,
+    remove_worktree,
+)
+from engine.capture.tool_capture import ToolCapture
+from engine.events import (
+    AgentsChanged,
+    Event,
+    TodosChanged,
+    ToolCallAwaitingApproval,
+    ToolCallExecuting,
+    ToolCallFinished,
+    UsageUpdated,
+)
+from engine.modes import Mode
+from engine.orchestrator.session import Session
+from engine.orchestrator.switching import make_runtime, session_args
+from engine.policy import PermissionPolicy
+from engine.storage.agent_table import STOPPED_WITH_ENGINE, delete_agent, load_agents, save_agent
+from engine.storage.undo import undo_objects
+from engine.tools.guard import Workspace
+
+if TYPE_CHECKING:
+    from engine.orchestrator.orchestrator import Orchestrator
+    from engine.orchestrator.runtime import SessionRuntime
+
+# What an agent's outcome makes of it.
+_ENDED = {"completed": AgentState.DONE, "cancelled": AgentState.CANCELLED, "refused": AgentState.CANCELLED}
+
+
+@dataclass(eq=False)
+class AgentTree:
+    """An agent's workspace: its worktree, guarded as a workspace, and the capture of it that its undo uses."""
+
+    name: str
+    worktree: Worktree
+    workspace: Workspace
+    capture: ToolCapture
+    capture_turns: asyncio.Lock
+
+
+class AgentPool:
+    def __init__(self, orch: Orchestrator, *, clock: Callable[[], float] = time.time) -> None:
+        self._orch = orch
+        self._now = clock
+        self._agents: dict[str, AgentRecord] = {a.name: a for a in load_agents(orch.store, orch.workspace.root)}
+        self._runtimes: dict[str, SessionRuntime] = {}
+        self._trees: dict[str, AgentTree] = {}
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._by_session: dict[str, str] = {}
+        self._slots: asyncio.Semaphore | None = None
+        self._closing = False
+        # The session that was in view when an agent's was shown (``show``), to go back to.
+        self._main: SessionRuntime | None = None
+        # ``AgentsChanged`` is the engine's own event, of no session: every view shows the agents.
+        self._announce_engine = orch.emitter(None)
+        orch.subscribe_tagged(self._follow)
+
+    # -- what commands read -----------------------------------------------------------------------------------------
+    def records(self) -> list[AgentRecord]:
+        return list(self._agents.values())
+
+    def rows(self) -> tuple[dict[str, Any], ...]:
+        now = self._now()
+        return tuple(agent.row(now) for agent in self._agents.values())
+
+    def get(self, name: str) -> AgentRecord:
+        agent = self._agents.get(name)
+        if agent is None:
+            known = ", ".join(self._agents) or "none yet (start one with /spawn <task>)"
+            raise WorktreeError(f"no agent named {name!r}; agents: {known}")
+        return agent
+
+    def runtime_of(self, name: str) -> SessionRuntime | None:
+        """The open session of the agent ``name`` (None after a restart: its session is stored, not open)."""
+        return self._runtimes.get(name)
+
+    def agent_of(self, session_id: str) -> AgentRecord | None:
+        name = self._by_session.get(session_id)
+        return self._agents.get(name) if name is not None else None
+
+    @property
+    def running(self) -> int:
+        return sum(1 for agent in self._agents.values() if agent.state.running)
+
+    # -- what commands do -------------------------------------------------------------------------------------------
+    async def spawn(self, task: str, mode: Mode | None = None, name: str | None = None) -> AgentRecord:
+        """Makes the agent's worktree and session and starts ``task`` there (``WorktreeError`` outside a git
+        repository, without a commit, or when git fails)."""
+        orch = self._orch
+        name = check_name(name) if name else name_for(task, set(self._agents))
+        if name in self._agents:
+            raise WorktreeError(f"an agent named {name!r} exists already: choose another name")
+        worktree = await asyncio.to_thread(add_worktree, orch.workspace.root, name, orch.env)
+        tree = AgentTree(
+            name,
+            worktree,
+            Workspace(worktree.workspace, orch.workspace.own_config),
+            ToolCapture(worktree.workspace, orch.config.undo, undo_objects(worktree.workspace)),
+            asyncio.Lock(),
+        )
+        tree.capture.start()
+        chosen = mode or orch.runtime.policy.mode
+        policy = PermissionPolicy.for_settings(orch.config, chosen.value, worktree.workspace)
+        session = Session(orch.workspace.root, **session_args(orch, orch.session.model, policy=policy))
+        orch.session_locks.claim(session.id)
+        orch.store.create_session(
+            model=session.model, mode=session.mode, session_id=session.id, title=f"agent {name}: {task}"[:80]
+        )
+        runtime = make_runtime(orch, session, policy, restored=False, tree=tree)
+        orch.runtimes.add(runtime)
+        agent = AgentRecord(
+            name=name,
+            task=task,
+            session_id=session.id,
+            parent_session_id=orch.session_id,
+            root=str(worktree.root),
+            workspace=str(worktree.workspace),
+            branch=worktree.branch,
+            base_commit=worktree.base_commit,
+            mode=policy.mode.value,
+            state=AgentState.QUEUED,
+            started_at=self._now(),
+        )
+        self._runtimes[name], self._trees[name], self._by_session[session.id] = runtime, tree, name
+        self._set(agent)
+        self._tasks[name] = asyncio.create_task(self._run(name, runtime, task), name=f"agent {name}")
+        return agent
+
+    def cancel(self, name: str) -> bool:
+        """Stops the agent ``name`` (its stream, its commands, its open approval), or its place in the queue."""
+        agent = self.get(name)
+        if not agent.state.running:
+            return False
+        runtime = self._runtimes.get(name)
+        if runtime is not None and runtime.cancel():
+            return True
+        task = self._tasks.get(name)
+        return task is not None and task.cancel()
+
+    def cancel_all(self) -> int:
+        return sum(self.cancel(agent.name) for agent in list(self._agents.values()) if agent.state.running)
+
+    async def wait(self, name: str) -> AgentRecord:
+        """The agent's record once its task has ended."""
+        task = self._tasks.get(name)
+        if task is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.shield(task)
+        return self.get(name)
+
+    def show(self, name: str | None) -> SessionRuntime:
+        """Puts the agent ``name``'s session in view (None: back to the main session); returns it."""
+        runtimes = self._orch.runtimes
+        if name is None:
+            target = self._main or runtimes.view
+            self._main = None
+        else:
+            self.get(name)
+            found = self._runtimes.get(name)
+            if found is None:
+                raise WorktreeError(
+                    f"agent {name}'s session is not open in this run (it ran before a restart): its work is on "
+                    f"branch coder/{name}; /merge {name} brings it back"
+                )
+            if runtimes.view.agent is None:
+                self._main = runtimes.view
+            target = found
+        runtimes.show(target)
+        return target
+
+    def keep(self, name: str) -> AgentRecord:
+        """Forgets the agent ``name`` but leaves its worktree and branch as they are."""
+        return self._forget(name)
+
+    async def discard(self, name: str) -> AgentRecord:
+        """Removes the agent's worktree (and what is uncommitted in it) and deletes its branch."""
+        agent = self.get(name)
+        if agent.state.running:
+            raise WorktreeError(f"agent {name} is still {agent.state.value}: cancel it first (/agents cancel {name})")
+        orch = self._orch
+        await asyncio.to_thread(remove_worktree, orch.workspace.root, Path(agent.root), agent.branch, orch.env)
+        return self._forget(name)
+
+    async def aclose(self) -> None:
+        """Cancels the agents that run or wait, and closes their captures."""
+        self._closing = True
+        tasks = [task for task in self._tasks.values() if not task.done()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for tree in self._trees.values():
+            tree.capture.close()
+
+    # -- inside -----------------------------------------------------------------------------------------------------
+    async def _run(self, name: str, runtime: SessionRuntime, task: str) -> None:
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self._orch.config.agents.max_running)
+        try:
+            async with self._slots:  # its end is recorded before the next one starts
+                self._update(name, state=AgentState.WORKING)
+                outcome = await self._orch.run_input(task, session_id=runtime.id)
+                state = _ENDED.get(outcome.reason, AgentState.FAILED)
+                note = outcome.error or ("" if state is AgentState.DONE else outcome.reason)
+                if state is AgentState.DONE:
+                    note = await self._commit(name, task)
+                self._update(name, state=state, finished_at=self._now(), note=note)
+        except asyncio.CancelledError:
+            note = STOPPED_WITH_ENGINE if self._closing else "cancelled"
+            self._update(name, state=AgentState.CANCELLED, finished_at=self._now(), note=note)
+            raise
+
+    async def _commit(self, name: str, task: str) -> str:
+        """Commits what the agent changed on its branch; what went wrong, if anything."""
+        try:
+            await asyncio.to_thread(commit_all, self._trees[name].worktree.root, f"{name}: {task}", self._orch.env)
+        except WorktreeError as exc:
+            return f"its work stays uncommitted in its worktree: {exc}"
+        return ""
+
+    def _follow(self, event: Event, session_id: str | None) -> None:
+        """An agent's state, todo progress and tokens, from the events of its session."""
+        name = self._by_session.get(session_id or "")
+        if name is None:
+            return
+        agent = self._agents[name]
+        match event:
+            case ToolCallAwaitingApproval() if agent.state is AgentState.WORKING:
+                self._update(name, state=AgentState.WAITING)
+            case ToolCallExecuting() | ToolCallFinished() if agent.state is AgentState.WAITING:
+                self._update(name, state=AgentState.WORKING)
+            case TodosChanged(todos=todos):
+                done = sum(1 for todo in todos if todo.status == "completed")
+                self._update(name, todos_done=done, todos_total=len(todos), store=False)
+            case UsageUpdated(prompt_tokens=prompt, completion_tokens=completion) if prompt or completion:
+                self._update(name, tokens=agent.tokens + prompt + completion, store=False)
+
+    def _update(self, name: str, *, store: bool = True, **changes: Any) -> None:
+        agent = self._agents.get(name)
+        if agent is None:
+            return
+        self._set(replace(agent, **changes), store=store)
+
+    def _set(self, agent: AgentRecord, *, store: bool = True) -> None:
+        self._agents[agent.name] = agent
+        if store:
+            save_agent(self._orch.store, agent)
+        self._announce()
+
+    def _forget(self, name: str) -> AgentRecord:
+        agent = self.get(name)
+        if agent.state.running:
+            raise WorktreeError(f"agent {name} is still {agent.state.value}: cancel it first (/agents cancel {name})")
+        runtime = self._runtimes.pop(name, None)
+        if runtime is not None:
+            if self._orch.runtimes.view is runtime:
+                self.show(None)
+            self._orch.runtimes.remove(runtime.id)
+            self._by_session.pop(runtime.id, None)
+        tree = self._trees.pop(name, None)
+        if tree is not None:
+            tree.capture.close()
+        self._tasks.pop(name, None)
+        del self._agents[name]
+        delete_agent(self._orch.store, name)
+        self._announce()
+        return agent
+
+    def _announce(self) -> None:
+        self._announce_engine(AgentsChanged(self.rows()))

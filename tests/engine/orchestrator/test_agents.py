@@ -1,0 +1,172 @@
+"""Agents (SPEC 26): ``/spawn`` starts sessions on git worktrees of their own, running at the same time; each writes
+only in its tree; ``agents.max_running`` queues the rest; one cancelled, the others finish; ``/agents`` lists them,
+after a restart too."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from engine.command_results import AgentShown, AgentsListed
+from engine.events import AgentsChanged, CommandResult, Event
+from tests.support.fakes import make_orchestrator
+from tests.support.scenario import ReplyLike, Stall, reply, text, tool_call
+from tests.support.scripted_server import ScriptedServer
+
+GIT_ENV = {"PATH": "/usr/bin:/bin:/usr/local/bin", "HOME": "/nonexistent", "LC_ALL": "C"}
+
+
+def git(cwd: Path, *args: str) -> str:
+    identity = ("-c", "user.name=Test", "-c", "user.email=test@example.invalid")
+    done = subprocess.run(["git", *identity, *args], cwd=cwd, env=GIT_ENV, capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+def make_repo(root: Path) -> Path:
+    root.mkdir()
+    git(root, "init", "--quiet", "-b", "main")
+    (root / "README.md").write_text("hello\n")
+    git(root, "add", "-A")
+    git(root, "commit", "--quiet", "-m", "start")
+    return root
+
+
+def agent_of(body: dict[str, Any]) -> str:
+    request = next(m["content"] for m in body["messages"] if m["role"] == "user")
+    found = re.search(r"agent (\w+)", request)
+    assert found is not None, request
+    return found.group(1)
+
+
+def writes_its_file(body: dict[str, Any]) -> ReplyLike:
+    """Each agent: a todo list and a write of ``<agent>.txt``, then a text once the write's result came back; the
+    agent ``stuck`` never answers."""
+    name = agent_of(body)
+    if name == "stuck":
+        return Stall(after=None, seconds=30)
+    if body["messages"][-1]["role"] == "user":
+        return reply(
+            tool_call("todowrite", todos=[{"id": "1", "content": f"{name} file", "status": "completed"}]),
+            tool_call("write", path=f"{name}.txt", content=f"{name}\n"),
+            usage=(100, 10),
+        )
+    return reply(text(f"{name} done"), usage=(120, 5))
+
+
+async def spawn(orchestrator: Any, name: str) -> str:
+    await orchestrator.run_input(f"/spawn --mode auto-edit --name {name} agent {name}: write your file")
+    return name
+
+
+def tree_files(root: Path) -> set[str]:
+    return {p.name for p in root.iterdir() if p.is_file() and p.name != ".git"}
+
+
+async def test_two_agents_write_only_in_their_own_worktrees(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    with ScriptedServer(fallback=writes_its_file) as server:
+        orchestrator, log, _ = make_orchestrator(repo, server.base_url)
+        for name in ("alpha", "beta"):
+            await spawn(orchestrator, name)
+        agents = [await asyncio.wait_for(orchestrator.agents.wait(name), 30) for name in ("alpha", "beta")]
+        listed = await orchestrator.run_input("/agents")
+
+    assert [agent.state.value for agent in agents] == ["done", "done"]
+    for agent, other in zip(agents, ("beta", "alpha"), strict=True):
+        tree = Path(agent.workspace)
+        assert tree.parent == repo / ".coder" / "worktrees"
+        assert (tree / f"{agent.name}.txt").read_text() == f"{agent.name}\n"
+        assert not (tree / f"{other}.txt").exists()
+        assert (agent.todos_done, agent.todos_total, agent.tokens) == (1, 1, 235)
+        # Its work is committed on its branch, which started from the main branch's HEAD.
+        assert git(repo, "show", f"{agent.branch}:{agent.name}.txt") == f"{agent.name}\n"
+        assert agent.base_commit == git(repo, "rev-parse", "main").strip()
+    # Nothing reached the main checkout, whose git status stays clean (.coder/ is ignored).
+    assert tree_files(repo) == {"README.md"}
+    assert git(repo, "status", "--porcelain") == ""
+    assert listed.reason == "completed"
+    shown = [e for e in log.events if isinstance(e, AgentsListed) and e.command == "/agents"][-1]
+    assert [(row["name"], row["state"]) for row in shown.agents] == [("alpha", "done"), ("beta", "done")]
+
+
+async def test_four_agents_at_most_max_running_at_once_and_one_cancelled(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    seen: list[Event] = []
+    with ScriptedServer(fallback=writes_its_file) as server:
+        orchestrator, _, _ = make_orchestrator(repo, server.base_url, agents={"max_running": 2})
+        orchestrator.subscribe(seen.append)
+        names = [await spawn(orchestrator, name) for name in ("stuck", "one", "two", "three")]
+        while orchestrator.agents.get("stuck").state.value != "working":
+            await asyncio.sleep(0.02)
+        cancelled = await orchestrator.run_input("/agents cancel stuck")
+        agents = {name: await asyncio.wait_for(orchestrator.agents.wait(name), 30) for name in names}
+
+    assert cancelled.reason == "completed"
+    assert {name: agent.state.value for name, agent in agents.items()} == {
+        "stuck": "cancelled", "one": "done", "two": "done", "three": "done",
+    }
+    changes = [e.agents for e in seen if isinstance(e, AgentsChanged)]
+    running_at_once = max(sum(row["state"] == "working" for row in rows) for rows in changes)
+    assert running_at_once == 2
+    assert any(row["state"] == "queued" for rows in changes for row in rows)
+    worktrees = repo / ".coder" / "worktrees"
+    for name in ("one", "two", "three"):
+        assert tree_files(worktrees / name) == {"README.md", f"{name}.txt"}
+    assert tree_files(worktrees / "stuck") == {"README.md"}
+    assert tree_files(repo) == {"README.md"}
+
+
+async def test_agents_are_listed_after_a_restart(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    with ScriptedServer(fallback=writes_its_file) as server:
+        first, _, _ = make_orchestrator(repo, server.base_url)
+        await spawn(first, "alpha")
+        await spawn(first, "stuck")
+        await asyncio.wait_for(first.agents.wait("alpha"), 30)
+        await first.aclose()  # the engine stops while "stuck" still works
+
+        second, log, _ = make_orchestrator(repo, server.base_url)
+        await second.run_input("/agents")
+        shown = await second.run_input("/agents show alpha")
+
+    listed = [e for e in log.events if isinstance(e, AgentsListed)][-1]
+    rows = {row["name"]: row for row in listed.agents}
+    assert (rows["alpha"]["state"], rows["alpha"]["branch"]) == ("done", "coder/alpha")
+    assert rows["alpha"]["worktree"] == str(repo / ".coder" / "worktrees" / "alpha")
+    assert (rows["stuck"]["state"], rows["stuck"]["note"]) == ("cancelled", "the engine stopped while it ran")
+    # Its session is stored, not open in this run: it says where the work is.
+    assert shown.reason == "error" and "coder/alpha" in (shown.error or "")
+
+
+async def test_an_agent_in_view_takes_the_input_and_its_undo_acts_on_its_tree(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    with ScriptedServer(fallback=writes_its_file) as server:
+        orchestrator, log, _ = make_orchestrator(repo, server.base_url)
+        main_id = orchestrator.session_id
+        await spawn(orchestrator, "alpha")
+        agent = await asyncio.wait_for(orchestrator.agents.wait("alpha"), 30)
+        await orchestrator.run_input("/agents show alpha")
+        assert orchestrator.session_id == agent.session_id
+        await orchestrator.run_input("/undo")
+        await orchestrator.run_input("/agents main")
+
+    written = Path(agent.workspace) / "alpha.txt"
+    assert not written.exists()  # undone in the agent's tree
+    assert orchestrator.session_id == main_id
+    assert [e.agent for e in log.events if isinstance(e, AgentShown)] == ["alpha", None]
+
+
+async def test_spawn_outside_a_git_repository_says_why(tmp_path: Path) -> None:
+    folder = tmp_path / "plain"
+    folder.mkdir()
+    with ScriptedServer(fallback=writes_its_file) as server:
+        orchestrator, log, _ = make_orchestrator(folder, server.base_url)
+        outcome = await orchestrator.run_input("/spawn agent alpha: write your file")
+
+    assert outcome.reason == "error"
+    said = [e for e in log.events if isinstance(e, CommandResult)][-1]
+    assert "is not in a git repository" in said.text and "git init" in said.text
+    assert not (folder / ".coder" / "worktrees").exists()
