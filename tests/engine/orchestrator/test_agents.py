@@ -12,7 +12,7 @@ from typing import Any
 
 from engine.command_results import AgentShown, AgentsListed
 from engine.events import AgentsChanged, CommandResult, Event
-from tests.support.fakes import make_orchestrator
+from tests.support.fakes import FakeInteraction, make_orchestrator
 from tests.support.scenario import ReplyLike, Stall, reply, text, tool_call
 from tests.support.scripted_server import ScriptedServer
 
@@ -170,3 +170,26 @@ async def test_spawn_outside_a_git_repository_says_why(tmp_path: Path) -> None:
     said = [e for e in log.events if isinstance(e, CommandResult)][-1]
     assert "is not in a git repository" in said.text and "git init" in said.text
     assert not (folder / ".coder" / "worktrees").exists()
+
+
+async def test_discard_asks_then_removes_the_worktree_and_branch_and_keep_leaves_them(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    interaction = FakeInteraction(answers=["Keep", "Discard"])
+    with ScriptedServer(fallback=writes_its_file) as server:
+        orchestrator, _, _ = make_orchestrator(repo, server.base_url, interaction=interaction)
+        for name in ("alpha", "beta"):
+            await spawn(orchestrator, name)
+            await asyncio.wait_for(orchestrator.agents.wait(name), 30)
+        await orchestrator.run_input("/agents discard alpha")  # answered "Keep"
+        kept_after_no = (repo / ".coder" / "worktrees" / "alpha").is_dir()
+        await orchestrator.run_input("/agents discard alpha")  # answered "Discard"
+        await orchestrator.run_input("/agents keep beta")
+        names = [agent.name for agent in orchestrator.agents.records()]
+
+    assert [q.options for q in interaction.questions] == [("Discard", "Keep")] * 2
+    assert "coder/alpha" in interaction.questions[0].question
+    assert kept_after_no
+    assert not (repo / ".coder" / "worktrees" / "alpha").exists()
+    assert git(repo, "branch", "--list", "--format=%(refname:short)", "coder/*").split() == ["coder/beta"]
+    assert (repo / ".coder" / "worktrees" / "beta" / "beta.txt").is_file()
+    assert names == []
