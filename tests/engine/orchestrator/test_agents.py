@@ -12,6 +12,7 @@ from typing import Any
 
 from engine.command_results import AgentShown, AgentsListed
 from engine.events import AgentsChanged, CommandResult, Event
+from engine.interaction import ApprovalDecision, ApprovalRequest
 from tests.support.fakes import FakeInteraction, make_orchestrator
 from tests.support.scenario import ReplyLike, Stall, reply, text, tool_call
 from tests.support.scripted_server import ScriptedServer
@@ -193,3 +194,42 @@ async def test_discard_asks_then_removes_the_worktree_and_branch_and_keep_leaves
     assert git(repo, "branch", "--list", "--format=%(refname:short)", "coder/*").split() == ["coder/beta"]
     assert (repo / ".coder" / "worktrees" / "beta" / "beta.txt").is_file()
     assert names == []
+
+
+class HeldApprovals(FakeInteraction):
+    """Holds every approval until the test lets them go, recording when each arrived."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hold = asyncio.Event()
+
+    async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision:
+        self.approval_requests.append(request)
+        await self.hold.wait()
+        return ApprovalDecision.YES
+
+
+async def test_approvals_of_two_agents_wait_without_blocking_others_and_name_their_agent(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    interaction = HeldApprovals()
+    with ScriptedServer(fallback=writes_its_file) as server:
+        orchestrator, _, _ = make_orchestrator(repo, server.base_url, interaction=interaction)
+        for name in ("first", "second"):  # the main session's mode: their writes ask
+            await orchestrator.run_input(f"/spawn --name {name} agent {name}: write your file")
+            while len(interaction.approval_requests) < (1 if name == "first" else 2):
+                await asyncio.sleep(0.02)
+        states_while_asking = {agent.name: agent.state.value for agent in orchestrator.agents.records()}
+        # A third agent, which asks nothing, runs to its end while both wait.
+        free = await asyncio.wait_for(orchestrator.agents.wait(await spawn(orchestrator, "free")), 30)
+        interaction.hold.set()
+        done = [await asyncio.wait_for(orchestrator.agents.wait(name), 30) for name in ("first", "second")]
+
+    assert states_while_asking == {"first": "waiting for you", "second": "waiting for you"}
+    assert free.state.value == "done"
+    worktrees = repo / ".coder" / "worktrees"
+    assert [(r.agent, r.worktree, r.key_argument) for r in interaction.approval_requests] == [
+        ("first", str(worktrees / "first"), "first.txt"),
+        ("second", str(worktrees / "second"), "second.txt"),
+    ]
+    assert [agent.state.value for agent in done] == ["done", "done"]
+    assert (worktrees / "second" / "second.txt").is_file()
