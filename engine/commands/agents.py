@@ -8,12 +8,14 @@ from typing import TYPE_CHECKING, Any
 
 from engine.agents.worktree import WorktreeError
 from engine.command_results import AgentShown, AgentsListed
-from engine.events import CommandResult
+from engine.events import CommandResult, ModeChanged, TodosChanged
 from engine.interaction import QuestionRequest
 from engine.modes import Mode
+from engine.orchestrator.resume import history_restored
 
 if TYPE_CHECKING:
     from engine.commands.context import CommandContext
+    from engine.orchestrator.runtime import SessionRuntime
 
 SPAWN_USAGE = "/spawn [--mode <mode>] [--name <name>] <task>"
 AGENTS_USAGE = "/agents [show <name> | main | cancel <name|all> | keep <name> | discard <name>]"
@@ -68,9 +70,11 @@ async def agents_command(ctx: CommandContext, arg: str) -> AgentsListed | AgentS
                 return AgentsListed("/agents", agents_table(pool.rows()), pool.rows())
             case "main", []:
                 runtime = pool.show(None)
+                _announce_view(ctx, runtime)
                 return AgentShown("/agents", "back to the main session", runtime.id)
             case "show", [name]:
                 runtime = pool.show(name)
+                _announce_view(ctx, runtime)
                 agent = pool.get(name)
                 text = f"agent {name} ({agent.state.value}) on {agent.branch}; /agents main goes back"
                 return AgentShown("/agents", text, runtime.id, name, agent.root)
@@ -90,6 +94,13 @@ async def agents_command(ctx: CommandContext, arg: str) -> AgentsListed | AgentS
     except WorktreeError as exc:
         return CommandResult.slash("/agents", str(exc), ok=False)
     return CommandResult.slash("/agents", f"usage: {AGENTS_USAGE}", ok=False)
+
+
+def _announce_view(ctx: CommandContext, runtime: SessionRuntime) -> None:
+    """What a front end needs to show the session now in view: its history so far, its mode and its todos."""
+    ctx.emit(history_restored(ctx.store, runtime.id))
+    ctx.emit(ModeChanged(runtime.policy.mode.value))
+    ctx.emit(TodosChanged(tuple(runtime.tool_context.todos.items)))
 
 
 async def _discard(ctx: CommandContext, name: str) -> AgentsListed | CommandResult:

@@ -30,6 +30,7 @@ from engine.agents.worktree import (
 from engine.capture.tool_capture import ToolCapture
 from engine.events import (
     AgentsChanged,
+    ErrorEvent,
     Event,
     TodosChanged,
     ToolCallAwaitingApproval,
@@ -49,6 +50,8 @@ if TYPE_CHECKING:
     from engine.orchestrator.orchestrator import Orchestrator
     from engine.orchestrator.runtime import SessionRuntime
 
+# Commands that put another session in view in place of the one there: never in an agent's view.
+_SWITCHING_COMMANDS = frozenset({"/new", "/clear", "/resume", "/fork"})
 # What an agent's outcome makes of it.
 _ENDED = {"completed": AgentState.DONE, "cancelled": AgentState.CANCELLED, "refused": AgentState.CANCELLED}
 
@@ -103,6 +106,25 @@ class AgentPool:
     def agent_of(self, session_id: str) -> AgentRecord | None:
         name = self._by_session.get(session_id)
         return self._agents.get(name) if name is not None else None
+
+    def main_runtime(self) -> SessionRuntime:
+        """The main session: the one in view, or the one an agent's view was opened from."""
+        return self._main or self._orch.runtimes.view
+
+    def input_runtime(self, in_view: SessionRuntime, text: str) -> SessionRuntime | None:
+        """Which session runs an input typed in the agent's view ``in_view``: a command runs in the main one, beside
+        the agent's own work (and acts on the session in view); a request goes to the agent, unless it is working
+        (None, said as an error)."""
+        command = text.lstrip().partition(" ")[0].lower()
+        if command in _SWITCHING_COMMANDS:
+            in_view.emit(ErrorEvent(f"{command} changes the main session: go back to it first (/agents main)"))
+            return None
+        if command.startswith("/"):
+            return self.main_runtime()
+        if in_view.busy:
+            in_view.emit(ErrorEvent(f"agent {in_view.agent} is working: wait for it to finish, or Esc to cancel it"))
+            return None
+        return in_view
 
     @property
     def running(self) -> int:

@@ -41,8 +41,8 @@ async def run_input(orch: Orchestrator, runtime: SessionRuntime, text: str) -> T
         return TurnOutcome("completed")
     if runtime.busy:
         raise RuntimeError("an input is already running; queue it until the running one ends")
-    if text.startswith("/") and runtime is not orch.runtime:
-        raise ValueError("a / command acts on the session in view")
+    if text.startswith("/") and runtime is not orch.runtime and runtime is not orch.agents.main_runtime():
+        raise ValueError("a / command acts on the session in view (run from it, or from the main one)")
     turn_id = uuid.uuid4().hex[:12]
     runtime.emit(TurnStarted(turn_id, text))
     context = contextvars.copy_context()

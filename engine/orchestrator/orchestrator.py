@@ -376,7 +376,12 @@ class Orchestrator:
         """Runs one input to its end in the session in view, or in the open session ``session_id`` (``dispatch``).
         A user cancellation is an outcome (``reason == "cancelled"``); cancelling the caller's own task still
         propagates."""
-        return await run_input(self, self.runtime if session_id is None else self.runtimes[session_id], text)
+        runtime = self.runtime if session_id is None else self.runtimes[session_id]
+        if session_id is None and runtime.agent is not None:
+            runtime = self.agents.input_runtime(runtime, text)
+            if runtime is None:
+                return TurnOutcome("error", "the agent in view is working")
+        return await run_input(self, runtime, text)
 
     async def resume(self, plan: ResumePlan) -> TurnOutcome:
         """Switches to a stored session and finishes the turn the process died in, if an approval was pending in

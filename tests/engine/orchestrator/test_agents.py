@@ -233,3 +233,31 @@ async def test_approvals_of_two_agents_wait_without_blocking_others_and_name_the
     ]
     assert [agent.state.value for agent in done] == ["done", "done"]
     assert (worktrees / "second" / "second.txt").is_file()
+
+
+async def test_in_an_agents_view_commands_run_beside_its_work_and_requests_wait_for_it(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    tagged: list[tuple[Event, str | None]] = []
+    with ScriptedServer(fallback=writes_its_file) as server:
+        orchestrator, _, _ = make_orchestrator(repo, server.base_url)
+        orchestrator.subscribe_tagged(lambda event, session_id: tagged.append((event, session_id)))
+        main_id = orchestrator.session_id
+        await spawn(orchestrator, "stuck")
+        stuck = orchestrator.agents.get("stuck")
+        await orchestrator.run_input("/agents show stuck")
+        request = await orchestrator.run_input("do something else")
+        switch = await orchestrator.run_input("/new")
+        todos = await orchestrator.run_input("/todos")  # runs while the agent's turn still runs
+        still_working = orchestrator.agents.get("stuck").state.value
+        cancelled = orchestrator.cancel()  # Esc in its view
+        agent = await asyncio.wait_for(orchestrator.agents.wait("stuck"), 30)
+        await orchestrator.run_input("/agents main")
+
+    assert (request.reason, switch.reason, todos.reason) == ("error", "error", "completed")
+    assert still_working == "working" and cancelled and agent.state.value == "cancelled"
+    assert orchestrator.session_id == main_id
+    errors = [str(event) for event, session_id in tagged if type(event).__name__ == "ErrorEvent"]
+    assert any("agent stuck is working" in text for text in errors)
+    assert any("/new changes the main session" in text for text in errors)
+    # The history of the agent's session came with the switch to its view.
+    assert any(type(e).__name__ == "HistoryRestored" and e.session_id == stuck.session_id for e, _ in tagged)
