@@ -124,8 +124,8 @@ class CoderApp(App[int]):
         await self.link.aclose()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "interrupt":
-            return self.link.busy
+        if action == "interrupt":  # the running input, or the agent in view (SPEC 26)
+            return self.link.busy or self.link.agent_in_view is not None
         return True
 
     def action_cycle_mode(self) -> None:

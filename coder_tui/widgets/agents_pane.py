@@ -1,0 +1,131 @@
+"""The agents pane (SPEC 26): the main session, then each agent with its state, todo progress, elapsed time and
+tokens. Enter on a row shows that session's transcript (``Chosen``); m goes back to the main session; Esc closes the
+pane. The rows come from the engine (``AgentsChanged``); a hidden pane keeps them without drawing."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from coder_tui.input.bindings import bindings_for
+
+MAIN_ID = "main"
+_LOOKS = {
+    "queued": ("◌", "$text-muted"),
+    "working": ("◐", "bold $text-accent"),
+    "waiting for you": ("◆", "bold $text-warning"),
+    "done": ("✓", "$text-success"),
+    "failed": ("✗", "$text-error"),
+    "cancelled": ("■", "$text-muted"),
+}
+
+
+def elapsed_text(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    if hours:
+        return f"{hours}h{minutes:02d}m"
+    return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
+
+
+def agent_line(row: dict[str, Any], viewed: bool) -> Content:
+    """One agent: its mark, name, state, todos, elapsed time and tokens (``▶`` when its transcript is shown)."""
+    glyph, style = _LOOKS.get(str(row.get("state")), ("?", ""))
+    todos = f"{row.get('todos_done', 0)}/{row.get('todos_total', 0)}" if row.get("todos_total") else "-"
+    facts = f"  todos {todos}  {elapsed_text(float(row.get('elapsed_s', 0)))}  {int(row.get('tokens', 0)):,} tok"
+    return Content.assemble(
+        ("▶ " if viewed else "  ", "bold"),
+        (f"{glyph} ", style),
+        (str(row.get("name", "")), "bold"),
+        (f"  {row.get('state', '')}", style),
+        (facts, "$text-muted"),
+    )
+
+
+class AgentsPane(OptionList):
+    """The agents and the main session; the one in view is marked."""
+
+    DEFAULT_CSS = """
+    AgentsPane {
+        display: none;
+        height: auto;
+        max-height: 10;
+        border: none;
+        border-top: solid $foreground 15%;
+        border-title-color: $text-accent;
+        border-title-style: bold;
+        padding: 0 1;
+    }
+    AgentsPane.-open { display: block; }
+    """
+
+    BINDINGS = bindings_for("agents")
+
+    class Chosen(Message):
+        """The user chose the session to show: an agent's name, or None for the main session."""
+
+        def __init__(self, agent: str | None) -> None:
+            super().__init__()
+            self.agent = agent
+
+    class Closed(Message):
+        """The user closed the pane (Esc)."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.rows: tuple[dict[str, Any], ...] = ()
+        self.viewed: str | None = None
+        self.border_title = "Agents"
+
+    @property
+    def open(self) -> bool:
+        return self.has_class("-open")
+
+    def set_open(self, open_: bool) -> None:
+        """Opens the pane with the session in view highlighted, or closes it."""
+        self.set_class(open_, "-open")
+        if open_:
+            self._draw()
+            names = [row.get("name") for row in self.rows]
+            self.highlighted = names.index(self.viewed) + 1 if self.viewed in names else 0
+
+    def set_rows(self, rows: Sequence[dict[str, Any]]) -> None:
+        self.rows = tuple(rows)
+        if self.open:
+            self._draw()
+
+    def set_viewed(self, agent: str | None) -> None:
+        self.viewed = agent
+        if self.open:
+            self._draw()
+
+    def _draw(self) -> None:
+        highlighted = self.highlighted
+        running = sum(1 for row in self.rows if row.get("state") in ("queued", "working", "waiting for you"))
+        self.border_title = f"Agents {running} running · {len(self.rows)} in all" if self.rows else "Agents"
+        main = Content.assemble(("▶ " if self.viewed is None else "  ", "bold"), ("main session", "bold"))
+        options = [Option(main, id=MAIN_ID)]
+        options += [Option(agent_line(row, row.get("name") == self.viewed), id=f"agent:{row.get('name')}")
+                    for row in self.rows]
+        if not self.rows:
+            options.append(Option(Content.styled("no agents yet: /spawn <task> starts one", "$text-muted italic"),
+                                  disabled=True))
+        self.set_options(options)
+        if highlighted is not None and highlighted < self.option_count:
+            self.highlighted = highlighted
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        option_id = event.option.id or MAIN_ID
+        self.post_message(self.Chosen(None if option_id == MAIN_ID else option_id.removeprefix("agent:")))
+
+    def action_main_session(self) -> None:
+        self.post_message(self.Chosen(None))
+
+    def action_close(self) -> None:
+        self.post_message(self.Closed())
