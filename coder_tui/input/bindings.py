@@ -71,7 +71,7 @@ KEY_TABLE: tuple[KeySpec, ...] = (
             show=False),
     KeySpec("ctrl+t", "toggle_panes", "Panes", "screen", "show or hide the todo and tool-event panes"),
     KeySpec("ctrl+b", "toggle_agents", "Agents", "screen",
-            "show or hide the agents pane (Enter on an agent shows its transcript)"),
+            "show or hide the agents pane (Enter on an agent shows its transcript)", show=False),
     KeySpec("ctrl+l", "clear_transcript", "Clear", "screen", "clear the screen (the session is kept)"),
     KeySpec("ctrl+o", "toggle_output", "Expand", "screen",
             "expand the folded long tool outputs (again: fold them); a click expands one", show=False),

@@ -33,16 +33,19 @@ def elapsed_text(seconds: float) -> str:
     return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
 
 
-def agent_line(row: dict[str, Any], viewed: bool) -> Content:
-    """One agent: its mark, name, state, todos, elapsed time and tokens (``▶`` when its transcript is shown)."""
-    glyph, style = _LOOKS.get(str(row.get("state")), ("?", ""))
+def agent_line(row: dict[str, Any], viewed: bool, name_width: int = 0) -> Content:
+    """One agent: its mark, name, state, todos, elapsed time and tokens (``▶`` when its transcript is shown), the
+    name padded to ``name_width`` so the columns line up."""
+    state = str(row.get("state", ""))
+    glyph, style = _LOOKS.get(state, ("?", ""))
     todos = f"{row.get('todos_done', 0)}/{row.get('todos_total', 0)}" if row.get("todos_total") else "-"
-    facts = f"  todos {todos}  {elapsed_text(float(row.get('elapsed_s', 0)))}  {int(row.get('tokens', 0)):,} tok"
+    elapsed = elapsed_text(float(row.get("elapsed_s", 0)))
+    facts = f" todos {todos:<5} {elapsed:>6} {int(row.get('tokens', 0)):>8,} tok"
     return Content.assemble(
         ("▶ " if viewed else "  ", "bold"),
         (f"{glyph} ", style),
-        (str(row.get("name", "")), "bold"),
-        (f"  {row.get('state', '')}", style),
+        (str(row.get("name", "")).ljust(name_width + 1), "bold"),
+        (state.ljust(len("waiting for you") + 1), style),
         (facts, "$text-muted"),
     )
 
@@ -61,6 +64,7 @@ class AgentsPane(OptionList):
         border-title-style: bold;
         padding: 0 1;
     }
+    AgentsPane:focus { border: none; border-top: solid $accent; background-tint: $foreground 0%; }
     AgentsPane.-open { display: block; }
     """
 
@@ -110,7 +114,8 @@ class AgentsPane(OptionList):
         self.border_title = f"Agents {running} running · {len(self.rows)} in all" if self.rows else "Agents"
         main = Content.assemble(("▶ " if self.viewed is None else "  ", "bold"), ("main session", "bold"))
         options = [Option(main, id=MAIN_ID)]
-        options += [Option(agent_line(row, row.get("name") == self.viewed), id=f"agent:{row.get('name')}")
+        width = max((len(str(row.get("name", ""))) for row in self.rows), default=0)
+        options += [Option(agent_line(row, row.get("name") == self.viewed, width), id=f"agent:{row.get('name')}")
                     for row in self.rows]
         if not self.rows:
             options.append(Option(Content.styled("no agents yet: /spawn <task> starts one", "$text-muted italic"),

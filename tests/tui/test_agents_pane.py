@@ -9,13 +9,16 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
+from textual.pilot import Pilot
+
 from coder_tui.app import CoderApp
 from coder_tui.widgets.agents_pane import AgentsPane
 from coder_tui.widgets.tool_call_view import ToolCallView
 from coder_tui.widgets.user_message import UserMessage
 from tests.support.scenario import ReplyLike, Stall, reply, text, tool_call
 from tests.support.scripted_server import ScriptedServer
-from tests.tui.helpers import make_app, ready, settle, submit, wait_until
+from tests.tui.helpers import SIZE_IDS, SIZES, make_app, ready, settle, submit, wait_until
 
 GIT_ENV = {"PATH": "/usr/bin:/bin:/usr/local/bin", "HOME": "/nonexistent", "LC_ALL": "C"}
 
@@ -90,3 +93,34 @@ async def test_the_pane_switches_the_transcript_and_esc_cancels_only_the_agent_i
     assert state_of(app, "alpha") == "done"
     assert all(shown.startswith(("/spawn", "/agents")) for shown in back_requests)
     assert isinstance(app.session.agents_pane, AgentsPane) and not app.session.agents_pane.open
+
+
+def row(name: str, state: str, done: int, total: int, elapsed: float, tokens: int) -> dict[str, Any]:
+    return {
+        "name": name, "task": f"{name} task", "state": state, "branch": f"coder/{name}",
+        "worktree": f"/home/dev/demo-project/.coder/worktrees/{name}", "base_commit": "0" * 40,
+        "session_id": f"s-{name}", "mode": "auto-edit", "todos_done": done, "todos_total": total,
+        "elapsed_s": elapsed, "tokens": tokens, "note": "",
+    }
+
+
+MIXED = (
+    row("fix-login", "working", 2, 5, 83.0, 12_480),
+    row("add-tests", "waiting for you", 1, 3, 47.5, 6_210),
+    row("docs-pass", "done", 4, 4, 312.0, 31_877),
+    row("bump-deps", "failed", 0, 0, 9.2, 1_024),
+)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+def test_agents_pane_with_agents_in_mixed_states(snap_compare, workspace: Path, scripted_server: ScriptedServer,
+                                                  size: tuple[int, int]) -> None:
+    from engine.events import AgentsChanged
+
+    async def run_before(pilot: Pilot[object]) -> None:
+        app = await ready(pilot)
+        app.session.show_event(AgentsChanged(MIXED))
+        await pilot.press("ctrl+b", "down")
+        await settle(pilot)
+
+    assert snap_compare(make_app(workspace, scripted_server), terminal_size=size, run_before=run_before)
