@@ -43,6 +43,7 @@ from engine.orchestrator.session import Session
 from engine.orchestrator.switching import make_runtime, session_args
 from engine.policy import PermissionPolicy
 from engine.storage.agent_table import STOPPED_WITH_ENGINE, delete_agent, load_agents, save_agent
+from engine.storage.state_folder import ensure_state_folder
 from engine.storage.undo import undo_objects
 from engine.tools.guard import Workspace
 
@@ -139,6 +140,8 @@ class AgentPool:
         if name in self._agents:
             raise WorktreeError(f"an agent named {name!r} exists already: choose another name")
         worktree = await asyncio.to_thread(add_worktree, orch.workspace.root, name, orch.env)
+        # Its own state folder (the undo copies of its changes), ignored by git so no commit of the agent takes it.
+        ensure_state_folder(worktree.workspace)
         tree = AgentTree(
             name,
             worktree,
@@ -228,6 +231,14 @@ class AgentPool:
         orch = self._orch
         await asyncio.to_thread(remove_worktree, orch.workspace.root, Path(agent.root), agent.branch, orch.env)
         return self._forget(name)
+
+    async def commit_work(self, name: str) -> None:
+        """Commits on its branch what the agent ``name`` left uncommitted in its worktree (it was cancelled, or
+        failed), so its branch holds all of its work."""
+        agent = self.get(name)
+        if Path(agent.root).is_dir():
+            await asyncio.to_thread(commit_all, Path(agent.root), f"{name}: {agent.task} (left uncommitted)",
+                                    self._orch.env)
 
     async def aclose(self) -> None:
         """Cancels the agents that run or wait, and closes their captures."""

@@ -261,3 +261,14 @@ async def test_in_an_agents_view_commands_run_beside_its_work_and_requests_wait_
     assert any("/new changes the main session" in text for text in errors)
     # The history of the agent's session came with the switch to its view.
     assert any(type(e).__name__ == "HistoryRestored" and e.session_id == stuck.session_id for e, _ in tagged)
+
+
+async def test_an_agents_branch_holds_its_work_and_none_of_coders_state(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    with ScriptedServer(fallback=writes_its_file) as server:
+        orchestrator, _, _ = make_orchestrator(repo, server.base_url)
+        await spawn(orchestrator, "alpha")
+        agent = await asyncio.wait_for(orchestrator.agents.wait("alpha"), 30)
+
+    changed = git(repo, "diff", "--name-only", agent.base_commit, agent.branch).split()
+    assert changed == ["alpha.txt"]
