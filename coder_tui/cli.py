@@ -50,6 +50,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="ask the configured model server what it is, whether it streams, how it sends tool calls and its "
         "context window; print a short report to paste into a bug report (no secrets in it), then exit",
     )
+    parser.add_argument(
+        "--worktree",
+        nargs="?",
+        const="",
+        metavar="NAME",
+        help="with -p: run the input as an agent on a new git worktree and branch coder/NAME (a name is made from "
+        "the input without one); prints the branch at the end (SPEC 26)",
+    )
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--resume", metavar="ID", help="resume a saved session of this workspace (see /resume)")
     which.add_argument(
@@ -109,7 +117,10 @@ def main(argv: list[str] | None = None) -> int:
             cont=args.cont,
             trust=args.trust,
             fork=args.fork,
+            worktree=args.worktree,
         )
+    if args.worktree is not None:
+        parser.error("--worktree runs headless, with -p TEXT; in the full screen, /spawn <task> starts an agent")
     if args.output_format != "text":
         parser.error("--output-format applies to headless runs only (-p or piped stdin)")
     prepare_ui_process()
