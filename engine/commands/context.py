@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from engine.orchestrator.agent_pool import AgentPool
+    from engine.agents.control import AgentControl
     from engine.commands.usage import UsageTally
     from engine.config import Config
     from engine.context.tokens import TokenCounter
@@ -107,7 +107,7 @@ class CommandContext(Protocol):
     def project_trusted(self) -> bool: ...
 
     @property
-    def agents(self) -> AgentPool: ...
+    def agents(self) -> AgentControl: ...
 
     # ``--trust``: trusted for this run only; ``/trust off`` ends it.
     trusted_for_run: bool

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.agents.records import AgentRecord, AgentState
 from engine.agents.worktree import (
+    BRANCH_PREFIX,
     Worktree,
     WorktreeError,
     add_worktree,
@@ -26,6 +27,7 @@ from engine.agents.worktree import (
     commit_all,
     name_for,
     remove_worktree,
+    worktree_path,
 )
 from engine.capture.tool_capture import ToolCapture
 from engine.events import (
@@ -42,7 +44,7 @@ from engine.modes import Mode
 from engine.orchestrator.session import Session
 from engine.orchestrator.switching import make_runtime, session_args
 from engine.policy import PermissionPolicy
-from engine.storage.agent_table import STOPPED_WITH_ENGINE, delete_agent, load_agents, save_agent
+from engine.storage.agent_table import delete_agent, load_agents, save_agent
 from engine.storage.state_folder import ensure_state_folder
 from engine.storage.undo import undo_objects
 from engine.tools.guard import Workspace
@@ -51,6 +53,7 @@ if TYPE_CHECKING:
     from engine.orchestrator.orchestrator import Orchestrator
     from engine.orchestrator.runtime import SessionRuntime
 
+STOPPED_WITH_ENGINE = "the engine stopped while it ran"
 # Commands that put another session in view in place of the one there: never in an agent's view.
 _SWITCHING_COMMANDS = frozenset({"/new", "/clear", "/resume", "/fork"})
 # What an agent's outcome makes of it.
@@ -72,7 +75,7 @@ class AgentPool:
     def __init__(self, orch: Orchestrator, *, clock: Callable[[], float] = time.time) -> None:
         self._orch = orch
         self._now = clock
-        self._agents: dict[str, AgentRecord] = {a.name: a for a in load_agents(orch.store, orch.workspace.root)}
+        self._agents = {a.name: a for a in map(self._restored, load_agents(orch.store)) if a is not None}
         self._runtimes: dict[str, SessionRuntime] = {}
         self._trees: dict[str, AgentTree] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
@@ -251,6 +254,25 @@ class AgentPool:
             tree.capture.close()
 
     # -- inside -----------------------------------------------------------------------------------------------------
+    def _restored(self, agent: AgentRecord) -> AgentRecord | None:
+        """A stored agent, believed only when it is this user's (its session is sealed as theirs) and names the
+        worktree and branch coder-tui makes for its name: a database that came with a repository cannot point a
+        discard or a merge at another branch or folder. One that was running when its engine stopped is cancelled
+        now, saying so."""
+        root = worktree_path(self._orch.workspace.root, agent.name)
+        try:
+            check_name(agent.name)
+        except WorktreeError:
+            return None
+        if agent.root != str(root) or agent.branch != BRANCH_PREFIX + agent.name:
+            return None
+        if not Path(agent.workspace).is_relative_to(root) or not self._orch.store.is_own(agent.session_id):
+            return None
+        if agent.state.running:
+            finished = agent.finished_at or agent.started_at
+            return replace(agent, state=AgentState.CANCELLED, finished_at=finished, note=STOPPED_WITH_ENGINE)
+        return agent
+
     async def _run(self, name: str, runtime: SessionRuntime, task: str) -> None:
         if self._slots is None:
             self._slots = asyncio.Semaphore(self._orch.config.agents.max_running)

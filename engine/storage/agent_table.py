@@ -1,22 +1,14 @@
 """The agents of a workspace (SPEC 26), one row each in the database beside the sessions: the record as JSON,
-keyed by the agent's name. The table is made at first use; its rows are read back by ``/agents`` after a restart.
-
-A row is believed only when it is this user's (the agent's session is sealed as theirs) and names the worktree and
-branch coder-tui would have made for that name: a database that came with a repository cannot point a discard at
-another branch or folder."""
+keyed by the agent's name. The table is made at first use; its rows are read back by ``/agents`` after a restart."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, replace
-from pathlib import Path
+from dataclasses import asdict
 
 from engine.agents.records import AgentRecord, AgentState
-from engine.agents.worktree import BRANCH_PREFIX, check_name, worktree_path
-from engine.errors import EngineError
 from engine.storage.store import Store
 
-STOPPED_WITH_ENGINE = "the engine stopped while it ran"
 _TABLE = "CREATE TABLE IF NOT EXISTS agents (name TEXT PRIMARY KEY, record TEXT NOT NULL)"
 
 
@@ -36,9 +28,8 @@ def delete_agent(store: Store, name: str) -> None:
         conn.execute("DELETE FROM agents WHERE name = ?", (name,))
 
 
-def load_agents(store: Store, workspace: Path) -> list[AgentRecord]:
-    """This user's agents of ``workspace``, oldest first. One that was running when its engine stopped is
-    cancelled now, saying so."""
+def load_agents(store: Store) -> list[AgentRecord]:
+    """Every agent row that reads as a record, oldest first (``AgentPool`` decides which to believe)."""
     with store.db.transaction() as conn:
         conn.execute(_TABLE)
         rows = [record for (record,) in conn.execute("SELECT record FROM agents")]
@@ -46,21 +37,7 @@ def load_agents(store: Store, workspace: Path) -> list[AgentRecord]:
     for text in rows:
         try:
             data = json.loads(text)
-            agent = AgentRecord(**{**data, "state": AgentState(data["state"])})
-            check_name(agent.name)
-        except (ValueError, TypeError, KeyError, EngineError):
+            agents.append(AgentRecord(**{**data, "state": AgentState(data["state"])}))
+        except (ValueError, TypeError, KeyError):
             continue
-        expected_root = str(worktree_path(workspace, agent.name))
-        if agent.root != expected_root or agent.branch != BRANCH_PREFIX + agent.name:
-            continue
-        if not Path(agent.workspace).is_relative_to(expected_root):
-            continue
-        if not store.is_own(agent.session_id):
-            continue
-        if agent.state.running:
-            agent = replace(
-                agent, state=AgentState.CANCELLED, finished_at=agent.finished_at or agent.started_at,
-                note=STOPPED_WITH_ENGINE,
-            )
-        agents.append(agent)
     return sorted(agents, key=lambda agent: agent.started_at)

@@ -272,3 +272,30 @@ async def test_an_agents_branch_holds_its_work_and_none_of_coders_state(tmp_path
 
     changed = git(repo, "diff", "--name-only", agent.base_commit, agent.branch).split()
     assert changed == ["alpha.txt"]
+
+
+async def test_a_forged_agent_row_cannot_point_discard_at_another_branch_or_folder(tmp_path: Path) -> None:
+    from engine.agents.records import AgentRecord, AgentState
+    from engine.storage.agent_table import save_agent
+
+    repo = make_repo(tmp_path / "repo")
+    git(repo, "branch", "keepme")
+    with ScriptedServer(fallback=writes_its_file) as server:
+        first, _, _ = make_orchestrator(repo, server.base_url)
+        own_session = first.session_id
+        for name, branch, root in (("evil", "keepme", str(repo)), ("main", "main", str(repo / ".coder" / "x"))):
+            save_agent(first.store, AgentRecord(
+                name=name, task="t", session_id=own_session, parent_session_id=own_session, root=root,
+                workspace=root, branch=branch, base_commit="0" * 40, mode="default", state=AgentState.DONE,
+                started_at=1.0,
+            ))
+        await first.aclose()
+        second, _, interaction = make_orchestrator(repo, server.base_url, interaction=FakeInteraction(["Discard"]))
+        discarded = await second.run_input("/agents discard evil")
+        listed = [agent.name for agent in second.agents.records()]
+
+    assert discarded.reason == "error" and listed == []
+    assert not interaction.questions
+    branches = git(repo, "branch", "--list", "--format=%(refname:short)").split()
+    assert sorted(branches) == ["keepme", "main"]
+    assert (repo / "README.md").is_file()
