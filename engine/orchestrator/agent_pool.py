@@ -41,6 +41,7 @@ from engine.events import (
     UsageUpdated,
 )
 from engine.modes import Mode
+from engine.orchestrator.resume import plan_resume
 from engine.orchestrator.session import Session
 from engine.orchestrator.switching import make_runtime, session_args
 from engine.policy import PermissionPolicy
@@ -143,16 +144,6 @@ class AgentPool:
         if name in self._agents:
             raise WorktreeError(f"an agent named {name!r} exists already: choose another name")
         worktree = await asyncio.to_thread(add_worktree, orch.workspace.root, name, orch.env)
-        # Its own state folder (the undo copies of its changes), ignored by git so no commit of the agent takes it.
-        ensure_state_folder(worktree.workspace)
-        tree = AgentTree(
-            name,
-            worktree,
-            Workspace(worktree.workspace, orch.workspace.own_config),
-            ToolCapture(worktree.workspace, orch.config.undo, undo_objects(worktree.workspace)),
-            asyncio.Lock(),
-        )
-        tree.capture.start()
         chosen = mode or orch.runtime.policy.mode
         policy = PermissionPolicy.for_settings(orch.config, chosen.value, worktree.workspace)
         session = Session(orch.workspace.root, **session_args(orch, orch.session.model, policy=policy))
@@ -160,8 +151,7 @@ class AgentPool:
         orch.store.create_session(
             model=session.model, mode=session.mode, session_id=session.id, title=f"agent {name}: {task}"[:80]
         )
-        runtime = make_runtime(orch, session, policy, restored=False, tree=tree)
-        orch.runtimes.add(runtime)
+        runtime = self._open(name, worktree, session, policy, restored=False)
         agent = AgentRecord(
             name=name,
             task=task,
@@ -175,7 +165,6 @@ class AgentPool:
             state=AgentState.QUEUED,
             started_at=self._now(),
         )
-        self._runtimes[name], self._trees[name], self._by_session[session.id] = runtime, tree, name
         self._set(agent)
         self._tasks[name] = asyncio.create_task(self._run(name, runtime, task), name=f"agent {name}")
         return agent
@@ -210,12 +199,7 @@ class AgentPool:
             self._main = None
         else:
             self.get(name)
-            found = self._runtimes.get(name)
-            if found is None:
-                raise WorktreeError(
-                    f"agent {name}'s session is not open in this run (it ran before a restart): its work is on "
-                    f"branch coder/{name}; /merge {name} brings it back"
-                )
+            found = self._runtimes.get(name) or self._reopen(self.get(name))
             if runtimes.view.agent is None:
                 self._main = runtimes.view
             target = found
@@ -254,6 +238,50 @@ class AgentPool:
             tree.capture.close()
 
     # -- inside -----------------------------------------------------------------------------------------------------
+    def _open(
+        self, name: str, worktree: Worktree, session: Session, policy: PermissionPolicy, *, restored: bool
+    ) -> SessionRuntime:
+        """The agent's session, open beside the others, its workspace its worktree."""
+        orch = self._orch
+        # Its own state folder (the undo copies of its changes), ignored by git so no commit of the agent takes it.
+        ensure_state_folder(worktree.workspace)
+        tree = AgentTree(
+            name,
+            worktree,
+            Workspace(worktree.workspace, orch.workspace.own_config),
+            ToolCapture(worktree.workspace, orch.config.undo, undo_objects(worktree.workspace)),
+            asyncio.Lock(),
+        )
+        tree.capture.start()
+        runtime = make_runtime(orch, session, policy, restored=restored, tree=tree)
+        orch.runtimes.add(runtime)
+        self._runtimes[name], self._trees[name], self._by_session[session.id] = runtime, tree, name
+        return runtime
+
+    def _reopen(self, agent: AgentRecord) -> SessionRuntime:
+        """The session of an agent that ran before a restart, opened again on its worktree to be looked at or
+        continued."""
+        orch = self._orch
+        workspace = Path(agent.workspace)
+        if not workspace.is_dir():
+            raise WorktreeError(
+                f"agent {agent.name}'s worktree {agent.root} is gone; its committed work is on {agent.branch}"
+            )
+        plan = plan_resume(orch.store, agent.session_id)
+        policy = PermissionPolicy.for_settings(orch.config, agent.mode, workspace)
+        orch.session_locks.claim(agent.session_id)
+        session = Session(
+            orch.workspace.root,
+            **session_args(orch, plan.loaded.info.model or None, policy=policy),
+            session_id=agent.session_id,
+            messages=plan.messages,
+            seqs=plan.seqs,
+            encoded=plan.encoded,
+            created_at=plan.loaded.info.created_at,
+        )
+        worktree = Worktree(Path(agent.root), workspace, agent.branch, agent.base_commit)
+        return self._open(agent.name, worktree, session, policy, restored=True)
+
     def _restored(self, agent: AgentRecord) -> AgentRecord | None:
         """A stored agent, believed only when it is this user's (its session is sealed as theirs) and names the
         worktree and branch coder-tui makes for its name: a database that came with a repository cannot point a

@@ -131,15 +131,19 @@ async def test_agents_are_listed_after_a_restart(tmp_path: Path) -> None:
 
         second, log, _ = make_orchestrator(repo, server.base_url)
         await second.run_input("/agents")
+        # Its session opens again on its worktree, to be looked at and continued there.
         shown = await second.run_input("/agents show alpha")
+        again = await second.run_input("agent alpha: write your file again")
+        history = [m.content for m in second.runtime.session.messages if m.role == "user"]
 
     listed = [e for e in log.events if isinstance(e, AgentsListed)][-1]
     rows = {row["name"]: row for row in listed.agents}
     assert (rows["alpha"]["state"], rows["alpha"]["branch"]) == ("done", "coder/alpha")
     assert rows["alpha"]["worktree"] == str(repo / ".coder" / "worktrees" / "alpha")
     assert (rows["stuck"]["state"], rows["stuck"]["note"]) == ("cancelled", "the engine stopped while it ran")
-    # Its session is stored, not open in this run: it says where the work is.
-    assert shown.reason == "error" and "coder/alpha" in (shown.error or "")
+    assert (shown.reason, again.reason) == ("completed", "completed")
+    assert history == ["agent alpha: write your file", "agent alpha: write your file again"]
+    assert not (repo / "alpha.txt").exists()
 
 
 async def test_an_agent_in_view_takes_the_input_and_its_undo_acts_on_its_tree(tmp_path: Path) -> None:
