@@ -26,7 +26,7 @@ from coder_tui.input.bindings import bindings_for
 from coder_tui.runtime.gc_pacing import CollectionPacer
 from coder_tui.transcript.held_mount import end_lingering, hold_for_next
 from coder_tui.input.history import InputHistory
-from coder_tui.widgets.agents_pane import AgentsPane
+from coder_tui.widgets.agents_pane import AgentsPane, agents_summary
 from coder_tui.widgets.footer_bar import FooterBar
 from coder_tui.widgets.prompt import Prompt
 from coder_tui.widgets.prompt_input import PromptInput
@@ -245,13 +245,15 @@ class SessionScreen(SingleReflow):
         self.on_agents_pane_closed()
 
     def agent_view_changed(self) -> None:
-        """In an agent's view Esc interrupts that agent while it runs, as it does the main session's input."""
+        """In an agent's view Esc interrupts that agent while it runs, as it does the main session's input; the
+        status line names the agent in view and sums the agents' tokens."""
         viewed = self.link.agent_in_view
         running = viewed is not None and any(
             row.get("name") == viewed and row.get("state") in ("queued", "working", "waiting for you")
             for row in self.agents_pane.rows
         )
         self.prompt.input.task_running = running or self.link.busy
+        self.status.agents = agents_summary(self.agents_pane.rows, viewed)
 
     def on_agents_pane_closed(self) -> None:
         self.agents_pane.set_open(False)

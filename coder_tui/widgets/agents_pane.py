@@ -13,8 +13,10 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from coder_tui.input.bindings import bindings_for
+from coder_tui.transcript.formatting import format_tokens
 
 MAIN_ID = "main"
+_RUNNING = ("queued", "working", "waiting for you")
 _LOOKS = {
     "queued": ("◌", "$text-muted"),
     "working": ("◐", "bold $text-accent"),
@@ -48,6 +50,18 @@ def agent_line(row: dict[str, Any], viewed: bool, name_width: int = 0) -> Conten
         (state.ljust(len("waiting for you") + 1), style),
         (facts, "$text-muted"),
     )
+
+
+def agents_summary(rows: Sequence[dict[str, Any]], viewed: str | None) -> str:
+    """The status line's word on the agents: the one in view, or how many run (of all) and the tokens of them
+    all."""
+    if not rows:
+        return ""
+    running = sum(1 for row in rows if row.get("state") in _RUNNING)
+    tokens = sum(int(row.get("tokens", 0)) for row in rows)
+    if viewed:  # the agent in view first: the line has little room at 80 columns
+        return f"▶ {viewed} · agents {running}/{len(rows)}"
+    return f"agents {running}/{len(rows)} · {format_tokens(tokens)} tok"
 
 
 class AgentsPane(OptionList):
@@ -110,7 +124,7 @@ class AgentsPane(OptionList):
 
     def _draw(self) -> None:
         highlighted = self.highlighted
-        running = sum(1 for row in self.rows if row.get("state") in ("queued", "working", "waiting for you"))
+        running = sum(1 for row in self.rows if row.get("state") in _RUNNING)
         self.border_title = f"Agents {running} running · {len(self.rows)} in all" if self.rows else "Agents"
         main = Content.assemble(("▶ " if self.viewed is None else "  ", "bold"), ("main session", "bold"))
         options = [Option(main, id=MAIN_ID)]

@@ -43,6 +43,8 @@ class StatusLine(Widget):
     streamed_tokens: reactive[int] = reactive(0)
     # The prompt's vim mode ("normal", "insert"), "" when vim keys are off.
     vim_mode: reactive[str] = reactive("")
+    # With agents (SPEC 26): the one in view, how many run and the tokens of them all; "" without agents.
+    agents: reactive[str] = reactive("")
 
     def render(self) -> Content:
         if self.model_missing:
@@ -54,6 +56,8 @@ class StatusLine(Widget):
         if self.vim_mode:
             look = "bold $text-accent" if self.vim_mode == "normal" else "bold $text-success"
             left = Content.assemble((f"-- {self.vim_mode.upper()} --", look), "  ", left)
+        if self.agents:
+            left = Content.assemble(left, "  ·  ", (self.agents, "$text-accent"))
         text, style = _STATE_LOOKS[self.state]
         right = Content.styled(text, style)
         if self.state == "working":

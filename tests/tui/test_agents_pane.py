@@ -72,6 +72,7 @@ async def test_the_pane_switches_the_transcript_and_esc_cancels_only_the_agent_i
             await wait_until(pilot, lambda: app.link.agent_in_view == "alpha", "alpha's view")
             await settle(pilot)
             alpha_requests = requests_shown(app)
+            alpha_status = app.session.status.agents
             alpha_file = (workspace / ".coder" / "worktrees" / "alpha" / "alpha.txt").read_text()
 
             await pilot.press("ctrl+b", "down", "enter")  # slow, below alpha
@@ -89,6 +90,7 @@ async def test_the_pane_switches_the_transcript_and_esc_cancels_only_the_agent_i
     assert main_calls == back_calls == []
     assert all(shown.startswith("/spawn") for shown in main_requests)
     assert alpha_requests == ["agent alpha: write your file"]
+    assert alpha_status == "▶ alpha · agents 1/2"
     assert alpha_file == "alpha\n"
     assert state_of(app, "alpha") == "done"
     assert all(shown.startswith(("/spawn", "/agents")) for shown in back_requests)
