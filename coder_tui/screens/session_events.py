@@ -137,7 +137,7 @@ def show_event(screen: SessionScreen, event: Event) -> None:
             screen.app.copy_to_clipboard(copied)
             transcript.add_command_result(event)
         case ExitRequested():
-            screen.app.exit(0)
+            screen.app.leave()  # type: ignore[attr-defined]
         case VimToggled(enabled=enabled):
             screen.prompt.input.set_vim(enabled)
             transcript.add_command_result(event)

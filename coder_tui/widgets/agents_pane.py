@@ -100,6 +100,9 @@ class AgentsPane(OptionList):
         self.viewed: str | None = None
         self.border_title = "Agents"
 
+    def running_names(self) -> list[str]:
+        return [str(row.get("name")) for row in self.rows if row.get("state") in _RUNNING]
+
     @property
     def open(self) -> bool:
         return self.has_class("-open")

@@ -126,3 +126,26 @@ def test_agents_pane_with_agents_in_mixed_states(snap_compare, workspace: Path, 
         await settle(pilot)
 
     assert snap_compare(make_app(workspace, scripted_server), terminal_size=size, run_before=run_before)
+
+
+async def test_quitting_with_agents_running_asks_first(workspace: Path, scripted_server: ScriptedServer) -> None:
+    from coder_tui.screens.question import QuestionScreen
+    from engine.events import AgentsChanged
+
+    app = make_app(workspace, scripted_server)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        app.session.show_event(AgentsChanged(MIXED))
+        await pilot.press("ctrl+d")
+        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen), "the question")
+        asked = app.screen.request.question
+        await pilot.press("2")  # Stay
+        await wait_until(pilot, lambda: not isinstance(app.screen, QuestionScreen), "the question to close")
+        stayed = app.is_running
+        await pilot.press("ctrl+d")
+        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen), "the question again")
+        await pilot.press("1")  # Stop them and quit
+        await pilot.pause()
+
+    assert asked.startswith("2 agents are still running (fix-login, add-tests)")
+    assert stayed and app.return_code == 0
