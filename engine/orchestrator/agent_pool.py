@@ -104,14 +104,6 @@ class AgentPool:
             raise WorktreeError(f"no agent named {name!r}; agents: {known}")
         return agent
 
-    def runtime_of(self, name: str) -> SessionRuntime | None:
-        """The open session of the agent ``name`` (None after a restart: its session is stored, not open)."""
-        return self._runtimes.get(name)
-
-    def agent_of(self, session_id: str) -> AgentRecord | None:
-        name = self._by_session.get(session_id)
-        return self._agents.get(name) if name is not None else None
-
     def main_runtime(self) -> SessionRuntime:
         """The main session: the one in view, or the one an agent's view was opened from."""
         return self._main or self._orch.runtimes.view
@@ -130,10 +122,6 @@ class AgentPool:
             in_view.emit(ErrorEvent(f"agent {in_view.agent} is working: wait for it to finish, or Esc to cancel it"))
             return None
         return in_view
-
-    @property
-    def running(self) -> int:
-        return sum(1 for agent in self._agents.values() if agent.state.running)
 
     # -- what commands do -------------------------------------------------------------------------------------------
     async def spawn(self, task: str, mode: Mode | None = None, name: str | None = None) -> AgentRecord:
