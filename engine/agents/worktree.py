@@ -99,6 +99,12 @@ def name_for(task: str, taken: set[str]) -> str:
     return name
 
 
+def free_name(workspace: Path, hint: str) -> str:
+    """A name from ``hint`` that no worktree of ``workspace`` has yet."""
+    folder = workspace / STATE_FOLDER / WORKTREES_FOLDER
+    return name_for(hint, set(os.listdir(folder)) if folder.is_dir() else set())
+
+
 def worktree_path(workspace: Path, name: str) -> Path:
     return workspace / STATE_FOLDER / WORKTREES_FOLDER / name
 

@@ -11,8 +11,7 @@ from typing import Any
 
 from acp import RequestError
 
-from engine.agents.worktree import WORKTREES_FOLDER, Worktree, WorktreeError, add_worktree, name_for
-from engine.storage.state_folder import STATE_FOLDER
+from engine.agents.worktree import Worktree, WorktreeError, add_worktree, free_name
 
 WORKTREE_META = "coder.worktree"
 
@@ -20,8 +19,7 @@ WORKTREE_META = "coder.worktree"
 async def new_worktree(folder: Path, asked: Any) -> Worktree:
     """The worktree ``asked`` names (a name, or ``true`` for one made up), or an invalid-params error saying why."""
     if asked is True:
-        existing = folder / STATE_FOLDER / WORKTREES_FOLDER
-        name = name_for("editor session", set(os.listdir(existing)) if existing.is_dir() else set())
+        name = free_name(folder, "editor session")
     elif isinstance(asked, str) and asked:
         name = asked
     else:
