@@ -102,7 +102,7 @@ async def run_prompt(orch: Orchestrator, runtime: SessionRuntime, text: str, tur
     attached = await orch.mcp.attach_resources(text)
     session = runtime.session
     scope = HookScope(session.id, turn_id, str(session.path))
-    request = await submit_request(orch.hooks, scope, text, session_start=runtime.session_start)
+    request = await submit_request(runtime.hooks or orch.hooks, scope, text, session_start=runtime.session_start)
     runtime.session_start = None
     if request.blocked:
         runtime.emit(ErrorEvent(request.reason))
@@ -167,7 +167,7 @@ def turn_deps(orch: Orchestrator, runtime: SessionRuntime, recorder: TaskRecorde
         counter=orch.token_counter,
         compaction=runtime.compaction,
         loops=runtime.loops,
-        hooks=orch.hooks,
+        hooks=runtime.hooks or orch.hooks,
         project_trusted=lambda: orch.project_trusted,
         counts_shown=orch.counts_shown,
         capture=runtime.capture,

@@ -25,6 +25,7 @@ from engine.workflow.loop_detection import LoopDetector
 
 if TYPE_CHECKING:
     from engine.capture.tool_capture import ToolCapture
+    from engine.hooks.dispatcher import HookDispatcher
     from engine.orchestrator.outcome import TurnOutcome
     from engine.storage.session_lock import SessionLocks
     from engine.storage.undo import UndoJournal
@@ -55,6 +56,8 @@ class SessionRuntime:
     input_task: asyncio.Task[TurnOutcome] | None = None
     # An agent's name (SPEC 26): its session works in a worktree of its own; None for the main session.
     agent: str | None = None
+    # The hooks as they run for this session: in its worktree for an agent; None: the engine's own.
+    hooks: HookDispatcher | None = None
 
     @property
     def id(self) -> str:

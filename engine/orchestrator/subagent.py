@@ -85,7 +85,7 @@ class NestedTurnRunner:
             compaction=CompactionState(),
             loops=LoopDetector(),
             # The user's PreToolUse / PostToolUse hooks see the sub-agent's calls too, as in Claude Code.
-            hooks=orch.hooks,
+            hooks=parent.hooks or orch.hooks,
         )
         state = await run_turn(TurnState(turn_id=f"sub-{parent_call_id}", user_text=prompt), deps)
         if state.end_reason != "completed":

@@ -70,6 +70,7 @@ def make_runtime(
         capture=SessionCapture(capture, lambda: undo, turns),
         session_start="resume" if restored else "startup",
         agent=tree.name if tree is not None else None,
+        hooks=orch.hooks.at(tree.workspace.root) if tree is not None else None,
     )
 
 

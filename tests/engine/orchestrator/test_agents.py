@@ -303,3 +303,16 @@ async def test_a_forged_agent_row_cannot_point_discard_at_another_branch_or_fold
     branches = git(repo, "branch", "--list", "--format=%(refname:short)").split()
     assert sorted(branches) == ["keepme", "main"]
     assert (repo / "README.md").is_file()
+
+
+async def test_an_agents_hooks_run_in_its_worktree(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    hooks = {"PostToolUse": [{"matcher": "write", "hooks": [{"type": "command", "command": "pwd > hook-ran-here"}]}]}
+    with ScriptedServer(fallback=writes_its_file) as server:
+        orchestrator, _, _ = make_orchestrator(repo, server.base_url, hooks=hooks)
+        await spawn(orchestrator, "alpha")
+        agent = await asyncio.wait_for(orchestrator.agents.wait("alpha"), 30)
+
+    tree = Path(agent.workspace)
+    assert (tree / "hook-ran-here").read_text().strip() == str(tree)
+    assert not (repo / "hook-ran-here").exists()
