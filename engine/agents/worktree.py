@@ -99,10 +99,10 @@ def name_for(task: str, taken: set[str]) -> str:
     return name
 
 
-def free_name(workspace: Path, hint: str) -> str:
-    """A name from ``hint`` that no worktree of ``workspace`` has yet."""
+def free_name(workspace: Path, hint: str, taken: set[str] | None = None) -> str:
+    """A name from ``hint`` that no worktree of ``workspace`` has yet, nor any of ``taken``."""
     folder = workspace / STATE_FOLDER / WORKTREES_FOLDER
-    return name_for(hint, set(os.listdir(folder)) if folder.is_dir() else set())
+    return name_for(hint, (set(os.listdir(folder)) if folder.is_dir() else set()) | (taken or set()))
 
 
 def worktree_path(workspace: Path, name: str) -> Path:

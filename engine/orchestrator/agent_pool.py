@@ -25,7 +25,7 @@ from engine.agents.worktree import (
     add_worktree,
     check_name,
     commit_all,
-    name_for,
+    free_name,
     remove_worktree,
     worktree_path,
 )
@@ -128,7 +128,7 @@ class AgentPool:
         """Makes the agent's worktree and session and starts ``task`` there (``WorktreeError`` outside a git
         repository, without a commit, or when git fails)."""
         orch = self._orch
-        name = check_name(name) if name else name_for(task, set(self._agents))
+        name = check_name(name) if name else free_name(orch.workspace.root, task, taken=set(self._agents))
         if name in self._agents:
             raise WorktreeError(f"an agent named {name!r} exists already: choose another name")
         worktree = await asyncio.to_thread(add_worktree, orch.workspace.root, name, orch.env)
@@ -186,7 +186,6 @@ class AgentPool:
             target = self._main or runtimes.view
             self._main = None
         else:
-            self.get(name)
             found = self._runtimes.get(name) or self._reopen(self.get(name))
             if runtimes.view.agent is None:
                 self._main = runtimes.view

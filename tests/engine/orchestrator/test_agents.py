@@ -316,3 +316,17 @@ async def test_an_agents_hooks_run_in_its_worktree(tmp_path: Path) -> None:
     tree = Path(agent.workspace)
     assert (tree / "hook-ran-here").read_text().strip() == str(tree)
     assert not (repo / "hook-ran-here").exists()
+
+
+async def test_a_new_agent_never_takes_the_name_of_a_kept_worktree(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    with ScriptedServer(fallback=writes_its_file) as server:
+        orchestrator, _, _ = make_orchestrator(repo, server.base_url)
+        first = await orchestrator.agents.spawn("agent beta: write your file")
+        await asyncio.wait_for(orchestrator.agents.wait(first.name), 30)
+        await orchestrator.run_input(f"/agents keep {first.name}")
+        second = await orchestrator.agents.spawn("agent beta: write your file")
+        await asyncio.wait_for(orchestrator.agents.wait(second.name), 30)
+
+    assert (first.name, second.name) == ("agent-beta-write", "agent-beta-write-2")
+    assert (repo / ".coder" / "worktrees" / first.name / "beta.txt").is_file()
