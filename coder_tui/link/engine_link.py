@@ -98,6 +98,8 @@ class EngineLink:
         # The agents' sessions (id -> name, SPEC 26), and the agent whose session is in view (None: the main one).
         self._agent_sessions: dict[str, str] = {}
         self.agent_in_view: str | None = None
+        # The main session's id, which the engine's state names while no agent's is in view.
+        self._main_session: str | None = None
         self._mode = Mode.parse(start_mode) if start_mode else Mode.DEFAULT
         self._model = model or ""
 
@@ -312,7 +314,9 @@ class EngineLink:
             return
         self._restarts += 1
         self.state = None
-        session = state.session_id
+        # In an agent's view the engine's session is the agent's: the new engine opens the main one.
+        session = self._main_session or state.session_id
+        self.agent_in_view = None
         if self._view is not None:
             self._view.show_event(Notice(f"restarting the engine on session {session}"))
         input_id = next(self._ids)
@@ -341,6 +345,8 @@ class EngineLink:
 
     def _adopt(self, state: EngineState) -> None:
         self.state = state
+        if self.agent_in_view is None:
+            self._main_session = state.session_id
         self._model = state.model
         self._set_mode(Mode.parse(state.mode))
 

@@ -149,3 +149,39 @@ async def test_quitting_with_agents_running_asks_first(workspace: Path, scripted
 
     assert asked.startswith("2 agents are still running (fix-login, add-tests)")
     assert stayed and app.return_code == 0
+
+
+async def test_an_engine_killed_in_an_agents_view_restarts_on_the_main_session(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+    import signal
+
+    from coder_tui.input.history import InputHistory
+    from coder_tui.link.engine_process import EngineProcesses
+
+    make_repo(workspace)
+    with ScriptedServer(fallback=agents_answer) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        monkeypatch.setenv("CODER_MODEL", "scripted-model")
+        engine = EngineProcesses(workspace=workspace)
+        app = CoderApp(workspace=workspace, engine=engine, history=InputHistory(None))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await ready(pilot)
+            main_session = app.link.state.session_id  # type: ignore[union-attr]
+            await submit(pilot, "/spawn --mode auto-edit --name alpha agent alpha: write your file")
+            await wait_until(pilot, lambda: state_of(app, "alpha") == "done", "alpha to finish")
+            await submit(pilot, "/agents show alpha")
+            await wait_until(pilot, lambda: app.link.agent_in_view == "alpha", "alpha's view")
+            await settle(pilot)
+            first_pid = engine.current.pid  # type: ignore[union-attr]
+            os.kill(first_pid, signal.SIGKILL)
+            await wait_until(pilot, lambda: engine.current is not None and engine.current.pid != first_pid
+                             and app.link.state is not None and not app.link.busy and not app.link.queued,
+                             "the engine to restart")
+            await settle(pilot)
+            resumed = app.link.state.session_id  # type: ignore[union-attr]
+            in_view = app.link.agent_in_view
+
+    assert (resumed, in_view) == (main_session, None)
