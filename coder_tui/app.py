@@ -34,6 +34,10 @@ if TYPE_CHECKING:
     from coder_tui.link.engine_process import EngineProcesses
 
 
+# The answer to "agents are still running" that quits.
+QUIT_WITH_AGENTS = "Stop them and quit"
+
+
 class CoderApp(App[int]):
     """The full-screen session. ``engine`` starts the engine connection (``EngineProcesses`` in use, an in-memory
     engine in tests). ``workspace_label`` replaces the shown path and ``clock`` the local time, ``timer`` the clock a
@@ -128,8 +132,8 @@ class CoderApp(App[int]):
         await self.link.aclose()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "interrupt":
-            return self.link.busy
+        if action == "interrupt":  # the running input, or the agent in view (SPEC 26)
+            return self.link.busy or self.link.agent_in_view is not None
         return True
 
     def action_cycle_mode(self) -> None:
@@ -137,6 +141,27 @@ class CoderApp(App[int]):
 
     def action_interrupt(self) -> None:
         self.link.cancel()
+
+    def leave(self) -> None:
+        """Exits; with agents still running (SPEC 26), asks first: quitting stops them."""
+        running = self.session.agents_pane.running_names()
+        if not running:
+            self.exit(0)
+            return
+        from coder_tui.screens.question import QuestionScreen
+        from engine.interaction import QuestionAnswer, QuestionRequest
+
+        question = (
+            f"{len(running)} agent{'s are' if len(running) > 1 else ' is'} still running ({', '.join(running)}). "
+            "Quitting stops them; their work so far stays in their worktrees."
+        )
+
+        def chosen(answer: QuestionAnswer | None) -> None:
+            if answer is not None and answer.answer == QUIT_WITH_AGENTS:
+                self.exit(0)
+
+        request = QuestionRequest(question, (QUIT_WITH_AGENTS, "Stay"), allow_input=False)
+        self.push_screen(QuestionScreen(request), callback=chosen)
 
     def action_ctrl_c(self) -> None:
         """Copy a selection; else cancel the running task; on an idle prompt, twice exits."""
@@ -146,7 +171,7 @@ class CoderApp(App[int]):
         elif self.link.cancel():
             self._ctrl_c_armed = False
         elif self._ctrl_c_armed:
-            self.exit(0)
+            self.leave()
         else:
             self._ctrl_c_armed = True
             self.notify("Press Ctrl+C again to exit", timeout=2)

@@ -50,6 +50,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="ask the configured model server what it is, whether it streams, how it sends tool calls and its "
         "context window; print a short report to paste into a bug report (no secrets in it), then exit",
     )
+    parser.add_argument(
+        "--worktree",
+        nargs="?",
+        const="",
+        metavar="NAME",
+        help="work on a new git worktree and branch coder/NAME (a name is made without one): with -p the input runs "
+        "there as an agent and the branch is printed at the end; in the full screen the whole session works there",
+    )
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--resume", metavar="ID", help="resume a saved session of this workspace (see /resume)")
     which.add_argument(
@@ -109,7 +117,10 @@ def main(argv: list[str] | None = None) -> int:
             cont=args.cont,
             trust=args.trust,
             fork=args.fork,
+            worktree=args.worktree,
         )
+    if args.worktree is not None:
+        workspace = _session_worktree(parser, workspace, args.worktree)
     if args.output_format != "text":
         parser.error("--output-format applies to headless runs only (-p or piped stdin)")
     prepare_ui_process()
@@ -139,6 +150,19 @@ def main(argv: list[str] | None = None) -> int:
         workspace=workspace, mode=mode, model=model, resume=args.resume, cont=args.cont, engine=engine,
         fork=args.fork,
     )
+
+
+def _session_worktree(parser: argparse.ArgumentParser, workspace: Path, name: str) -> Path:
+    """``--worktree [NAME]`` in the full screen: the whole session works on a new git worktree and branch
+    ``coder/NAME`` of the folder (SPEC 26); its folder is the workspace from then on."""
+    from engine.agents.worktree import WorktreeError, add_worktree, free_name
+
+    try:
+        made = add_worktree(workspace, name or free_name(workspace, "session"), os.environ)
+    except WorktreeError as exc:
+        parser.error(f"--worktree: {exc}")
+    print(f"coder-tui: working on branch {made.branch} in {made.root}", file=sys.stderr)
+    return made.workspace
 
 
 def prepare_ui_process() -> None:

@@ -261,6 +261,32 @@ class ReviewFindings(CommandReply):
     ok: bool = True
 
 
+@record
+class AgentsListed(CommandReply):
+    """``/agents``, ``/spawn``, and the ``/agents`` actions (cancel, keep, discard): every agent of the workspace
+    (name, task, state, branch, worktree, todos_done, todos_total, elapsed_s, tokens, note...) after the command.
+    ``agent``: the one the command acted on, if any."""
+
+    command: str
+    text: str
+    agents: tuple[Row, ...]
+    agent: str | None = None
+    ok: bool = True
+
+
+@record
+class AgentShown(CommandReply):
+    """``/agents show <name>`` or ``/agents main``: the session now in view (``agent`` None: the main one). A front
+    end shows that session's transcript; commands and prompts act on it from now on."""
+
+    command: str
+    text: str
+    session_id: str
+    agent: str | None = None
+    worktree: str | None = None
+    ok: bool = True
+
+
 CommandEvent = (
     HelpShown
     | ReviewFindings
@@ -282,4 +308,6 @@ CommandEvent = (
     | ToolsListed
     | PermissionsShown
     | StatusShown
+    | AgentsListed
+    | AgentShown
 )

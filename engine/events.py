@@ -158,6 +158,14 @@ class CommandResult(CommandReply):
 
 
 @record
+class AgentsChanged:
+    """The agents of the workspace (SPEC 26) after one started, changed state, todos or tokens, or was
+    discarded: one row each (``engine.agents.records.AgentRecord.row``)."""
+
+    agents: tuple[dict[str, Any], ...]
+
+
+@record
 class ModeChanged:
     mode: str
 
@@ -282,6 +290,7 @@ Event = (
     | ToolCallFinished
     | ToolProgress
     | TodosChanged
+    | AgentsChanged
     | CommandResult
     | CommandEvent
     | ModeChanged

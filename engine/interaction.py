@@ -48,6 +48,9 @@ class ApprovalRequest:
     preview: str | None = None
     # What "always" would allow, said in the dialog so it is never broader than shown (e.g. "bash: git checkout *").
     always_scope: str | None = None
+    # The agent that asks (SPEC 26) and the worktree it works in; None for the main session.
+    agent: str | None = None
+    worktree: str | None = None
 
 
 @record

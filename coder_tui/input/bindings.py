@@ -14,7 +14,7 @@ from engine.record import record
 
 Scope = Literal[
     "app", "screen", "prompt", "approval", "question", "picker", "rewind", "trust", "history", "elicitation", "model",
-    "home", "findings", "help", "keys",
+    "home", "findings", "help", "keys", "agents",
 ]
 
 
@@ -72,6 +72,8 @@ KEY_TABLE: tuple[KeySpec, ...] = (
             "jump to the bottom of the transcript and follow it again (End too when the input is empty)",
             show=False),
     KeySpec("ctrl+t", "toggle_panes", "Panes", "screen", "show or hide the todo and tool-event panes"),
+    KeySpec("ctrl+b", "toggle_agents", "Agents", "screen",
+            "show or hide the agents pane (Enter on an agent shows its transcript)", show=False),
     KeySpec("ctrl+l", "clear_transcript", "Clear", "screen", "clear the screen (the session is kept)"),
     KeySpec("ctrl+o", "toggle_output", "Expand", "screen",
             "expand the folded long tool outputs and pasted inputs (again: fold them); a click expands one",
@@ -126,6 +128,8 @@ KEY_TABLE: tuple[KeySpec, ...] = (
     KeySpec("escape", "close", "Close", "help", "close the help screen (type in it to search)"),
     KeySpec("pageup", "scroll_rows(-1)", "Scroll up", "help", "scroll the help up a page", show=False),
     KeySpec("pagedown", "scroll_rows(1)", "Scroll down", "help", "scroll the help down a page", show=False),
+    KeySpec("m", "main_session", "Main", "agents", "show the main session's transcript again"),
+    KeySpec("escape", "close", "Close", "agents", "close the agents pane"),
     KeySpec("escape", "close", "Leave", "history", "leave the history search; the input is unchanged"),
     KeySpec("up", "move(-1)", "Newer", "history", "the newer match", show=False),
     KeySpec("down,ctrl+r", "move(1)", "Older", "history", "the older match (Ctrl+R again too)", show=False),
@@ -170,7 +174,7 @@ def help_rows() -> list[tuple[str, str, str]]:
         "app": "anywhere", "screen": "session", "prompt": "input", "approval": "approval", "question": "question",
         "picker": "/resume list", "rewind": "/rewind list", "model": "/model list", "trust": "trust",
         "history": "history search", "elicitation": "MCP form", "home": "home folder", "findings": "/review list",
-        "help": "/help", "keys": "keys overlay",
+        "help": "/help", "keys": "keys overlay", "agents": "agents pane",
     }
     rows: list[tuple[str, list[str], str]] = []
     for spec in KEY_TABLE:

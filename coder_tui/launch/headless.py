@@ -16,6 +16,8 @@ from typing import TextIO
 
 from coder_tui.cli import session_input
 from coder_tui.link.terminal_text import json_text, terminal_text
+from engine.agents.records import AgentRecord, AgentState
+from engine.agents.worktree import WorktreeError
 from engine.command_results import CommandReply
 from engine.config import load_config
 from engine.config.startup import config_notices
@@ -227,6 +229,7 @@ async def run_headless(
     cont: bool = False,
     trust: bool = False,
     fork: bool = False,
+    worktree: str | None = None,
     out: TextIO = sys.stdout,
     err: TextIO = sys.stderr,
 ) -> int:
@@ -266,14 +269,21 @@ async def run_headless(
     if model:
         orchestrator.set_model(model)
     orchestrator.subscribe(JsonRenderer(stdout) if output_format == "json" else TextRenderer(stdout, stderr))
+    agent: AgentRecord | None = None
     try:
-        outcome = await orchestrator.run_input(text)
+        if worktree is None:
+            outcome = await orchestrator.run_input(text)
+        else:
+            agent, outcome = await _run_agent(orchestrator, text, mode, worktree)
     finally:
         await orchestrator.aclose()
         signals.remove()
         printer.flush()
     if output_format == "json":
-        stdout.write(json_text(_result_line(outcome, orchestrator)) + "\n")
+        stdout.write(json_text(_result_line(outcome, orchestrator, agent)) + "\n")
+    elif agent is not None:
+        stdout.write(f"\nbranch: {agent.branch}\n")
+        stderr.write(f"worktree: {terminal_text(agent.root)}\n")
     printer.flush()
     if stdout.broken:
         _silence(out)
@@ -290,7 +300,25 @@ def _silence(stream: TextIO) -> None:
         pass
 
 
-def _result_line(outcome: TurnOutcome, orchestrator: Orchestrator) -> dict[str, object]:
+async def _run_agent(
+    orchestrator: Orchestrator, text: str, mode: str | None, name: str
+) -> tuple[AgentRecord | None, TurnOutcome]:
+    """``--worktree``: ``text`` runs as an agent on a worktree of its own (SPEC 26); the outcome is its end."""
+    pool = orchestrator.agents
+    try:
+        agent = await pool.spawn(text, Mode.parse(mode) if mode else None, name or None)
+    except WorktreeError as exc:
+        orchestrator.emit(ErrorEvent(str(exc)))
+        return None, TurnOutcome("error", str(exc))
+    pool.show(agent.name)  # a signal now cancels the agent, the session in view
+    ended = await pool.wait(agent.name)
+    if ended.state is AgentState.DONE:
+        return ended, TurnOutcome("completed")
+    return ended, TurnOutcome("cancelled" if ended.state is AgentState.CANCELLED else "error", ended.note or None)
+
+
+def _result_line(outcome: TurnOutcome, orchestrator: Orchestrator, agent: AgentRecord | None) -> dict[str, object]:
+    worktree = {"branch": agent.branch, "worktree": agent.root} if agent is not None else {}
     return {
         "type": "result",
         "ok": outcome.ok,
@@ -300,6 +328,7 @@ def _result_line(outcome: TurnOutcome, orchestrator: Orchestrator) -> dict[str, 
         **({"exit_status": outcome.exit_status} if outcome.exit_status is not None else {}),
         "session_id": orchestrator.session_id,
         "session_file": str(orchestrator.session.path),
+        **worktree,
     }
 
 

@@ -95,6 +95,11 @@ class EngineLink:
         # The engine sent the history of the session it opens with before it started (``--resume``, ``--continue``).
         self._opened_early = False
         self.state: EngineState | None = None
+        # The agents' sessions (id -> name, SPEC 26), and the agent whose session is in view (None: the main one).
+        self._agent_sessions: dict[str, str] = {}
+        self.agent_in_view: str | None = None
+        # The main session's id, which the engine's state names while no agent's is in view.
+        self._main_session: str | None = None
         self._mode = Mode.parse(start_mode) if start_mode else Mode.DEFAULT
         self._model = model or ""
 
@@ -154,8 +159,9 @@ class EngineLink:
             self._send(RunInput(input_id, text))
 
     def cancel(self) -> bool:
-        """Cancels the running input (the queue stays and runs next); True if something was running."""
-        if self._running is None:
+        """Cancels the running input (the queue stays and runs next), or in an agent's view that agent's work; True
+        if something may have been running."""
+        if self._running is None and self.agent_in_view is None:
             return False
         from engine.protocol import Cancel
 
@@ -232,7 +238,10 @@ class EngineLink:
                 self._opened_early = True
                 if view is not None:
                     view.show_event(event)
+            case EngineEvent(session_id=session_id) if self._in_background(session_id):
+                pass  # an agent not in view: only the agents pane follows it (``AgentsChanged``)
             case EngineEvent(event=event):
+                self._follow_agents(event)
                 if isinstance(event, ModeChanged):
                     self._mode = Mode.parse(event.mode)
                 elif isinstance(event, ModelChanged):
@@ -305,7 +314,9 @@ class EngineLink:
             return
         self._restarts += 1
         self.state = None
-        session = state.session_id
+        # In an agent's view the engine's session is the agent's: the new engine opens the main one.
+        session = self._main_session or state.session_id
+        self.agent_in_view = None
         if self._view is not None:
             self._view.show_event(Notice(f"restarting the engine on session {session}"))
         input_id = next(self._ids)
@@ -315,8 +326,27 @@ class EngineLink:
         self._connect()
 
     # -- inside -----------------------------------------------------------------------------------------------------
+    def _in_background(self, session_id: str | None) -> bool:
+        """Whether an event of ``session_id`` belongs to an agent that is not in view."""
+        name = self._agent_sessions.get(session_id or "")
+        return name is not None and name != self.agent_in_view
+
+    def _follow_agents(self, event: Event) -> None:
+        from engine.command_results import AgentShown, AgentsListed
+        from engine.events import AgentsChanged
+
+        match event:
+            case AgentsChanged(agents=rows) | AgentsListed(agents=rows):
+                self._agent_sessions = {str(row["session_id"]): str(row["name"]) for row in rows}
+                if self.agent_in_view not in self._agent_sessions.values():
+                    self.agent_in_view = None  # kept or discarded while in view: the engine went back to the main one
+            case AgentShown(agent=agent):
+                self.agent_in_view = agent
+
     def _adopt(self, state: EngineState) -> None:
         self.state = state
+        if self.agent_in_view is None:
+            self._main_session = state.session_id
         self._model = state.model
         self._set_mode(Mode.parse(state.mode))
 

@@ -33,12 +33,16 @@ class TuiInteraction:
 
     def __init__(self, app: App[object]) -> None:
         self._app = app
+        # One dialog at a time, in the order the requests arrived (several agents may ask at once; SPEC 26): the
+        # next opens when the one before is answered or withdrawn.
+        self._in_order = asyncio.Lock()
 
     async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision | ApprovalAnswer:
         # The dialogs are imported when first needed, not before the first frame.
         from coder_tui.screens.approval import ApprovalScreen
 
-        self._call_user(f"{request.tool} waits for your approval")
+        who = f"agent {request.agent}: " if request.agent is not None else ""
+        self._call_user(f"{who}{request.tool} waits for your approval")
         return await self._ask(ApprovalScreen(request))
 
     async def ask_question(self, request: QuestionRequest) -> QuestionAnswer:
@@ -65,6 +69,10 @@ class TuiInteraction:
             attention.call(message)
 
     async def _ask(self, screen: ModalScreen[ResultT]) -> ResultT:
+        async with self._in_order:
+            return await self._shown(screen)
+
+    async def _shown(self, screen: ModalScreen[ResultT]) -> ResultT:
         answer: asyncio.Future[ResultT] = asyncio.get_running_loop().create_future()
 
         def settle(result: ResultT | None) -> None:

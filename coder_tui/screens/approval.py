@@ -106,6 +106,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | ApprovalAnswer]):
         background: $surface;
     }
     ApprovalScreen #title { text-style: bold; color: $text-warning; }
+    ApprovalScreen #worktree { color: $text-muted; }
     ApprovalScreen #argument { text-style: bold; padding: 0 1; }
     ApprovalScreen #reasons-box { height: auto; max-height: 6; margin: 1 0 0 0; }
     ApprovalScreen #reasons { color: $text-warning; }
@@ -141,7 +142,11 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | ApprovalAnswer]):
     def compose(self) -> ComposeResult:
         request = self.request
         with DialogBox(id="dialog"):
-            yield Static(Content(f"Allow {request.tool}?"), id="title")
+            if request.agent is None:
+                yield Static(Content(f"Allow {request.tool}?"), id="title")
+            else:  # several agents may ask: the dialog says which one, and where it works
+                yield Static(Content(f"Agent {request.agent} asks: allow {request.tool}?"), id="title")
+                yield Static(Content(f"in its worktree {request.worktree}"), id="worktree")
             if request.reasons:
                 reasons = "\n".join(f"• {reason}" for reason in request.reasons)
                 with VerticalScroll(id="reasons-box"):

@@ -1,4 +1,5 @@
-"""The session screen (SPEC 15): transcript, todo pane, tool-event log, queue, status line, prompt and footer.
+"""The session screen (SPEC 15): transcript, todo pane, tool-event log, agents pane, queue, status line, prompt and
+footer.
 
 It is the ``SessionView`` the engine link reports to, and renders every engine event with one ``match``.
 """
@@ -25,6 +26,7 @@ from coder_tui.input.bindings import bindings_for
 from coder_tui.runtime.gc_pacing import CollectionPacer
 from coder_tui.transcript.held_mount import end_lingering, hold_for_next
 from coder_tui.input.history import InputHistory
+from coder_tui.widgets.agents_pane import AgentsPane, agents_summary
 from coder_tui.widgets.footer_bar import FooterBar
 from coder_tui.widgets.prompt import Prompt
 from coder_tui.widgets.prompt_input import PromptInput
@@ -115,6 +117,7 @@ class SessionScreen(SingleReflow):
         self.transcript = Transcript(id="transcript")
         self.todo_pane = TodoList(id="todo-pane")
         self.tool_log = ToolLog(id="tool-log")
+        self.agents_pane = AgentsPane(id="agents-pane")
         self.status = StatusLine(id="status")
         self.prompt = Prompt(self.workspace, self.history, id="prompt")
         self._collector = CollectionPacer()
@@ -133,6 +136,7 @@ class SessionScreen(SingleReflow):
             with Vertical(id="side"):
                 yield self.todo_pane
                 yield self.tool_log
+        yield self.agents_pane
         yield QueueView(id="queue")
         yield self.status
         yield self.prompt
@@ -230,6 +234,31 @@ class SessionScreen(SingleReflow):
     def action_toggle_panes(self) -> None:
         self.panes_visible = not self.panes_visible
 
+    def action_toggle_agents(self) -> None:
+        opening = not self.agents_pane.open
+        self.agents_pane.set_open(opening)
+        self.set_focus(self.agents_pane if opening else self.prompt.input)
+
+    def on_agents_pane_chosen(self, event: AgentsPane.Chosen) -> None:
+        self.link.submit("/agents main" if event.agent is None else f"/agents show {event.agent}")
+        self.link.start()
+        self.on_agents_pane_closed()
+
+    def agent_view_changed(self) -> None:
+        """In an agent's view Esc interrupts that agent while it runs, as it does the main session's input; the
+        status line names the agent in view and sums the agents' tokens."""
+        viewed = self.link.agent_in_view
+        running = viewed is not None and any(
+            row.get("name") == viewed and row.get("state") in ("queued", "working", "waiting for you")
+            for row in self.agents_pane.rows
+        )
+        self.prompt.input.task_running = running or self.link.busy
+        self.status.agents = agents_summary(self.agents_pane.rows, viewed)
+
+    def on_agents_pane_closed(self) -> None:
+        self.agents_pane.set_open(False)
+        self.set_focus(self.prompt.input)
+
     def action_toggle_output(self) -> None:
         self.transcript.toggle_outputs()
 
@@ -299,7 +328,7 @@ class SessionScreen(SingleReflow):
         if self.link.queued:
             return
         state: SessionState = "interrupted" if outcome.reason == "cancelled" else "ready"
-        self.prompt.input.task_running = False
+        self.agent_view_changed()  # not running, unless the agent in view is
         self.app.attention.call("done" if outcome.reason == "completed" else f"stopped ({outcome.reason})")
         self.app.refresh_bindings()
         self.transcript.when_drawn(lambda: self._idle(state))

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 from coder_tui.widgets.history_entries import RestoredHistory, compaction_text, note_text
 from coder_tui.widgets.tool_log import RESTORED_ROWS
 from engine.command_results import (
+    AgentShown,
+    AgentsListed,
     CommandReply,
     ReviewFindings,
     VimToggled,
@@ -23,6 +25,7 @@ from engine.command_results import (
     ThemeChanged,
 )
 from engine.events import (
+    AgentsChanged,
     ContextCompacted,
     ErrorEvent,
     Event,
@@ -134,7 +137,7 @@ def show_event(screen: SessionScreen, event: Event) -> None:
             screen.app.copy_to_clipboard(copied)
             transcript.add_command_result(event)
         case ExitRequested():
-            screen.app.exit(0)
+            screen.app.leave()  # type: ignore[attr-defined]
         case VimToggled(enabled=enabled):
             screen.prompt.input.set_vim(enabled)
             transcript.add_command_result(event)
@@ -149,6 +152,17 @@ def show_event(screen: SessionScreen, event: Event) -> None:
                 from coder_tui.screens.review_findings import ReviewFindingsScreen
 
                 screen.app.push_screen(ReviewFindingsScreen(title, findings, screen.workspace))
+        case AgentsChanged(agents=rows):
+            screen.agents_pane.set_rows(rows)
+            screen.agent_view_changed()
+        case AgentsListed(agents=rows):
+            screen.agents_pane.set_rows(rows)
+            screen.agent_view_changed()
+            transcript.add_command_result(event)
+        case AgentShown(agent=agent):
+            screen.agents_pane.set_viewed(agent)
+            screen.agent_view_changed()
+            transcript.add_command_result(event)
         case HelpShown(commands=commands):
             from coder_tui.screens.help_screen import HelpScreen
 

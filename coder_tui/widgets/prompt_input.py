@@ -285,4 +285,4 @@ class PromptInput(TextArea):
         if self.text:
             self.action_delete_right()
         else:
-            self.app.exit(0)
+            self.app.leave()  # type: ignore[attr-defined]

@@ -43,6 +43,8 @@ class StatusLine(Widget):
     streamed_tokens: reactive[int] = reactive(0)
     # The prompt's vim mode ("normal", "insert"), "" when vim keys are off.
     vim_mode: reactive[str] = reactive("")
+    # With agents (SPEC 26): the one in view, how many run and the tokens of them all; "" without agents.
+    agents: reactive[str] = reactive("")
 
     def render(self) -> Content:
         if self.model_missing:
@@ -52,6 +54,8 @@ class StatusLine(Widget):
         if self.vim_mode:
             look = "bold $text-accent" if self.vim_mode == "normal" else "bold $text-success"
             model = Content.assemble((f"-- {self.vim_mode.upper()} --", look), "  ", model)
+        if self.agents:
+            model = Content.assemble(model, "  ·  ", (self.agents, "$text-accent"))
         context = format_context(self.context_used, self.context_window) if self.context_window else ""
         text, style = _STATE_LOOKS[self.state]
         state = Content.styled(text, style)

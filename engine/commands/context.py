@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from engine.agents.control import AgentControl
     from engine.commands.usage import UsageTally
     from engine.config import Config
     from engine.context.tokens import TokenCounter
@@ -104,6 +105,9 @@ class CommandContext(Protocol):
 
     @property
     def project_trusted(self) -> bool: ...
+
+    @property
+    def agents(self) -> AgentControl: ...
 
     # ``--trust``: trusted for this run only; ``/trust off`` ends it.
     trusted_for_run: bool

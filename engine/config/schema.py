@@ -102,6 +102,11 @@ class SubagentConfig(_Section):
     max_steps: int = Field(default=20, ge=1)
 
 
+class AgentsConfig(_Section):
+    # How many agents (SPEC 26) run at once; more wait their turn.
+    max_running: int = Field(default=4, ge=1, le=32)
+
+
 class FetchConfig(_Section):
     timeout: float = Field(default=30.0, gt=0)
     max_bytes: int = Field(default=5 * 1024 * 1024, ge=1024)
@@ -221,6 +226,7 @@ class Config(_Section):
     undo: UndoConfig = Field(default_factory=UndoConfig)
     bash: BashConfig = Field(default_factory=BashConfig)
     subagent: SubagentConfig = Field(default_factory=SubagentConfig)
+    agents: AgentsConfig = Field(default_factory=AgentsConfig)
     fetch: FetchConfig = Field(default_factory=FetchConfig)
     # The TUI's colour theme, one of Textual's built-in themes (``/theme`` saves it in the user's config).
     theme: str | None = None

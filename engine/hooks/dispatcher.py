@@ -56,10 +56,20 @@ class HookDispatcher:
         self._env = env
         self._store = store
         self._emit = emit
+        # The dispatchers ``at`` made, which follow this one's configuration.
+        self._elsewhere: list[HookDispatcher] = []
 
     def replace(self, hooks: HooksConfig) -> None:
         """The hooks of a reloaded configuration (``/trust on|off`` adds or drops the project's)."""
         self._hooks = hooks
+        for other in self._elsewhere:
+            other.replace(hooks)
+
+    def at(self, cwd: Path) -> HookDispatcher:
+        """The same hooks, run in ``cwd`` (an agent's worktree, SPEC 26), following this one's configuration."""
+        other = HookDispatcher(self._hooks, cwd=cwd, env=self._env, store=self._store, emit=self._emit)
+        self._elsewhere.append(other)
+        return other
 
     def configured(self, event: HookEvent) -> bool:
         return bool(self._hooks.get(event))

@@ -32,7 +32,7 @@ async def run_bang_input(orch: Orchestrator, runtime: SessionRuntime, command: s
     recorder = TaskRecorder(orch.store, runtime.id, None)
     call_id = f"bang_{uuid.uuid4().hex[:12]}"
     recorder.tool_requested(call_id, "bash", {"command": command}, actor="user")
-    event, message = await run_bang(command, orch.workspace, orch.config)
+    event, message = await run_bang(command, runtime.tool_context.workspace, orch.config)
     recorder.tool_completed(
         call_id, "bash", event.data, is_error=not event.ok, duration_ms=event.data["duration_ms"], actor="user"
     )

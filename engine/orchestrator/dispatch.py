@@ -18,7 +18,7 @@ from engine.hooks.prompt_hooks import submit_request
 from engine.orchestrator.bang import run_bang_input
 from engine.orchestrator.outcome import TurnOutcome
 from engine.orchestrator.recorder import TaskRecorder
-from engine.orchestrator.runtime import SessionCapture, running_runtime
+from engine.orchestrator.runtime import running_runtime
 from engine.orchestrator.slash import run_slash
 from engine.orchestrator.turn import TurnState, run_turn
 from engine.orchestrator.deps import TurnDeps
@@ -41,8 +41,8 @@ async def run_input(orch: Orchestrator, runtime: SessionRuntime, text: str) -> T
         return TurnOutcome("completed")
     if runtime.busy:
         raise RuntimeError("an input is already running; queue it until the running one ends")
-    if text.startswith("/") and runtime is not orch.runtime:
-        raise ValueError("a / command acts on the session in view")
+    if text.startswith("/") and runtime is not orch.runtime and runtime is not orch.agents.main_runtime():
+        raise ValueError("a / command acts on the session in view (run from it, or from the main one)")
     turn_id = uuid.uuid4().hex[:12]
     runtime.emit(TurnStarted(turn_id, text))
     context = contextvars.copy_context()
@@ -102,7 +102,7 @@ async def run_prompt(orch: Orchestrator, runtime: SessionRuntime, text: str, tur
     attached = await orch.mcp.attach_resources(text)
     session = runtime.session
     scope = HookScope(session.id, turn_id, str(session.path))
-    request = await submit_request(orch.hooks, scope, text, session_start=runtime.session_start)
+    request = await submit_request(runtime.hooks or orch.hooks, scope, text, session_start=runtime.session_start)
     runtime.session_start = None
     if request.blocked:
         runtime.emit(ErrorEvent(request.reason))
@@ -167,8 +167,8 @@ def turn_deps(orch: Orchestrator, runtime: SessionRuntime, recorder: TaskRecorde
         counter=orch.token_counter,
         compaction=runtime.compaction,
         loops=runtime.loops,
-        hooks=orch.hooks,
+        hooks=runtime.hooks or orch.hooks,
         project_trusted=lambda: orch.project_trusted,
         counts_shown=orch.counts_shown,
-        capture=SessionCapture(orch.tool_capture, lambda: runtime.undo, orch.capture_turns),
+        capture=runtime.capture,
     )

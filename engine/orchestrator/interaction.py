@@ -3,6 +3,7 @@ cancels the whole task (SPEC 5) and every question is logged as an interaction (
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from engine.interaction import (
@@ -33,6 +34,8 @@ class CancellingInteraction:
 
     async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision | ApprovalAnswer:
         runtime = self._orchestrator.active_runtime()
+        if runtime.agent is not None:  # the dialog names the agent and its tree: several may ask at once
+            request = replace(request, agent=runtime.agent, worktree=str(runtime.tool_context.workspace.root))
         decision = await self._inner.request_approval(request)
         if decision is ApprovalDecision.CANCEL:
             runtime.cancel()

@@ -33,6 +33,7 @@ from engine.messages import Message
 from engine.modes import Mode
 from engine.storage.provenance import StateKey
 from engine.commands.usage import UsageTally
+from engine.orchestrator.agent_pool import AgentPool
 from engine.orchestrator.bus import EventBus
 from engine.orchestrator.context_meter import session_context
 from engine.orchestrator.deps import ApprovalSettings, TurnDeps
@@ -135,6 +136,8 @@ class Orchestrator:
         self.session_locks.claim(first.id)
         self.store.create_session(model=first.model, mode=first.mode, session_id=first.id)
         self.runtimes.replace_view(switching.make_runtime(self, first, policy, restored=False))
+        # Sessions on worktrees of their own, running beside this one (SPEC 26).
+        self.agents = AgentPool(self)
 
     # -- the sessions ---------------------------------------------------------------------------------------------
     @property
@@ -259,8 +262,8 @@ class Orchestrator:
         active = self.runtimes.active()
         self._bus.emit(event, active.id if active is not None else None)
 
-    def emitter(self, session_id: str) -> Callable[[Event], None]:
-        """Emits events tagged with ``session_id``."""
+    def emitter(self, session_id: str | None) -> Callable[[Event], None]:
+        """Emits events tagged with ``session_id`` (None: the engine's own)."""
         bus = self._bus
         return lambda event: bus.emit(event, session_id)
 
@@ -359,6 +362,7 @@ class Orchestrator:
 
     async def aclose(self) -> None:
         """Cancels what runs and releases the provider's connections and the database. Called on exit."""
+        await self.agents.aclose()
         tasks = [runtime.input_task for runtime in self.runtimes.values() if runtime.cancel()]
         await asyncio.gather(*(task for task in tasks if task is not None), return_exceptions=True)
         await self.mcp.aclose()
@@ -372,7 +376,12 @@ class Orchestrator:
         """Runs one input to its end in the session in view, or in the open session ``session_id`` (``dispatch``).
         A user cancellation is an outcome (``reason == "cancelled"``); cancelling the caller's own task still
         propagates."""
-        return await run_input(self, self.runtime if session_id is None else self.runtimes[session_id], text)
+        runtime = self.runtime if session_id is None else self.runtimes[session_id]
+        if session_id is None and runtime.agent is not None:
+            runtime = self.agents.input_runtime(runtime, text)
+            if runtime is None:
+                return TurnOutcome("error", "the agent in view is working")
+        return await run_input(self, runtime, text)
 
     async def resume(self, plan: ResumePlan) -> TurnOutcome:
         """Switches to a stored session and finishes the turn the process died in, if an approval was pending in

@@ -25,6 +25,7 @@ from engine.workflow.loop_detection import LoopDetector
 
 if TYPE_CHECKING:
     from engine.capture.tool_capture import ToolCapture
+    from engine.hooks.dispatcher import HookDispatcher
     from engine.orchestrator.outcome import TurnOutcome
     from engine.storage.session_lock import SessionLocks
     from engine.storage.undo import UndoJournal
@@ -42,6 +43,8 @@ class SessionRuntime:
     tool_context: ToolContext
     # Publishes an event tagged with this session's id.
     emit: Callable[[Event], None]
+    # What a tool call of this session changes goes to its undo journal (the capture of its workspace).
+    capture: SessionCapture
     compaction: CompactionState = field(default_factory=CompactionState)
     loops: LoopDetector = field(default_factory=LoopDetector)
     # Why the session began, for its SessionStart hooks at its first request ("startup" or "resume"); None once
@@ -51,6 +54,10 @@ class SessionRuntime:
     task_id: str | None = None
     # The input running now (a turn, a command), cancelled by ``cancel``.
     input_task: asyncio.Task[TurnOutcome] | None = None
+    # An agent's name (SPEC 26): its session works in a worktree of its own; None for the main session.
+    agent: str | None = None
+    # The hooks as they run for this session: in its worktree for an agent; None: the engine's own.
+    hooks: HookDispatcher | None = None
 
     @property
     def id(self) -> str:
@@ -114,6 +121,19 @@ class OpenSessions:
     def add(self, runtime: SessionRuntime) -> None:
         """Opens ``runtime`` beside the others."""
         self._by_id[runtime.id] = runtime
+
+    def show(self, runtime: SessionRuntime) -> None:
+        """Puts the open session ``runtime`` in view (an agent's, or back to the main one); the one in view stays
+        open."""
+        assert runtime.id in self._by_id, "only an open session can be shown"
+        self._view = runtime
+
+    def remove(self, session_id: str) -> None:
+        """Closes an open session that is not in view (an agent discarded) and releases its lock."""
+        if self._view is not None and self._view.id == session_id:
+            raise ValueError("the session in view cannot be closed")
+        self._by_id.pop(session_id, None)
+        self.keep_locks()
 
     def replace_view(self, runtime: SessionRuntime) -> None:
         """Puts ``runtime`` in view in place of the one there (a switch of session runs inside that one's input,

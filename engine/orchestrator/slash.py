@@ -36,7 +36,9 @@ from engine.commands.export import export_command
 from engine.commands.init import init_command
 from engine.commands.review import review_command
 from engine.commands.rewind import rewind_command
+from engine.commands.agents import AGENTS_USAGE, SPAWN_USAGE, agents_command, spawn_command
 from engine.commands.cost import cost_command
+from engine.commands.merge import USAGE as MERGE_USAGE, merge_command
 from engine.commands.doctor import doctor_command
 from engine.commands.status import status_command
 from engine.commands.theme import theme_command
@@ -272,6 +274,11 @@ COMMANDS: dict[str, SlashCommand] = {
         SlashCommand("/trust", "/trust [on|off]", "whether this folder's own config is trusted; change it",
                      trust_command),
         SlashCommand("/mcp", "/mcp [restart <name>]", "MCP servers: state, tools, errors; restart one", mcp_command),
+        SlashCommand("/spawn", SPAWN_USAGE, "start an agent on a git worktree of its own with this task",
+                     spawn_command),
+        SlashCommand("/merge", MERGE_USAGE, "bring an agent's work into this tree, hunk by hunk", merge_command),
+        SlashCommand("/agents", AGENTS_USAGE, "the agents: list, look at one, cancel, keep or discard",
+                     agents_command),
     ]
 }
 

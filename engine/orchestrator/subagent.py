@@ -64,13 +64,15 @@ class NestedTurnRunner:
             log=SubagentLog(orch.store, parent.id, parent_call_id, parent.task_id),
         )
         config = orch.config.model_copy(update={"max_steps": orch.config.subagent.max_steps})
-        policy = PermissionPolicy.for_settings(config, Mode.PLAN.value, orch.workspace_root)
+        # An agent's sub-agent reads the agent's worktree, never the main checkout.
+        workspace = parent.tool_context.workspace
+        policy = PermissionPolicy.for_settings(config, Mode.PLAN.value, workspace.root)
         gate = PolicyFetchGate(lambda: policy, lambda: config.fetch.allow_private)
         deps = TurnDeps(
             session=session,
             provider=orch.provider(),
             registry=registry,
-            tool_context=ToolContext(workspace=orch.workspace, limits=parent.tool_context.limits, fetch_gate=gate),
+            tool_context=ToolContext(workspace=workspace, limits=parent.tool_context.limits, fetch_gate=gate),
             policy=policy,
             interaction=orch.interaction,
             approvals=ApprovalSettings(interactive=False, auto_approve_ask=False, refusal_hint=REFUSAL_HINT),
@@ -83,7 +85,7 @@ class NestedTurnRunner:
             compaction=CompactionState(),
             loops=LoopDetector(),
             # The user's PreToolUse / PostToolUse hooks see the sub-agent's calls too, as in Claude Code.
-            hooks=orch.hooks,
+            hooks=parent.hooks or orch.hooks,
         )
         state = await run_turn(TurnState(turn_id=f"sub-{parent_call_id}", user_text=prompt), deps)
         if state.end_reason != "completed":

@@ -13,7 +13,7 @@ from engine.events import ModeChanged, ModelChanged, Notice, TodosChanged
 from engine.modes import Mode
 from engine.orchestrator.outcome import TurnOutcome
 from engine.orchestrator.recorder import TaskRecorder
-from engine.orchestrator.runtime import SessionRuntime
+from engine.orchestrator.runtime import SessionCapture, SessionRuntime
 from engine.orchestrator.session import Session
 from engine.orchestrator.tooling import make_tool_context
 from engine.policy import PermissionPolicy
@@ -21,6 +21,7 @@ from engine.orchestrator.turn import TurnState, resume_turn
 from engine.storage.recovery import repair_history
 
 if TYPE_CHECKING:
+    from engine.orchestrator.agent_pool import AgentTree
     from engine.orchestrator.orchestrator import Orchestrator
     from engine.orchestrator.resume import ResumePlan
 
@@ -39,14 +40,25 @@ def session_args(
     }
 
 
-def make_runtime(orch: Orchestrator, session: Session, policy: PermissionPolicy, *, restored: bool) -> SessionRuntime:
+def make_runtime(
+    orch: Orchestrator,
+    session: Session,
+    policy: PermissionPolicy,
+    *,
+    restored: bool,
+    tree: AgentTree | None = None,
+) -> SessionRuntime:
     """The live state of ``session``: its undo journal, its tools' todos (a restored session's stored ones) and
-    files, its compaction state and loop detector, and ``policy`` for its mode and "always" answers."""
+    files, its compaction state and loop detector, and ``policy`` for its mode and "always" answers. ``tree``: an
+    agent's worktree, which is then its workspace (file tools, capture, undo) instead of the orchestrator's."""
+    workspace, capture, turns = orch.workspace, orch.tool_capture, orch.capture_turns
+    if tree is not None:
+        workspace, capture, turns = tree.workspace, tree.capture, tree.capture_turns
     undo = orch.store.undo_journal(
-        session.id, orch.workspace.root, max_turns=orch.config.undo.max_turns, objects=orch.tool_capture.objects
+        session.id, workspace.root, max_turns=orch.config.undo.max_turns, objects=capture.objects
     )
     policy.always_scopes = orch.mcp.always_scopes
-    tool_context = make_tool_context(orch, lambda: policy)
+    tool_context = make_tool_context(orch, lambda: policy, workspace)
     tool_context.before_change = undo.record
     tool_context.todos.replace(orch.store.load_todos(session.id) if restored else [])
     return SessionRuntime(
@@ -55,7 +67,10 @@ def make_runtime(orch: Orchestrator, session: Session, policy: PermissionPolicy,
         policy=policy,
         tool_context=tool_context,
         emit=orch.emitter(session.id),
+        capture=SessionCapture(capture, lambda: undo, turns),
         session_start="resume" if restored else "startup",
+        agent=tree.name if tree is not None else None,
+        hooks=orch.hooks.at(tree.workspace.root) if tree is not None else None,
     )
 
 

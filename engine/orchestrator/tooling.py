@@ -11,6 +11,7 @@ from engine.orchestrator.fetch_gate import PolicyFetchGate
 from engine.orchestrator.subagent import NestedTurnRunner
 from engine.policy import PermissionPolicy
 from engine.tools.base import ToolContext, ToolLimits
+from engine.tools.guard import Workspace
 from engine.tools.fetch import FetchTool
 from engine.tools.question import QuestionTool
 from engine.tools.registry import ToolRegistry, core_tools
@@ -34,11 +35,13 @@ def make_registry(orch: Orchestrator) -> ToolRegistry:
     )
 
 
-def make_tool_context(orch: Orchestrator, policy: Callable[[], PermissionPolicy]) -> ToolContext:
+def make_tool_context(
+    orch: Orchestrator, policy: Callable[[], PermissionPolicy], workspace: Workspace | None = None
+) -> ToolContext:
     """What every tool call of one session is given; fetch asks that session's ``policy`` at the time of the
-    call."""
+    call. ``workspace``: the session's own (an agent's worktree), else the orchestrator's."""
     return ToolContext(
-        workspace=orch.workspace,
+        workspace=workspace or orch.workspace,
         limits=tool_limits(orch.config),
         fetch_gate=PolicyFetchGate(policy, lambda: orch.config.fetch.allow_private),
     )

@@ -184,3 +184,23 @@ async def test_an_mcp_servers_sampling_is_a_permission_request(
     assert "Summarize: a cat story" in body
     result = [m for m in scripted_server.requests[-1].body["messages"] if m["role"] == "tool"][-1]
     assert "said: A cat." in result["content"]
+
+
+async def test_a_session_on_a_worktree_of_its_own(tmp_path: Path, scripted_server: ScriptedServer) -> None:
+    from tests.engine.orchestrator.test_agents import git, make_repo
+
+    repo = make_repo(tmp_path / "repo")
+    scripted_server.add(reply(tool_call("write", path="zed.txt", content="zed\n")), text("written"))
+    client = ScriptedClient(answers=["allow_once"])
+    async with agent(repo, scripted_server, client) as conn:
+        session = await conn.new_session(cwd=str(repo), mcp_servers=[], **{"coder.worktree": "zed"})
+        done = await conn.prompt(session_id=session.session_id, prompt=[text_block("write zed.txt")])
+        with pytest.raises(RequestError):
+            await conn.new_session(cwd=str(tmp_path), mcp_servers=[], **{"coder.worktree": "elsewhere"})
+
+    tree = repo / ".coder" / "worktrees" / "zed"
+    assert session.field_meta == {"coder.worktree": {"branch": "coder/zed", "path": str(tree)}}
+    assert done.stop_reason == "end_turn"
+    assert (tree / "zed.txt").read_text() == "zed\n"
+    assert not (repo / "zed.txt").exists()
+    assert git(repo, "branch", "--list", "--format=%(refname:short)", "coder/*").split() == ["coder/zed"]

@@ -24,8 +24,12 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 class PtyApp:
-    def __init__(self, workspace: Path, base_url: str, home: Path, size: tuple[int, int] = (80, 24)) -> None:
+    def __init__(
+        self, workspace: Path, base_url: str, home: Path, size: tuple[int, int] = (80, 24), args: tuple[str, ...] = ()
+    ) -> None:
+        """``args``: more of the command line, after ``--cwd``."""
         self.workspace = workspace
+        self.args = args
         self.columns, self.rows = size
         self.written = bytearray()
         self.screen = pyte.Screen(self.columns, self.rows)
@@ -47,7 +51,7 @@ class PtyApp:
         termios.tcsetattr(slave, termios.TCSANOW, attrs)
         self._master = master
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "coder_tui", "--cwd", str(self.workspace)],
+            [sys.executable, "-m", "coder_tui", "--cwd", str(self.workspace), *self.args],
             stdin=slave, stdout=slave, stderr=slave, env=self._env, cwd=self.workspace, start_new_session=True,
         )
         os.close(slave)

@@ -46,6 +46,7 @@ from engine.server.acp.listing import list_sessions
 from engine.server.acp.mcp_servers import McpServerError, client_server_specs
 from engine.server.acp.prompt import PromptError, prompt_text
 from engine.server.acp.session import AcpSession
+from engine.server.acp.worktree import WORKTREE_META, new_worktree
 from engine.server.acp.updates import commands_update
 
 log = logging.getLogger(__name__)
@@ -104,11 +105,19 @@ class CoderAgent:
         return None  # the model server's key comes from the environment, as for the TUI
 
     async def new_session(self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any) -> NewSessionResponse:
+        """``_meta: {"coder.worktree": NAME}`` (or ``true`` for a name made up): the session works on a new git
+        worktree and branch ``coder/NAME`` of the folder (SPEC 26), named in the answer's ``_meta``."""
+        meta: dict[str, Any] | None = None
+        if (asked := kwargs.get(WORKTREE_META)) is not None:
+            worktree = await new_worktree(_folder(cwd), asked)
+            cwd = str(worktree.workspace)
+            meta = {WORKTREE_META: {"branch": worktree.branch, "path": str(worktree.root)}}
         session = await self._open(cwd, mcp_servers)
         self._sessions[session.session_id] = session
         await self._advertise(session)
         return NewSessionResponse(
-            session_id=session.session_id, modes=mode_state(session.mode), config_options=self._options(session)
+            session_id=session.session_id, modes=mode_state(session.mode), config_options=self._options(session),
+            field_meta=meta,
         )
 
     async def load_session(

@@ -1,0 +1,187 @@
+"""The agents pane (SPEC 26): Ctrl+B lists the agents; Enter on one shows its transcript, m the main session's
+again; what a background agent streams never reaches the transcript in view; Esc in an agent's view cancels that
+agent only."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from coder_tui.app import CoderApp
+from coder_tui.widgets.agents_pane import AgentsPane
+from coder_tui.widgets.tool_call_view import ToolCallView
+from coder_tui.widgets.user_message import UserMessage
+from tests.support.scenario import ReplyLike, Stall, reply, text, tool_call
+from tests.support.scripted_server import ScriptedServer
+from tests.tui.helpers import SIZE_IDS, SIZES, make_app, ready, settle, submit, wait_until
+
+GIT_ENV = {"PATH": "/usr/bin:/bin:/usr/local/bin", "HOME": "/nonexistent", "LC_ALL": "C"}
+
+
+def make_repo(root: Path) -> None:
+    identity = ("-c", "user.name=Test", "-c", "user.email=test@example.invalid")
+    for args in (("init", "--quiet", "-b", "main"), ("add", "-A"), ("commit", "--quiet", "-m", "start")):
+        subprocess.run(["git", *identity, *args], cwd=root, env=GIT_ENV, check=True, capture_output=True)
+
+
+def agents_answer(body: dict[str, Any]) -> ReplyLike:
+    """``alpha`` writes its file then says so; ``slow`` never answers."""
+    request = next(m["content"] for m in body["messages"] if m["role"] == "user")
+    name = re.search(r"agent (\w+)", request).group(1)  # type: ignore[union-attr]
+    if name == "slow":
+        return Stall(after=reply(text("slow is thinking")), seconds=30)
+    if body["messages"][-1]["role"] == "user":
+        return reply(tool_call("write", path=f"{name}.txt", content=f"{name}\n"))
+    return reply(text(f"{name} wrote its file"))
+
+
+def requests_shown(app: CoderApp) -> list[str]:
+    return [message.text for message in app.session.transcript.query(UserMessage)]
+
+
+def calls_shown(app: CoderApp) -> list[str]:
+    return [view.key_argument for view in app.session.transcript.query(ToolCallView)]
+
+
+def state_of(app: CoderApp, name: str) -> str | None:
+    return next((str(row["state"]) for row in app.session.agents_pane.rows if row["name"] == name), None)
+
+
+async def test_the_pane_switches_the_transcript_and_esc_cancels_only_the_agent_in_view(workspace: Path) -> None:
+    make_repo(workspace)
+    with ScriptedServer(fallback=agents_answer) as server:
+        app = make_app(workspace, server)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await ready(pilot)
+            await submit(pilot, "/spawn --mode auto-edit --name alpha agent alpha: write your file")
+            await submit(pilot, "/spawn --mode auto-edit --name slow agent slow: take your time")
+            await wait_until(pilot, lambda: state_of(app, "alpha") == "done", "alpha to finish")
+            await wait_until(pilot, lambda: state_of(app, "slow") == "working", "slow to work")
+            await settle(pilot)
+            main_requests, main_calls = requests_shown(app), calls_shown(app)
+
+            await pilot.press("ctrl+b")
+            pane = app.session.agents_pane
+            await wait_until(pilot, lambda: pane.open and app.focused is pane, "the pane")
+            await pilot.press("down", "enter")  # below the main session: alpha
+            await wait_until(pilot, lambda: app.link.agent_in_view == "alpha", "alpha's view")
+            await settle(pilot)
+            alpha_requests = requests_shown(app)
+            alpha_status = app.session.status.agents
+            alpha_file = (workspace / ".coder" / "worktrees" / "alpha" / "alpha.txt").read_text()
+
+            await pilot.press("ctrl+b", "down", "enter")  # slow, below alpha
+            await wait_until(pilot, lambda: app.link.agent_in_view == "slow", "slow's view")
+            await settle(pilot)
+            await pilot.press("escape")  # cancels slow, the agent in view
+            await wait_until(pilot, lambda: state_of(app, "slow") == "cancelled", "slow to be cancelled")
+
+            await pilot.press("ctrl+b", "m")
+            await wait_until(pilot, lambda: app.link.agent_in_view is None, "the main view")
+            await settle(pilot)
+            back_requests, back_calls = requests_shown(app), calls_shown(app)
+
+    # The agents' calls were never drawn in the main session's transcript, before or after looking at them.
+    assert main_calls == back_calls == []
+    assert all(shown.startswith("/spawn") for shown in main_requests)
+    assert alpha_requests == ["agent alpha: write your file"]
+    assert alpha_status == "▶ alpha · agents 1/2"
+    assert alpha_file == "alpha\n"
+    assert state_of(app, "alpha") == "done"
+    assert all(shown.startswith(("/spawn", "/agents")) for shown in back_requests)
+    assert isinstance(app.session.agents_pane, AgentsPane) and not app.session.agents_pane.open
+
+
+def row(name: str, state: str, done: int, total: int, elapsed: float, tokens: int) -> dict[str, Any]:
+    return {
+        "name": name, "task": f"{name} task", "state": state, "branch": f"coder/{name}",
+        "worktree": f"/home/dev/demo-project/.coder/worktrees/{name}", "base_commit": "0" * 40,
+        "session_id": f"s-{name}", "mode": "auto-edit", "todos_done": done, "todos_total": total,
+        "elapsed_s": elapsed, "tokens": tokens, "note": "",
+    }
+
+
+MIXED = (
+    row("fix-login", "working", 2, 5, 83.0, 12_480),
+    row("add-tests", "waiting for you", 1, 3, 47.5, 6_210),
+    row("docs-pass", "done", 4, 4, 312.0, 31_877),
+    row("bump-deps", "failed", 0, 0, 9.2, 1_024),
+)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+def test_agents_pane_with_agents_in_mixed_states(snap_compare, workspace: Path, scripted_server: ScriptedServer,
+                                                  size: tuple[int, int]) -> None:
+    from engine.events import AgentsChanged
+
+    async def run_before(pilot: Pilot[object]) -> None:
+        app = await ready(pilot)
+        app.session.show_event(AgentsChanged(MIXED))
+        await pilot.press("ctrl+b", "down")
+        await settle(pilot)
+
+    assert snap_compare(make_app(workspace, scripted_server), terminal_size=size, run_before=run_before)
+
+
+async def test_quitting_with_agents_running_asks_first(workspace: Path, scripted_server: ScriptedServer) -> None:
+    from coder_tui.screens.question import QuestionScreen
+    from engine.events import AgentsChanged
+
+    app = make_app(workspace, scripted_server)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        app.session.show_event(AgentsChanged(MIXED))
+        await pilot.press("ctrl+d")
+        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen), "the question")
+        asked = app.screen.request.question
+        await pilot.press("2")  # Stay
+        await wait_until(pilot, lambda: not isinstance(app.screen, QuestionScreen), "the question to close")
+        stayed = app.is_running
+        await pilot.press("ctrl+d")
+        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen), "the question again")
+        await pilot.press("1")  # Stop them and quit
+        await pilot.pause()
+
+    assert asked.startswith("2 agents are still running (fix-login, add-tests)")
+    assert stayed and app.return_code == 0
+
+
+async def test_an_engine_killed_in_an_agents_view_restarts_on_the_main_session(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+    import signal
+
+    from coder_tui.input.history import InputHistory
+    from coder_tui.link.engine_process import EngineProcesses
+
+    make_repo(workspace)
+    with ScriptedServer(fallback=agents_answer) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        monkeypatch.setenv("CODER_MODEL", "scripted-model")
+        engine = EngineProcesses(workspace=workspace)
+        app = CoderApp(workspace=workspace, engine=engine, history=InputHistory(None))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await ready(pilot)
+            main_session = app.link.state.session_id  # type: ignore[union-attr]
+            await submit(pilot, "/spawn --mode auto-edit --name alpha agent alpha: write your file")
+            await wait_until(pilot, lambda: state_of(app, "alpha") == "done", "alpha to finish")
+            await submit(pilot, "/agents show alpha")
+            await wait_until(pilot, lambda: app.link.agent_in_view == "alpha", "alpha's view")
+            await settle(pilot)
+            first_pid = engine.current.pid  # type: ignore[union-attr]
+            os.kill(first_pid, signal.SIGKILL)
+            await wait_until(pilot, lambda: engine.current is not None and engine.current.pid != first_pid
+                             and app.link.state is not None and not app.link.busy and not app.link.queued,
+                             "the engine to restart")
+            await settle(pilot)
+            resumed = app.link.state.session_id  # type: ignore[union-attr]
+            in_view = app.link.agent_in_view
+
+    assert (resumed, in_view) == (main_session, None)
