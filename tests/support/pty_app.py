@@ -24,8 +24,12 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 class PtyApp:
-    def __init__(self, workspace: Path, base_url: str, home: Path, size: tuple[int, int] = (80, 24)) -> None:
+    def __init__(
+        self, workspace: Path, base_url: str, home: Path, size: tuple[int, int] = (80, 24), args: tuple[str, ...] = ()
+    ) -> None:
+        """``args``: more of the command line, after ``--cwd``."""
         self.workspace = workspace
+        self.args = args
         self.columns, self.rows = size
         self.written = bytearray()
         self.screen = pyte.Screen(self.columns, self.rows)
@@ -47,7 +51,7 @@ class PtyApp:
         termios.tcsetattr(slave, termios.TCSANOW, attrs)
         self._master = master
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "coder_tui", "--cwd", str(self.workspace)],
+            [sys.executable, "-m", "coder_tui", "--cwd", str(self.workspace), *self.args],
             stdin=slave, stdout=slave, stderr=slave, env=self._env, cwd=self.workspace, start_new_session=True,
         )
         os.close(slave)
@@ -64,6 +68,22 @@ class PtyApp:
 
     def text(self) -> str:
         return "\n".join(self.screen.display)
+
+    def wait_exit(self, timeout: float = 60.0) -> int:
+        """Reads output until the program ends; its exit status."""
+        assert self.process is not None
+        deadline = time.monotonic() + timeout
+        while self.process.poll() is None or select.select([self._master], [], [], 0)[0]:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"still running; the screen:\n{self.text()}")
+            if select.select([self._master], [], [], 0.2)[0]:
+                try:
+                    data = os.read(self._master, 65536)
+                except OSError:
+                    break
+                self.written += data
+                self._stream.feed(data)
+        return self.process.wait()
 
     def wait_shown(self, text: str, timeout: float = 90.0) -> None:
         """Reads output until ``text`` is on the emulated screen; ``AssertionError`` with the screen otherwise."""
