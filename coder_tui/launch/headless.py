@@ -266,6 +266,7 @@ async def run_headless(
     if model:
         orchestrator.set_model(model)
     orchestrator.subscribe(JsonRenderer(stdout) if output_format == "json" else TextRenderer(stdout, stderr))
+    await orchestrator.server_ready()  # its window (and with no model configured, its model) applies to any input
     try:
         outcome = await orchestrator.run_input(text)
     finally:

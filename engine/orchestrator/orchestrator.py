@@ -55,6 +55,9 @@ from engine.policy import PermissionPolicy
 from engine.policy.presets import parse_preset
 from engine.provider.base import ChatProvider
 from engine.provider.profiles import effective_config, split_model_spec
+from engine.provider.server_models import choose_model_text, model_configured, server_models
+from engine.provider.server_probe import cached
+from engine.command_results import ModelsOffered
 from engine.skills import SkillCatalog
 from engine.storage.session_lock import SessionLocks
 from engine.storage.store import Store
@@ -95,6 +98,8 @@ class Orchestrator:
         # The model was named on the command line (``model_pinned``) or by CODER_MODEL: it wins over the one a
         # resumed session stored.
         self.model_pinned = model_pinned or bool(self._env.get("CODER_MODEL"))
+        # A model was named somewhere: the server's list never replaces it (SPEC 18, "just the URL").
+        self.model_chosen = self.model_pinned or model_configured(self._base_config)
         self._bus = EventBus()
         # What the server counted for this run's requests (``/cost``).
         self.usage = UsageTally()
@@ -279,6 +284,7 @@ class Orchestrator:
         if config.provider != self.config.provider:
             self._slot.server_changed()
         self.provider_profile, self.config = profile, config
+        self.model_chosen = True
         self._ask_server()
         model = config.model
         self.session.model = model
@@ -298,7 +304,8 @@ class Orchestrator:
         """Applies a reloaded configuration (``/trust on|off``): approvals, permission rules and the provider
         follow it; the mode too when the configured mode or preset changed. The session's "always" answers reset."""
         mode_changed = (config.mode, config.permissions.preset) != (self.config.mode, self.config.permissions.preset)
-        self.config = config
+        self._base_config = self.config = config
+        self.model_chosen = self.model_pinned or model_configured(config)
         self.hooks.replace(config.hooks)
         self.skills.set_project_trusted(self.project_trusted)
         self._ask_server()
@@ -350,7 +357,30 @@ class Orchestrator:
         self._slot.ask_server(self.config)
 
     def _apply_server_window(self) -> None:
+        """The server has answered: its window applies, and with no model configured its only model is used, or the
+        user is asked to choose among its models (the full screen's ``/model`` picker)."""
+        window = self.config.context_window
         self.config = self.server_window.applied(self._base_config, self.provider_profile, self.config)
+        info = cached(self.config.provider.base_url, self.config.model)
+        found = server_models(info, self.model, chosen=self.model_chosen)
+        if found.only is not None:
+            self.set_model(found.only)
+            self.emit(Notice(f"model: {found.only}, the one the server serves (no model is configured)"))
+        elif found.choices and self.interactive:
+            text = choose_model_text(found.choices, interactive=True)
+            self.emit(ModelsOffered("/model", text, self.model, found.choices))
+        elif self.interactive and self.config.context_window != window:
+            asyncio.get_running_loop().create_task(self.announce_context())  # the status line shows the new one
+
+    async def server_ready(self) -> str | None:
+        """Waits for the server's answer (asking it now if nothing did; bounded by the probe's timeout), so a turn
+        and headless commands use its window; returns why a turn cannot start (several models, none chosen)."""
+        if self.server_window.idle:
+            self._ask_server()
+        await self.server_window.wait()
+        info = cached(self.config.provider.base_url, self.config.model)
+        choices = server_models(info, self.model, chosen=self.model_chosen).choices
+        return choose_model_text(choices, interactive=self.interactive) if choices else None
 
     @property
     def context_window_source(self) -> str:

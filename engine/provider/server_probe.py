@@ -43,6 +43,7 @@ class ServerInfo:
     version: str | None = None
     context_window: int | None = None
     window_from: str | None = None  # where the window was read, for /status
+    models: tuple[str, ...] | None = None  # what ``GET /v1/models`` listed; None when it did not answer
 
 
 _cache: dict[tuple[str, str], ServerInfo] = {}
@@ -114,6 +115,9 @@ async def probe_server(
         or _vllm(models, model)
         or ServerInfo(None)
     )
+    if isinstance(models, dict) and isinstance(models.get("data"), list):
+        listed = tuple(entry["id"] for entry in _items(models, "data") if isinstance(entry.get("id"), str))
+        info = dataclasses.replace(info, models=listed)
     _cache[key] = info
     return info
 

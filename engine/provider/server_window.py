@@ -53,8 +53,8 @@ class ServerWindow:
         apply()
 
     async def wait(self) -> None:
-        """Waits for a running probe (tests, ``/doctor``)."""
-        if self._task is not None:
+        """Waits for a running probe, and for one its answer started (the model changed to the server's own)."""
+        while self._task is not None and not self._task.done():
             await asyncio.gather(self._task, return_exceptions=True)
 
     async def aclose(self) -> None:
