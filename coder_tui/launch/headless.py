@@ -265,8 +265,12 @@ async def run_headless(
             return signals.exit_code(exit_code(resumed))
     if model:
         orchestrator.set_model(model)
+    # The server's window (and with no model configured, its model) applies to any input; what that says is
+    # progress, on stderr in both output formats.
+    unsubscribe = orchestrator.subscribe(TextRenderer(stderr, stderr))
+    await orchestrator.server_ready()
+    unsubscribe()
     orchestrator.subscribe(JsonRenderer(stdout) if output_format == "json" else TextRenderer(stdout, stderr))
-    await orchestrator.server_ready()  # its window (and with no model configured, its model) applies to any input
     try:
         outcome = await orchestrator.run_input(text)
     finally:
