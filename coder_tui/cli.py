@@ -64,7 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="resume a saved session of this workspace; with no ID, choose one from a list",
     )
     which.add_argument(
-        "-c", "--continue", dest="cont", action="store_true", help="resume the latest session of this workspace"
+        "-c", "--continue", dest="cont", action="store_true",
+        help="resume the latest session of this workspace (the full screen: the latest made in the full screen)"
     )
     parser.add_argument("--version", action="version", version=f"coder-tui {_version()}")
     return parser

@@ -109,6 +109,7 @@ KEY_TABLE: tuple[KeySpec, ...] = (
     KeySpec("ctrl+n", "decline", "Decline", "elicitation", "decline the MCP server's request for input"),
     KeySpec("escape", "cancel", "Dismiss", "elicitation", "dismiss the MCP server's form (it hears \"cancel\")"),
     KeySpec("escape", "close", "Close", "picker", "close the list of sessions (/resume) without resuming"),
+    KeySpec("ctrl+t", "toggle_headless", "Headless", "picker", "hide or show the sessions of headless runs (-p)"),
     KeySpec("escape", "close", "Close", "rewind", "close the /rewind list without rewinding"),
     KeySpec("escape", "close", "Close", "model", "close the /model list; the model is unchanged"),
     KeySpec("escape", "close", "Close", "findings", "close the /review findings (the review stays in the transcript)"),

@@ -242,6 +242,7 @@ async def run_headless(
             mode=Mode.parse(mode) if mode else None,
             # JSON lines carry every event, the context's size among them; plain text shows none.
             counts_shown=output_format == "json",
+            origin="headless",
         )
     except StorageError as exc:
         err.write(f"error: {terminal_text(str(exc))}\n")

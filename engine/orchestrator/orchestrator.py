@@ -83,11 +83,13 @@ class Orchestrator:
         env: dict[str, str] | None = None,
         model_pinned: bool = False,
         counts_shown: bool = True,
+        origin: str = "tui",
     ) -> None:
         """Opens ``.coder/coder.db`` (``StorageError`` with a readable message when it is damaged or locked) and
         starts a new, empty session. Imports nothing heavy: the provider is made at the first turn.
         ``counts_shown``: the front end shows the context's size (``UsageUpdated``); without it, messages are
-        counted only when a compaction may be due (see ``TurnDeps.counts_shown``)."""
+        counted only when a compaction may be due (see ``TurnDeps.counts_shown``). ``origin``: the front end its
+        sessions are marked with ("tui", "headless", "acp")."""
         self._base_config = config
         self.provider_profile, model = split_model_spec(config.model, config.providers)
         self.config = config = effective_config(config, self.provider_profile, model)
@@ -119,7 +121,7 @@ class Orchestrator:
         self.mode_pinned = mode is not None
         self.mcp = make_mcp(self)
         self.token_counter = TokenCounter(config.model)
-        self.store = Store.open(self.workspace.root, state_key=StateKey.load(self._env))
+        self.store = Store.open(self.workspace.root, state_key=StateKey.load(self._env), origin=origin)
         # One owner per session (SPEC 21): the lock of the session in use, held until the switch or exit.
         self.session_locks = SessionLocks(self.workspace.root)
         # The session whose history the front end already shows (the engine process sent it before this orchestrator
