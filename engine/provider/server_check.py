@@ -67,7 +67,8 @@ class ServerCheck:
         elif self.model in self.models:
             offered = "offered by the server"
         else:
-            offered = f"NOT among the {len(self.models)} models the server lists ({', '.join(self.models[:5])})"
+            listed = f"{len(self.models)} model{'' if len(self.models) == 1 else 's'}"
+            offered = f"NOT among the {listed} the server lists ({', '.join(self.models[:5])})"
         rows.append(("model", f"{self.model} ({offered})"))
         if self.call is not None:
             rows.append(("streaming", f"yes ({self.call.events} events)" if self.call.streamed

@@ -4,6 +4,7 @@ a ``--help`` that lists ``acp`` and nothing internal, and how to resume printed 
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -88,3 +89,16 @@ def test_version_and_help(tmp_path: Path) -> None:
 def test_a_positional_prompt_and_p_together_are_refused(tmp_path: Path) -> None:
     done = run_cli(["-p", "one", "two"], project(tmp_path)[0], None)
     assert done.returncode == 2 and "PROMPT ('two') opens the full screen" in done.stderr
+
+
+def test_resuming_shows_the_sessions_own_model(tmp_path: Path) -> None:
+    """The engine's first state is sent after the opening /resume ran: the status line names the resumed session's
+    model, not the one the engine started with."""
+    workspace, home = project(tmp_path)
+    with ScriptedServer([text("Hi.")], models=("scripted-model", "big-model")) as server:
+        done = run_cli(["-p", "hello", "--model", "big-model", "--output-format", "json"], workspace, server)
+        assert done.returncode == 0, done.stderr
+        session_id = json.loads(done.stdout.splitlines()[-1])["session_id"]
+        with PtyApp(workspace, server.base_url, home, args=("-r", session_id), model=None, size=(120, 30)) as app:
+            app.wait_shown("resumed session")
+            app.wait_shown("big-model")
