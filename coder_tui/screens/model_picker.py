@@ -40,7 +40,9 @@ class ModelPickerScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Static(Content(f"Switch model (now {self.current})"), id="title")
+            # The model in use may be none the server has (none was configured): then it is a first choice.
+            title = f"Switch model (now {self.current})" if self.current in self.models else "Choose a model"
+            yield Static(Content(title), id="title")
             yield OptionList(
                 *(Option(Content.assemble(name, ("  (current)", "$text-muted") if name == self.current else ""),
                          id=name) for name in self.models),

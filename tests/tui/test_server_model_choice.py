@@ -14,7 +14,7 @@ from engine.config import Config
 from engine.server.host import EngineOptions
 from engine.server.memory import InMemoryEngine
 from tests.support.scenario import text
-from tests.support.scripted_server import ScriptedServer
+from tests.support.scripted_server import ScriptedServer, vllm_models
 from tests.tui.helpers import WORKSPACE_LABEL, ready, settle, submit, wait_until
 
 
@@ -29,8 +29,7 @@ def url_only_app(workspace: Path, server: ScriptedServer) -> CoderApp:
 
 
 def serve_vllm(server: ScriptedServer, *models: str, window: int = 65_536) -> None:
-    entries = [{"id": name, "object": "model", "owned_by": "vllm", "max_model_len": window} for name in models]
-    server.answer("GET", "/v1/models", {"object": "list", "data": entries})
+    server.answer("GET", "/v1/models", vllm_models(models, window))
 
 
 async def test_several_models_open_the_picker_and_the_choice_is_used(workspace: Path) -> None:

@@ -10,13 +10,11 @@ from pathlib import Path
 
 from tests.headless.test_headless_cli import run_cli
 from tests.support.scenario import reply, text, tool_call
-from tests.support.scripted_server import ScriptedServer
+from tests.support.scripted_server import ScriptedServer, vllm_models
 
 
 def serve_vllm(server: ScriptedServer, *models: str, window: int = 65_536) -> None:
-    """``GET /v1/models`` as vLLM answers it: each model with the ``max_model_len`` it runs with."""
-    entries = [{"id": name, "object": "model", "owned_by": "vllm", "max_model_len": window} for name in models]
-    server.answer("GET", "/v1/models", {"object": "list", "data": entries})
+    server.answer("GET", "/v1/models", vllm_models(models, window))
 
 
 def chat_requests(server: ScriptedServer) -> list[dict[str, object]]:
