@@ -55,9 +55,8 @@ from engine.policy import PermissionPolicy
 from engine.policy.presets import parse_preset
 from engine.provider.base import ChatProvider
 from engine.provider.profiles import effective_config, split_model_spec
-from engine.provider.server_models import choose_model_text, model_configured, server_models
-from engine.provider.server_probe import cached
-from engine.command_results import ModelsOffered
+from engine.provider.server_models import model_configured
+from engine.orchestrator import server_answer
 from engine.skills import SkillCatalog
 from engine.storage.session_lock import SessionLocks
 from engine.storage.store import Store
@@ -287,7 +286,7 @@ class Orchestrator:
             self._slot.server_changed()
         self.provider_profile, self.config = profile, config
         self.model_chosen = True
-        self._ask_server()
+        self.ask_server()
         model = config.model
         self.session.model = model
         self.token_counter.set_model(model)
@@ -310,7 +309,7 @@ class Orchestrator:
         self.model_chosen = self.model_pinned or model_configured(config)
         self.hooks.replace(config.hooks)
         self.skills.set_project_trusted(self.project_trusted)
-        self._ask_server()
+        self.ask_server()
         self._approvals = ApprovalSettings.from_config(config, interactive=self.interactive)
         for runtime in self.runtimes.values():
             current_mode = runtime.policy.mode
@@ -353,36 +352,24 @@ class Orchestrator:
         self.tool_capture.start()
         self.skills.start()
         self.mcp.start()
-        self._ask_server()
+        self.ask_server()
 
-    def _ask_server(self) -> None:
+    def ask_server(self) -> None:
+        """Asks the configured server for its window and models, in the background."""
         self._slot.ask_server(self.config)
 
     def _apply_server_window(self) -> None:
-        """The server has answered: its window applies, and with no model configured its only model is used, or the
-        user is asked to choose among its models (the full screen's ``/model`` picker)."""
-        window = self.config.context_window
-        self.config = self.server_window.applied(self._base_config, self.provider_profile, self.config)
-        info = cached(self.config.provider.base_url, self.config.model)
-        found = server_models(info, self.model, chosen=self.model_chosen)
-        if found.only is not None:
-            self.set_model(found.only)
-            self.emit(Notice(f"model: {found.only}, the one the server serves (no model is configured)"))
-        elif found.choices and self.interactive:
-            text = choose_model_text(found.choices, interactive=True)
-            self.emit(ModelsOffered("/model", text, self.model, found.choices))
-        elif self.interactive and self.config.context_window != window:
-            asyncio.get_running_loop().create_task(self.announce_context())  # the status line shows the new one
+        server_answer.apply_server_answer(self)
 
     async def server_ready(self) -> str | None:
-        """Waits for the server's answer (asking it now if nothing did; bounded by the probe's timeout), so a turn
-        and headless commands use its window; returns why a turn cannot start (several models, none chosen)."""
-        if self.server_window.idle:
-            self._ask_server()
-        await self.server_window.wait()
-        info = cached(self.config.provider.base_url, self.config.model)
-        choices = server_models(info, self.model, chosen=self.model_chosen).choices
-        return choose_model_text(choices, interactive=self.interactive) if choices else None
+        """Waits for the server's answer, so a turn and headless commands use its window and model; returns why a
+        turn cannot start (``server_answer``)."""
+        return await server_answer.server_ready(self)
+
+    @property
+    def base_config(self) -> Config:
+        """The configuration as loaded, before the model's profile and the server's window applied."""
+        return self._base_config
 
     @property
     def context_window_source(self) -> str:
