@@ -1,8 +1,9 @@
 """The context window a local server runs the model with (``server_probe``), applied to the configuration unless
 the configuration sets one, and where the window in use came from, for ``/status``.
 
-The probe runs as a background task of the loop when a session starts or the model changes; a turn never waits
-for it (until it answers, the known-model table or the default stands).
+The probe runs as a background task of the loop when a session starts or the model changes; a turn, ``/status``,
+``/doctor`` and a headless run wait for it (``server_answer.server_ready``), bounded by its timeout; until it
+answers, the known-model table or the default stands.
 """
 
 from __future__ import annotations
