@@ -8,8 +8,9 @@ model with, asked of the endpoints each one has.
 - vLLM: ``GET /v1/models`` (``max_model_len``).
 
 Every question is asked at once, each with a short timeout; one that fails or is not understood says nothing. The
-answers are kept per server and model (``cached``), so a session asks once; callers run this in the background and
-never wait for it before a turn.
+answers are kept per server and model (``cached``), so a session asks once; callers run this in the background,
+and a turn waits at most the timeout for it. ``/v1/models``' list is kept too (``ServerInfo.models``): with no model
+configured, the server's own is used (``server_models``).
 """
 
 from __future__ import annotations
