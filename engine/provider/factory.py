@@ -10,9 +10,8 @@ from engine.provider.base import ChatProvider
 
 HOW_TO_CONFIGURE = (
     "no model is configured: set {env} (and OPENAI_BASE_URL for a server other than OpenAI, e.g. "
-    "http://localhost:11434/v1 for Ollama), or put provider.base_url in your config, {config_file} (in the full "
-    "screen, /setup asks for the server and model and saves them there); choose the model with CODER_MODEL, "
-    "--model or /model"
+    "http://localhost:11434/v1 for Ollama), or set provider.base_url and model in your config, {config_file} "
+    "(/setup does it for you); choose the model with CODER_MODEL, --model or /model"
 )
 
 

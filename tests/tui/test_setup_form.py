@@ -104,7 +104,8 @@ def test_untrusted_folder_advice_points_at_the_users_config(tmp_path: Path) -> N
     done = run_cli(["-p", "hello"], workspace, None)
     assert done.returncode == 1
     assert "ignored provider" in done.stderr
-    assert f"put provider.base_url in your config, {workspace / '.xdg' / 'coder' / 'config.json'}" in done.stderr
+    config_file = workspace / ".xdg" / "coder" / "config.json"
+    assert f"set provider.base_url and model in your config, {config_file} (/setup does it" in done.stderr
     assert "provider.base_url in .coder/config.json" not in done.stderr
 
 
