@@ -189,8 +189,11 @@ def run_tui(
     cont: bool = False,
     engine: EngineProcesses | None = None,
     fork: bool = False,
+    prompt: str | None = None,
 ) -> int:
-    """Runs the full-screen session until the user exits; returns the exit code.
+    """Runs the full-screen session until the user exits; returns the exit code. ``prompt``: a request sent at
+    once (``coder-tui "fix the bug"``), after the session ``resume`` / ``cont`` opens. On the way out, says how to
+    come back to the session (when it holds a conversation).
 
     The engine process starts first (pass ``engine`` spawned even before this module was imported), so it loads
     on the other core while the app draws its first frame; it reads the configuration itself. ``mode`` and
@@ -203,6 +206,16 @@ def run_tui(
     from coder_tui.cli import session_input
 
     opening = session_input(resume, cont, fork)
-    first_inputs: tuple[str, ...] = (opening,) if opening else ()
+    first_inputs = tuple(text for text in (opening, prompt) if text)
     app = CoderApp(workspace=workspace, engine=engine, first_inputs=first_inputs, start_mode=mode, model=model)
-    return app.run() or 0
+    code = app.run() or 0
+    if app.link.state is not None and (hint := resume_hint(workspace, app.link.state.session_id)):
+        print(hint)
+    return code
+
+
+def resume_hint(workspace: Path, session_id: str) -> str | None:
+    """``coder-tui -r <id>`` for a session that holds a conversation (an empty one is nothing to come back to)."""
+    from engine.storage.history_read import holds_conversation
+
+    return f"Resume this session with: coder-tui -r {session_id}" if holds_conversation(workspace, session_id) else None

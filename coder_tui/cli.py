@@ -18,9 +18,17 @@ UI_SWITCH_INTERVAL_S = 0.001
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="coder-tui",
+        usage="coder-tui [options] [PROMPT]\n       coder-tui acp",
         description="A terminal coding agent for any OpenAI-compatible model server.",
-        epilog="With no -p and stdin not a terminal, the whole of stdin is the input. "
+        epilog="commands:\n"
+        "  coder-tui acp         speak the Agent Client Protocol on stdin/stdout, for an editor to start (Zed,\n"
+        "                        JetBrains IDEs, Toad); see coder-tui acp --help\n\n"
+        "With no -p and stdin not a terminal, the whole of stdin is the input.\n"
         "Environment: OPENAI_API_KEY, OPENAI_BASE_URL, CODER_MODEL.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "opening_prompt", nargs="?", metavar="PROMPT", help="open the full screen with this request already sent"
     )
     parser.add_argument("-p", "--prompt", metavar="TEXT", help="run this one input without the full screen and exit")
     parser.add_argument("--mode", choices=MODES, help="permission mode (build is auto-edit)")
@@ -29,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--model", metavar="NAME", help="the model to use (overrides config and CODER_MODEL)")
     parser.add_argument(
-        "--provider", metavar="NAME", help="use this provider profile of the configuration's providers (SPEC 18)"
+        "--provider", metavar="NAME", help="use this provider profile (the configuration's providers)"
     )
     parser.add_argument("--cwd", metavar="DIR", help="the workspace root (default: the current directory)")
     parser.add_argument(
@@ -59,15 +67,32 @@ def build_parser() -> argparse.ArgumentParser:
         "there as an agent and the branch is printed at the end; in the full screen the whole session works there",
     )
     which = parser.add_mutually_exclusive_group()
-    which.add_argument("--resume", metavar="ID", help="resume a saved session of this workspace (see /resume)")
     which.add_argument(
-        "--continue", dest="cont", action="store_true", help="resume the latest session of this workspace"
+        "-r", "--resume", metavar="ID", nargs="?", const="",
+        help="resume a saved session of this workspace; with no ID, choose one from a list",
     )
+    which.add_argument(
+        "-c", "--continue", dest="cont", action="store_true",
+        help="resume the latest session of this workspace (the full screen: the latest made in the full screen)"
+    )
+    parser.add_argument("--version", action="version", version=f"coder-tui {_version()}")
     return parser
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("coder-tui")
+    except PackageNotFoundError:
+        return "(not installed)"
+
+
 def session_input(resume: str | None, cont: bool, fork: bool) -> str | None:
-    """The input that opens the session ``--resume`` / ``--continue`` name, or copies it with ``--fork``."""
+    """The input that opens the session ``--resume`` / ``--continue`` name, or copies it with ``--fork``;
+    ``--resume`` with no id (``""``) lists the sessions (the full screen shows them as a picker)."""
+    if resume == "":
+        return "/resume"
     if not (resume or cont):
         return None
     return f"/{'fork' if fork else 'resume'} {resume or '--last'}"
@@ -88,11 +113,13 @@ def main(argv: list[str] | None = None) -> int:
         model = _profile_model(parser, workspace, args.provider, args.model, trust=args.trust)
     if args.fork and not (args.cont or args.resume):
         parser.error("--fork copies a saved session: give --continue or --resume ID with it")
+    if args.opening_prompt is not None and (args.prompt is not None or args.check_server):
+        parser.error(f"PROMPT ({args.opening_prompt!r}) opens the full screen: give it to -p instead to run headless")
 
     text: str | None = args.prompt
     if args.check_server:
         text = "/doctor"  # the same check, run headless
-    elif text is None and not sys.stdin.isatty():
+    elif text is None and args.opening_prompt is None and not sys.stdin.isatty():
         text = sys.stdin.read()
     from engine.home_folder import home_workspace_problem
 
@@ -105,6 +132,9 @@ def main(argv: list[str] | None = None) -> int:
                 f"the workspace {problem}: coder-tui never works in the home folder or above it; run it in a "
                 "project folder, or name one with --cwd DIR"
             )
+        if args.resume == "":
+            parser.error("--resume needs a session ID here (the list to choose from is the full screen's); "
+                         "see the IDs with: coder-tui -p /resume")
         from coder_tui.launch.headless import run_headless_sync
 
         return run_headless_sync(
@@ -142,13 +172,13 @@ def main(argv: list[str] | None = None) -> int:
     # The session it opens with: the engine sends its history before it has loaded (a fork makes a new one first).
     engine = EngineProcesses(
         workspace=workspace, mode=mode, model=model, trust=args.trust,
-        resume=None if args.fork else args.resume, cont=args.cont and not args.fork,
+        resume=None if args.fork else args.resume or None, cont=args.cont and not args.fork,
     )
     from coder_tui.app import run_tui
 
     return run_tui(
         workspace=workspace, mode=mode, model=model, resume=args.resume, cont=args.cont, engine=engine,
-        fork=args.fork,
+        fork=args.fork, prompt=args.opening_prompt,
     )
 
 

@@ -137,6 +137,20 @@ class ExitRequested(CommandReply):
 
 
 @record
+class SetupOffered(CommandReply):
+    """``/setup`` with nothing after it: the server URL and model in force (empty when none is set) and the user's
+    config file the setup form saves to."""
+
+    command: str
+    text: str
+    base_url: str
+    model: str
+    config_file: str
+    api_key_env: str  # the variable the key is read from (the form's "Test" sends it, as a turn would)
+    ok: bool = True
+
+
+@record
 class ThemeChanged(CommandReply):
     """``/theme``: the colour theme in force, shown or switched (the front end applies it), and those offered."""
 
@@ -301,6 +315,7 @@ CommandEvent = (
     | CopyRequested
     | ExitRequested
     | ThemeChanged
+    | SetupOffered
     | DiffShown
     | SkillsListed
     | ContextSummarised

@@ -14,7 +14,7 @@ from engine.record import record
 
 Scope = Literal[
     "app", "screen", "prompt", "approval", "question", "picker", "rewind", "trust", "history", "elicitation", "model",
-    "home", "findings", "help", "keys", "agents",
+    "home", "findings", "help", "keys", "agents", "setup",
 ]
 
 
@@ -114,9 +114,11 @@ KEY_TABLE: tuple[KeySpec, ...] = (
     KeySpec("ctrl+n", "decline", "Decline", "elicitation", "decline the MCP server's request for input"),
     KeySpec("escape", "cancel", "Dismiss", "elicitation", "dismiss the MCP server's form (it hears \"cancel\")"),
     KeySpec("escape", "close", "Close", "picker", "close the list of sessions (/resume) without resuming"),
+    KeySpec("ctrl+t", "toggle_headless", "Headless", "picker", "hide or show the sessions of headless runs (-p)"),
     KeySpec("escape", "close", "Close", "rewind", "close the /rewind list without rewinding"),
     KeySpec("escape", "close", "Close", "model", "close the /model list; the model is unchanged"),
     KeySpec("escape", "close", "Close", "findings", "close the /review findings (the review stays in the transcript)"),
+    KeySpec("escape", "close", "Cancel", "setup", "close the /setup form; nothing is saved"),
     KeySpec("t", "decide('trust')", "Trust", "trust", "trust this folder: its own config applies (remembered)"),
     KeySpec("d", "decide('dont_trust')", "Don't trust", "trust",
             "keep ignoring this folder's power-widening keys (remembered)"),
@@ -174,7 +176,7 @@ def help_rows() -> list[tuple[str, str, str]]:
         "app": "anywhere", "screen": "session", "prompt": "input", "approval": "approval", "question": "question",
         "picker": "/resume list", "rewind": "/rewind list", "model": "/model list", "trust": "trust",
         "history": "history search", "elicitation": "MCP form", "home": "home folder", "findings": "/review list",
-        "help": "/help", "keys": "keys overlay", "agents": "agents pane",
+        "help": "/help", "keys": "keys overlay", "agents": "agents pane", "setup": "/setup form",
     }
     rows: list[tuple[str, list[str], str]] = []
     for spec in KEY_TABLE:

@@ -245,6 +245,7 @@ async def run_headless(
             mode=Mode.parse(mode) if mode else None,
             # JSON lines carry every event, the context's size among them; plain text shows none.
             counts_shown=output_format == "json",
+            origin="headless",
         )
     except StorageError as exc:
         err.write(f"error: {terminal_text(str(exc))}\n")
@@ -268,6 +269,11 @@ async def run_headless(
             return signals.exit_code(exit_code(resumed))
     if model:
         orchestrator.set_model(model)
+    # The server's window (and with no model configured, its model) applies to any input; what that says is
+    # progress, on stderr in both output formats.
+    unsubscribe = orchestrator.subscribe(TextRenderer(stderr, stderr))
+    await orchestrator.server_ready()
+    unsubscribe()
     orchestrator.subscribe(JsonRenderer(stdout) if output_format == "json" else TextRenderer(stdout, stderr))
     agent: AgentRecord | None = None
     try:

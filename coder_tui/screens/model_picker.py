@@ -50,7 +50,8 @@ class ModelPickerScreen(ModalScreen[str | None]):
             yield Static(Content(self.HINT), id="hint")
 
     def title_text(self) -> str:
-        return f"Switch model (now {self.current})"
+        # The model in use may be none the server has (none was configured): then it is a first choice.
+        return f"Switch model (now {self.current})" if self.current in self.models else "Choose a model"
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)

@@ -22,6 +22,7 @@ from engine.command_results import (
     RewindOffered,
     SessionsListed,
     SessionStarted,
+    SetupOffered,
     ThemeChanged,
 )
 from engine.events import (
@@ -167,6 +168,11 @@ def show_event(screen: SessionScreen, event: Event) -> None:
             from coder_tui.screens.help_screen import HelpScreen
 
             screen.app.push_screen(HelpScreen([(item["usage"], item["summary"]) for item in commands]))
+        case SetupOffered():
+            _set_up(screen, event)
+        case CommandReply(command="/setup", ok=True):
+            screen.status.model_missing = False  # a server is configured now
+            transcript.add_command_result(event)
         case CommandReply():
             transcript.add_command_result(event)
         case ModeChanged(mode=mode):
@@ -243,6 +249,21 @@ def _pick_theme(screen: SessionScreen, themes: list[str], current: str) -> None:
             screen.link.submit(f"/theme {theme}")
 
     screen.app.push_screen(ThemePickerScreen(themes, current), callback=chosen)
+
+
+def _set_up(screen: SessionScreen, offered: SetupOffered) -> None:
+    """``/setup``: the form for the server URL and model; saving sends ``/setup URL [MODEL]`` to the engine."""
+    import os
+
+    from coder_tui.screens.setup import SetupScreen
+
+    def chosen(choice: tuple[str, str] | None) -> None:
+        if choice is not None:
+            screen.link.submit(" ".join(("/setup", *(word for word in choice if word))))
+
+    api_key = os.environ.get(offered.api_key_env)  # the engine process has this environment too
+    form = SetupScreen(offered.base_url, offered.model, offered.config_file, api_key)
+    screen.app.push_screen(form, callback=chosen)
 
 
 def _pick_rewind(screen: SessionScreen, points: list[dict[str, Any]]) -> None:

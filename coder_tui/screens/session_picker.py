@@ -1,6 +1,7 @@
 """The ``/resume`` picker (SPEC 7, issue 5 item 4): the recent sessions of the workspace, newest first, each with its
-title (the first request), when it was last used ("today 09:31", "yesterday 18:02", "2026-11-19 14:05") and how
-many messages it holds. Enter resumes the highlighted one; Esc closes the list and nothing changes."""
+title (the first request), when it was last used ("today 09:31", "yesterday 18:02", "2026-11-19 14:05"), how
+many messages it holds and, for one not made in the full screen, where it was (headless, editor). Ctrl+T hides
+and shows the headless runs'. Enter resumes the highlighted one; Esc closes the list and nothing changes."""
 
 from __future__ import annotations
 
@@ -55,18 +56,39 @@ class SessionPickerScreen(ModalScreen[str | None]):
         super().__init__()
         self.sessions = list(sessions)
         self.now = now
+        self.headless_hidden = False
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Static(Content("Resume which session?"), id="title")
-            yield OptionList(*(session_option(row, self.now) for row in self.sessions), id="sessions")
-            yield Static(Content("Enter resumes the highlighted session · Esc closes"), id="hint")
+            yield OptionList(*self._options(), id="sessions")
+            yield Static(Content(self._hint()), id="hint")
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def action_toggle_headless(self) -> None:
+        self.headless_hidden = not self.headless_hidden
+        options = self.query_one(OptionList)
+        options.clear_options()
+        options.add_options(self._options())
+        options.highlighted = 0 if options.option_count else None
+        self.query_one("#hint", Static).update(Content(self._hint()))
+
+    def _options(self) -> list[Option]:
+        return [
+            session_option(row, self.now) for row in self.sessions
+            if not (self.headless_hidden and row.get("origin") == "headless")
+        ]
+
+    def _hint(self) -> str:
+        hidden = sum(row.get("origin") == "headless" for row in self.sessions) if self.headless_hidden else 0
+        plural = "" if hidden == 1 else "s"
+        toggle = f"{hidden} headless run{plural} hidden (Ctrl+T shows)" if self.headless_hidden else "Ctrl+T hides headless runs"
+        return f"Enter resumes the highlighted session · {toggle} · Esc closes"
 
     @on(OptionList.OptionSelected, "#sessions")
     def _selected(self, event: OptionList.OptionSelected) -> None:

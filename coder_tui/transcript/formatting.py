@@ -65,10 +65,16 @@ def friendly_time(stamp: str, now: datetime) -> str:
 
 
 def session_details(row: dict[str, Any], now: datetime) -> str:
-    """What the session lists say about a stored session beside its title: ``today 09:31 · 12 messages · a1b2c3``."""
+    """What the session lists say about a stored session beside its title: ``today 09:31 · 12 messages · a1b2c3``,
+    and where it was made when that was not the full screen (``· headless``, ``· editor``)."""
     count = int(row.get("message_count") or 0)
     when = friendly_time(str(row.get("updated_at", "")), now)
-    return f"{when} · {count} message{'' if count == 1 else 's'} · {row.get('id', '')}"
+    origin = ORIGIN_NAMES.get(str(row.get("origin") or "tui"), "")
+    return f"{when} · {count} message{'' if count == 1 else 's'} · {row.get('id', '')}" + (f" · {origin}" if origin else "")
+
+
+# How the session lists name where a session was made (the full screen's own need no mark).
+ORIGIN_NAMES = {"headless": "headless", "acp": "editor"}
 
 
 def display_path(path: Path, home: Path | None = None) -> str:

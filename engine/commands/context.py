@@ -109,6 +109,8 @@ class CommandContext(Protocol):
     @property
     def agents(self) -> AgentControl: ...
 
+    # A model was named (configuration, command line, CODER_MODEL, /model): the server's list never replaces it.
+    model_chosen: bool
     # ``--trust``: trusted for this run only; ``/trust off`` ends it.
     trusted_for_run: bool
     # The session whose history the front end already shows (``/resume`` does not send it again).
@@ -126,6 +128,8 @@ class CommandContext(Protocol):
     def note_to_model(self, text: str) -> None: ...
 
     async def announce_context(self) -> None: ...
+
+    async def server_ready(self) -> str | None: ...
 
     def new_session(self) -> str: ...
 

@@ -16,6 +16,7 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
 async def doctor_command(ctx: CommandContext, arg: str) -> CommandResult:
+    await ctx.server_ready()  # the window in use is then the server's, and its only model the one checked
     config = ctx.config
     check = await check_server(
         config.provider.base_url or DEFAULT_BASE_URL,
@@ -25,7 +26,7 @@ async def doctor_command(ctx: CommandContext, arg: str) -> CommandResult:
         window_in_use=ctx.context_window,
         api=config.provider.api or "chat",
     )
-    ok = check.call is not None
+    ok = check.call is not None and check.model_served
     return CommandResult.slash(
         "/doctor", "model server check:\n" + check.report(), ok=ok, verdict=check.verdict(), server=check.info.kind,
         context_window=check.info.context_window, tool_calls=check.call.tool_calls if check.call else None,

@@ -15,6 +15,7 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1 (the SDK's default)"
 
 
 async def status_command(ctx: CommandContext, arg: str) -> StatusShown:
+    await ctx.server_ready()  # the window shown is the server's once it has answered (bounded by the probe's timeout)
     session = ctx.session
     used, source = await asyncio.to_thread(
         ctx.token_counter.meter, session.messages, system=session.system_prompt, tools=session.tools

@@ -57,7 +57,9 @@ class LoadedConfig:
 def load_config(workspace: Path, env: Mapping[str, str] | None = None, *, trust: bool = False) -> LoadedConfig:
     """``trust`` trusts the folder for this load (``--trust``) whatever the user's config remembers."""
     env = dict(os.environ) if env is None else env
-    merged: dict[str, Any] = Config().model_dump()
+    # The model stays out of the defaults, so a config no layer named a model in says so (``model_fields_set``):
+    # then the server's only model is used, or the user is asked (``engine.provider.server_models``).
+    merged: dict[str, Any] = Config().model_dump(exclude={"model"})
     result = LoadedConfig(config=Config())
     user_path, project_path = user_config_path(env), project_config_path(workspace)
     user_layer = _read_layer(user_path, result.issues)

@@ -95,6 +95,9 @@ async def run_prompt(orch: Orchestrator, runtime: SessionRuntime, text: str, tur
     prompt). Starts the MCP servers if nothing did yet; a non-interactive run waits (bounded) for them.
     ``@server:uri`` mentions of MCP resources are attached here (``@path`` files in ``prepare_turn_state``)."""
     turn_id = turn_id or uuid.uuid4().hex[:12]
+    if (no_model := await orch.server_ready()) is not None:  # the first turn uses the server's window and model
+        runtime.emit(ErrorEvent(no_model))
+        return TurnOutcome("error", no_model)
     orch.mcp.start()
     if not orch.interactive:
         await orch.mcp.settle()

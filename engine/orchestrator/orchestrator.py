@@ -56,6 +56,8 @@ from engine.policy import PermissionPolicy
 from engine.policy.presets import parse_preset
 from engine.provider.base import ChatProvider
 from engine.provider.profiles import effective_config, split_model_spec
+from engine.provider.server_models import model_configured
+from engine.orchestrator import server_answer
 from engine.skills import SkillCatalog
 from engine.storage.session_lock import SessionLocks
 from engine.storage.store import Store
@@ -81,11 +83,13 @@ class Orchestrator:
         env: dict[str, str] | None = None,
         model_pinned: bool = False,
         counts_shown: bool = True,
+        origin: str = "tui",
     ) -> None:
         """Opens ``.coder/coder.db`` (``StorageError`` with a readable message when it is damaged or locked) and
         starts a new, empty session. Imports nothing heavy: the provider is made at the first turn.
         ``counts_shown``: the front end shows the context's size (``UsageUpdated``); without it, messages are
-        counted only when a compaction may be due (see ``TurnDeps.counts_shown``)."""
+        counted only when a compaction may be due (see ``TurnDeps.counts_shown``). ``origin``: the front end its
+        sessions are marked with ("tui", "headless", "acp")."""
         self._base_config = config
         self.provider_profile, model = split_model_spec(config.model, config.providers)
         self.config = config = effective_config(config, self.provider_profile, model)
@@ -96,6 +100,8 @@ class Orchestrator:
         # The model was named on the command line (``model_pinned``) or by CODER_MODEL: it wins over the one a
         # resumed session stored.
         self.model_pinned = model_pinned or bool(self._env.get("CODER_MODEL"))
+        # A model was named somewhere: the server's list never replaces it (SPEC 18, "just the URL").
+        self.model_chosen = self.model_pinned or model_configured(self._base_config)
         self._bus = EventBus()
         # What the server counted for this run's requests (``/cost``).
         self.usage = UsageTally()
@@ -115,7 +121,7 @@ class Orchestrator:
         self.mode_pinned = mode is not None
         self.mcp = make_mcp(self)
         self.token_counter = TokenCounter(config.model)
-        self.store = Store.open(self.workspace.root, state_key=StateKey.load(self._env))
+        self.store = Store.open(self.workspace.root, state_key=StateKey.load(self._env), origin=origin)
         # One owner per session (SPEC 21): the lock of the session in use, held until the switch or exit.
         self.session_locks = SessionLocks(self.workspace.root)
         # The session whose history the front end already shows (the engine process sent it before this orchestrator
@@ -282,7 +288,8 @@ class Orchestrator:
         if config.provider != self.config.provider:
             self._slot.server_changed()
         self.provider_profile, self.config = profile, config
-        self._ask_server()
+        self.model_chosen = True
+        self.ask_server()
         model = config.model
         self.session.model = model
         self.token_counter.set_model(model)
@@ -301,10 +308,11 @@ class Orchestrator:
         """Applies a reloaded configuration (``/trust on|off``): approvals, permission rules and the provider
         follow it; the mode too when the configured mode or preset changed. The session's "always" answers reset."""
         mode_changed = (config.mode, config.permissions.preset) != (self.config.mode, self.config.permissions.preset)
-        self.config = config
+        self._base_config = self.config = config
+        self.model_chosen = self.model_pinned or model_configured(config)
         self.hooks.replace(config.hooks)
         self.skills.set_project_trusted(self.project_trusted)
-        self._ask_server()
+        self.ask_server()
         self._approvals = ApprovalSettings.from_config(config, interactive=self.interactive)
         for runtime in self.runtimes.values():
             current_mode = runtime.policy.mode
@@ -347,13 +355,24 @@ class Orchestrator:
         self.tool_capture.start()
         self.skills.start()
         self.mcp.start()
-        self._ask_server()
+        self.ask_server()
 
-    def _ask_server(self) -> None:
+    def ask_server(self) -> None:
+        """Asks the configured server for its window and models, in the background."""
         self._slot.ask_server(self.config)
 
     def _apply_server_window(self) -> None:
-        self.config = self.server_window.applied(self._base_config, self.provider_profile, self.config)
+        server_answer.apply_server_answer(self)
+
+    async def server_ready(self) -> str | None:
+        """Waits for the server's answer, so a turn and headless commands use its window and model; returns why a
+        turn cannot start (``server_answer``)."""
+        return await server_answer.server_ready(self)
+
+    @property
+    def base_config(self) -> Config:
+        """The configuration as loaded, before the model's profile and the server's window applied."""
+        return self._base_config
 
     @property
     def context_window_source(self) -> str:

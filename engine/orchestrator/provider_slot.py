@@ -36,7 +36,7 @@ class ProviderSlot:
 
                 provider = XmlToolCallingProvider(provider)
             self._provider = provider
-            if self.server_window.idle:  # headless and ACP: asked beside the first turn, which does not wait
+            if self.server_window.idle:  # made before any turn (the preload): the answer comes meanwhile
                 self.ask_server(config)
         return self._provider
 

@@ -37,13 +37,14 @@ async def resume_command(ctx: CommandContext, arg: str) -> CommandResult | Sessi
         own = {s.id: ctx.store.is_own(s.id) for s in sessions}
         lines = [
             f"  {s.id}  {s.updated_at}  {s.message_count:>4} messages  {s.title}"
+            + (f"  ({s.origin})" if s.origin != "tui" else "")
             + ("" if own[s.id] else "  (not made by you here: its mode and undo are not used)")
             for s in sessions
         ]
         text = "recent sessions (resume one with /resume <id>):\n" + "\n".join(lines)
         rows = tuple(
             {"id": s.id, "title": s.title, "updated_at": s.updated_at, "message_count": s.message_count,
-             "own": own[s.id]}
+             "own": own[s.id], "origin": s.origin}
             for s in sessions
         )
         return SessionsListed("/resume", text, rows)

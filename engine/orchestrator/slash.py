@@ -42,6 +42,7 @@ from engine.commands.merge import USAGE as MERGE_USAGE, merge_command
 from engine.commands.doctor import doctor_command
 from engine.commands.status import status_command
 from engine.commands.theme import theme_command
+from engine.commands.setup import setup_command
 from engine.commands.vim import vim_command
 from engine.orchestrator.trust_command import trust_command
 
@@ -265,6 +266,8 @@ COMMANDS: dict[str, SlashCommand] = {
                      rewind_command),
         SlashCommand("/copy", "/copy [n]", "copy the last answer (or the n-th latest) to the clipboard", copy_command),
         SlashCommand("/export", "/export [file]", "write the whole conversation as Markdown", export_command),
+        SlashCommand("/setup", "/setup [url [model]]", "set the model server and model (saved in your config)",
+                     setup_command),
         SlashCommand("/theme", "/theme [name]", "show or switch the colour theme (saved in your config)",
                      theme_command),
         SlashCommand("/vim", "/vim [on|off]", "vim keys in the prompt: normal and insert modes (saved in your config)",

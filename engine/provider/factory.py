@@ -4,21 +4,23 @@ from __future__ import annotations
 
 from engine.config import Config
 from engine.config.loader import resolve_api_key
+from engine.config.paths import user_config_path
 from engine.errors import ProviderError
 from engine.provider.base import ChatProvider
 
 HOW_TO_CONFIGURE = (
     "no model is configured: set {env} (and OPENAI_BASE_URL for a server other than OpenAI, e.g. "
-    "http://localhost:11434/v1 for Ollama), or put provider.base_url in .coder/config.json; "
-    "choose the model with CODER_MODEL, --model or /model"
+    "http://localhost:11434/v1 for Ollama), or set provider.base_url and model in your config, {config_file} "
+    "(/setup does it for you); choose the model with CODER_MODEL, --model or /model"
 )
 
 
 def missing_model_setup(config: Config, env: dict[str, str] | None = None) -> str | None:
-    """How to configure a model when there is neither a key nor a server URL; None when one is configured."""
+    """How to configure a model when there is neither a key nor a server URL; None when one is configured. It names
+    the user's own config, which applies in every folder (a folder's own may not name a server until trusted)."""
     if resolve_api_key(config, env) or config.provider.base_url:
         return None
-    return HOW_TO_CONFIGURE.format(env=config.provider.api_key_env)
+    return HOW_TO_CONFIGURE.format(env=config.provider.api_key_env, config_file=user_config_path(env))
 
 
 def make_provider(config: Config, env: dict[str, str] | None = None) -> ChatProvider:

@@ -67,7 +67,8 @@ class ServerCheck:
         elif self.model in self.models:
             offered = "offered by the server"
         else:
-            offered = f"NOT among the {len(self.models)} models the server lists ({', '.join(self.models[:5])})"
+            listed = f"{len(self.models)} model{'' if len(self.models) == 1 else 's'}"
+            offered = f"NOT among the {listed} the server lists ({', '.join(self.models[:5])})"
         rows.append(("model", f"{self.model} ({offered})"))
         if self.call is not None:
             rows.append(("streaming", f"yes ({self.call.events} events)" if self.call.streamed
@@ -84,7 +85,17 @@ class ServerCheck:
         width = max(len(key) for key, _ in rows)
         return "\n".join(f"  {key.ljust(width)}  {value}" for key, value in rows)
 
+    @property
+    def model_served(self) -> bool:
+        """False when the server lists its models and the one configured is not among them."""
+        return self.models is None or self.model in self.models
+
     def verdict(self) -> str:
+        if not self.model_served:
+            return (
+                f"the server does not serve {self.model}: choose one of its models with --model NAME, CODER_MODEL "
+                "or model in your config (or /model in coder-tui)"
+            )
         if self.call is None:
             return "cannot chat with the model: fix the error above first"
         if self.call.tool_calls == "none":

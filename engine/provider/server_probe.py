@@ -8,8 +8,9 @@ model with, asked of the endpoints each one has.
 - vLLM: ``GET /v1/models`` (``max_model_len``).
 
 Every question is asked at once, each with a short timeout; one that fails or is not understood says nothing. The
-answers are kept per server and model (``cached``), so a session asks once; callers run this in the background and
-never wait for it before a turn.
+answers are kept per server and model (``cached``), so a session asks once; callers run this in the background,
+and a turn waits at most the timeout for it. ``/v1/models``' list is kept too (``ServerInfo.models``): with no model
+configured, the server's own is used (``server_models``).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ class ServerInfo:
     version: str | None = None
     context_window: int | None = None
     window_from: str | None = None  # where the window was read, for /status
+    models: tuple[str, ...] | None = None  # what ``GET /v1/models`` listed; None when it did not answer
 
 
 _cache: dict[tuple[str, str], ServerInfo] = {}
@@ -114,6 +116,9 @@ async def probe_server(
         or _vllm(models, model)
         or ServerInfo(None)
     )
+    if isinstance(models, dict) and isinstance(models.get("data"), list):
+        listed = tuple(entry["id"] for entry in _items(models, "data") if isinstance(entry.get("id"), str))
+        info = dataclasses.replace(info, models=listed)
     _cache[key] = info
     return info
 

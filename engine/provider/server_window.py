@@ -1,8 +1,9 @@
 """The context window a local server runs the model with (``server_probe``), applied to the configuration unless
 the configuration sets one, and where the window in use came from, for ``/status``.
 
-The probe runs as a background task of the loop when a session starts or the model changes; a turn never waits
-for it (until it answers, the known-model table or the default stands).
+The probe runs as a background task of the loop when a session starts or the model changes; a turn, ``/status``,
+``/doctor`` and a headless run wait for it (``server_answer.server_ready``), bounded by its timeout; until it
+answers, the known-model table or the default stands.
 """
 
 from __future__ import annotations
@@ -53,8 +54,8 @@ class ServerWindow:
         apply()
 
     async def wait(self) -> None:
-        """Waits for a running probe (tests, ``/doctor``)."""
-        if self._task is not None:
+        """Waits for a running probe, and for one its answer started (the model changed to the server's own)."""
+        while self._task is not None and not self._task.done():
             await asyncio.gather(self._task, return_exceptions=True)
 
     async def aclose(self) -> None:

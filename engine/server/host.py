@@ -67,6 +67,8 @@ class EngineOptions:
     # ``--resume ID`` / ``--continue`` (``"--last"``): the session the front end opens with, whose history is sent
     # before the engine is built (``engine.server.opening``); the front end still sends its ``/resume``.
     opening: str | None = None
+    # Where its sessions are marked as made: the full screen ("tui") or an editor ("acp").
+    origin: str = "tui"
 
 
 class Frontend(Protocol):
@@ -129,6 +131,7 @@ class EngineHost:
             mode=self._mode,
             env=self.options.env,
             model_pinned=bool(self.options.model),
+            origin=self.options.origin,
         )
         orchestrator.trusted_for_run = self.options.trust
         if self._opened is not None:

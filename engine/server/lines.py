@@ -90,12 +90,14 @@ class LineSession:
             if not starting.done():  # the client left or shut down while the engine was starting
                 return
             try:
-                state = starting.result()
+                starting.result()
             except Exception as exc:  # the client shows why; the traceback goes to the log
                 log.exception("the engine could not start")
                 self._send(EngineFailed(f"the engine could not start: {type(exc).__name__}: {exc}"))
                 return
-            self._send(EngineReady(state))
+            # The state as it is now: a queued input (the opening /resume) may have run since the start returned,
+            # and its events (the resumed session's model) went out before this.
+            self._send(EngineReady(self.host.state()))
             await reader
         finally:
             for task in (starting, reader):

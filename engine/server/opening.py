@@ -49,7 +49,8 @@ def open_session(
     try:
         if session_ref == LATEST:
             seals = SessionSeals(StateKey.load(env), workspace)
-            session_id = conversation_log.latest_session_id(conn, lambda found: seals.is_own(conn, found))
+            # The full screen's --continue: its own latest session, never a headless run's.
+            session_id = conversation_log.latest_session_id(conn, lambda found: seals.is_own(conn, found), "tui")
             if session_id is None:
                 return None
         else:

@@ -33,7 +33,7 @@ TITLE_MAX_CHARS = 80
 _HAS_MESSAGES = "EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id)"
 _SUMMARY_COLUMNS = (
     "s.id, s.title, s.created_at, s.updated_at, s.model, s.mode, "
-    "(SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id AND m.kind = 'message' AND m.rewound = 0)"
+    "(SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id AND m.kind = 'message' AND m.rewound = 0), s.origin"
 )
 _CURRENT_EPOCH = "(SELECT COALESCE(MAX(epoch), 0) FROM context_epochs WHERE session_id = ?)"
 
@@ -44,10 +44,12 @@ def make_title(text: str) -> str:
     return line if len(line) <= TITLE_MAX_CHARS else line[: TITLE_MAX_CHARS - 1].rstrip() + "…"
 
 
-def create_session(conn: sqlite3.Connection, session_id: str, *, model: str, mode: str, title: str, now: str) -> None:
+def create_session(
+    conn: sqlite3.Connection, session_id: str, *, model: str, mode: str, title: str, now: str, origin: str = "tui"
+) -> None:
     conn.execute(
-        "INSERT INTO sessions (id, created_at, updated_at, title, model, mode) VALUES (?, ?, ?, ?, ?, ?)",
-        (session_id, now, now, make_title(title), model, mode),
+        "INSERT INTO sessions (id, created_at, updated_at, title, model, mode, origin) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (session_id, now, now, make_title(title), model, mode, origin),
     )
 
 
@@ -306,13 +308,17 @@ def summary(conn: sqlite3.Connection, session_id: str) -> SessionSummary | None:
 _HAS_TURN = "EXISTS (SELECT 1 FROM events e WHERE e.session_id = s.id AND e.type = 'TaskCreated')"
 
 
-def latest_session_id(conn: sqlite3.Connection, is_own: Callable[[str], bool] | None = None) -> str | None:
+def latest_session_id(
+    conn: sqlite3.Connection, is_own: Callable[[str], bool] | None = None, origin: str | None = None
+) -> str | None:
     """The session ``--continue`` resumes: the most recently updated one with a conversation with the model, so
     that ``coder-tui -p '!git status'`` between two turns does not become the session to continue (its messages
-    stay stored and can still be resumed by id); with ``is_own``, the latest one it accepts (SPEC 19)."""
+    stay stored and can still be resumed by id); with ``is_own``, the latest one it accepts (SPEC 19); with
+    ``origin``, the latest made there (the full screen's ``--continue`` skips headless runs)."""
     rows = conn.execute(
-        f"SELECT s.id FROM sessions s WHERE {_HAS_MESSAGES} AND {_HAS_TURN} "
-        "ORDER BY s.updated_at DESC, s.rowid DESC"
+        f"SELECT s.id FROM sessions s WHERE {_HAS_MESSAGES} AND {_HAS_TURN} AND (? IS NULL OR s.origin = ?) "
+        "ORDER BY s.updated_at DESC, s.rowid DESC",
+        (origin, origin),
     )
     return next((row[0] for row in rows if is_own is None or is_own(row[0])), None)
 

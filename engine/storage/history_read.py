@@ -39,6 +39,19 @@ def open_for_reading(workspace: Path) -> sqlite3.Connection | None:
     return conn
 
 
+def holds_conversation(workspace: Path, session_id: str) -> bool:
+    """Whether the session has a stored message (what a front end's "resume it with ..." hint is worth)."""
+    conn = open_for_reading(workspace)
+    if conn is None:
+        return False
+    try:
+        return conn.execute("SELECT 1 FROM messages WHERE session_id = ? LIMIT 1", (session_id,)).fetchone() is not None
+    except sqlite3.Error:
+        return False
+    finally:
+        conn.close()
+
+
 def read_history(conn: sqlite3.Connection, session_id: str) -> HistoryRestored:
     """The history of the session ``session_id`` (a full id): every epoch, a marker where each compaction happened,
     each tool message's diff and each sub-agent's conversation."""

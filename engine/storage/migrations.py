@@ -6,7 +6,7 @@ Version 1 holds the three logs and the session state; version 2 adds the undo jo
 live under ``.coder/undo/``, see ``undo.py``); version 3 keeps every message across compactions (context epochs),
 the diff each tool message showed, and the sub-agents' conversations (see ``conversation_log.py``); version 4
 lets undo cover every change (path kinds, link targets, content-store objects; ``engine/capture``); version 5
-marks the sessions this user made here (``session_seals.py``).
+marks the sessions this user made here (``session_seals.py``); version 6 says where each session was made.
 """
 
 from __future__ import annotations
@@ -205,10 +205,17 @@ CREATE TABLE unsealed_sessions (session_id TEXT PRIMARY KEY);
 INSERT INTO unsealed_sessions SELECT id FROM sessions;
 """
 
+# Where each session was made: the full screen, a headless run or an editor (ACP); the full screen's --continue and the
+# picker tell them apart. Sessions stored before this version were the full screen's.
+_V6_ORIGIN = """
+ALTER TABLE sessions ADD COLUMN origin TEXT NOT NULL DEFAULT 'tui' CHECK (origin IN ('tui', 'headless', 'acp'));
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "sessions, messages, events, audit_log, todos, permission_log", _V1_LOGS),
     Migration(2, "undo journal: per-turn file snapshots and session baselines", _V2_UNDO),
     Migration(3, "full history: context epochs, tool diffs, sub-agent conversations", _V3_HISTORY),
     Migration(4, "undo of every change: path kinds, link targets, content-store objects", _V4_CAPTURE),
     Migration(5, "session seals: which sessions this user made here", _V5_SEALS),
+    Migration(6, "session origin: full screen, headless or editor", _V6_ORIGIN),
 )

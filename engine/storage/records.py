@@ -30,6 +30,7 @@ class SessionSummary:
     model: str
     mode: str
     message_count: int
+    origin: str = "tui"  # where it was made: "tui" (the full screen), "headless" or "acp"
 
 
 @record

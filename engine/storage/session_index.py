@@ -24,12 +24,15 @@ class SessionIndex:
         self._now = clock
         self._seals = seals
 
-    def create(self, *, model: str, mode: str, session_id: str | None, title: str, own: bool) -> str:
+    def create(
+        self, *, model: str, mode: str, session_id: str | None, title: str, own: bool, origin: str = "tui"
+    ) -> str:
         """``own=False`` stores a session that is not this user's (one rebuilt from an unsealed snapshot)."""
         session_id = checked_name(session_id or uuid.uuid4().hex[:12], "session id")
         with self._db.transaction() as conn:
             conversation_log.create_session(
-                conn, session_id, model=model, mode=mode, title=self._redactor.redact(title), now=self._now()
+                conn, session_id, model=model, mode=mode, title=self._redactor.redact(title), now=self._now(),
+                origin=origin,
             )
             if own and self._seals is not None:
                 self._seals.seal(conn, session_id)
@@ -63,12 +66,13 @@ class SessionIndex:
         with self._db.read() as conn:
             return conversation_log.summaries(conn, limit)
 
-    def latest_id(self) -> str | None:
-        """The latest of this user's sessions with a conversation (``--continue``): never a foreign one."""
+    def latest_id(self, origin: str | None = None) -> str | None:
+        """The latest of this user's sessions with a conversation (``--continue``): never a foreign one; with
+        ``origin``, the latest made there."""
         with self._db.read() as conn:
             seals = self._seals
             return conversation_log.latest_session_id(
-                conn, None if seals is None else (lambda session_id: seals.is_own(conn, session_id))
+                conn, None if seals is None else (lambda session_id: seals.is_own(conn, session_id)), origin
             )
 
     def resolve(self, session_ref: str) -> str:

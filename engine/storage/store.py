@@ -62,6 +62,7 @@ class Store:
         redactor: Redactor | None = None,
         clock: Callable[[], str] = utc_now,
         seals: SessionSeals | None = None,
+        origin: str = "tui",
     ) -> None:
         """``seals`` tells this user's sessions from foreign ones (SPEC 19); ``open`` always gives it. Without it
         (a store made directly on a database, as tests of the logs do) every session counts as this user's."""
@@ -69,6 +70,8 @@ class Store:
         self._redactor = redactor or Redactor()
         self._now = clock
         self.seals = seals
+        # Where the sessions this store makes are used (SPEC 12: "tui", "headless", "acp").
+        self.origin = origin
         self._sessions = SessionIndex(db, self._redactor, clock, seals)
         self._audit = AuditTrail(db, self._redactor, clock)
         # Set by ``open`` when an empty database was rebuilt from the session snapshots: one note per session.
@@ -82,10 +85,12 @@ class Store:
         busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS,
         environ: Mapping[str, str] | None = None,
         state_key: StateKey | None = None,
+        origin: str = "tui",
     ) -> Store:
         """Opens ``<workspace>/.coder/coder.db`` (making ``.coder/`` with its ``.gitignore`` first, or refusing one
         that is a link, not a folder or not the user's); ``environ`` names the secrets to redact (default:
-        os.environ); ``state_key`` is the user's (default: the one in the user's config folder)."""
+        os.environ); ``state_key`` is the user's (default: the one in the user's config folder); ``origin``: where the
+        sessions it makes are used."""
         try:
             ensure_state_folder(workspace)
         except OSError as exc:
@@ -95,7 +100,9 @@ class Store:
         seals = SessionSeals(state_key or StateKey.load(environ), workspace)
         path = database_path(workspace)
         empty = needs_rebuild(path)
-        store = cls(Database.open(path, busy_timeout_ms=busy_timeout_ms), redactor=Redactor(environ), seals=seals)
+        store = cls(
+            Database.open(path, busy_timeout_ms=busy_timeout_ms), redactor=Redactor(environ), seals=seals, origin=origin
+        )
         if empty:
             store.rebuilt = rebuild_from_snapshots(store, workspace)
         with store.db.transaction() as conn:
@@ -117,7 +124,9 @@ class Store:
     def create_session(
         self, *, model: str, mode: str, session_id: str | None = None, title: str = "", own: bool = True
     ) -> str:
-        return self._sessions.create(model=model, mode=mode, session_id=session_id, title=title, own=own)
+        return self._sessions.create(
+            model=model, mode=mode, session_id=session_id, title=title, own=own, origin=self.origin
+        )
 
     def is_own(self, session_id: str) -> bool:
         return self._sessions.is_own(session_id)
@@ -134,7 +143,8 @@ class Store:
         return self._sessions.summaries(limit)
 
     def latest_session_id(self) -> str | None:
-        return self._sessions.latest_id()
+        """The session ``--continue`` takes: the full screen's latest one there, elsewhere the latest of any kind."""
+        return self._sessions.latest_id("tui" if self.origin == "tui" else None)
 
     def resolve_session_id(self, session_ref: str) -> str:
         return self._sessions.resolve(session_ref)

@@ -38,7 +38,8 @@ async def test_watchers_start_after_an_input_queued_at_launch(tmp_path: Path, sc
     original = scripted_server.record
 
     def record(request: Any) -> None:
-        watching_at_request.append(watching(host.orchestrator))
+        if request.path.endswith("/chat/completions"):  # not the server probe the turn waits for first
+            watching_at_request.append(watching(host.orchestrator))
         original(request)
 
     scripted_server.record = record  # type: ignore[method-assign]

@@ -25,9 +25,10 @@ REPO = Path(__file__).resolve().parents[2]
 
 class PtyApp:
     def __init__(
-        self, workspace: Path, base_url: str, home: Path, size: tuple[int, int] = (80, 24), args: tuple[str, ...] = ()
+        self, workspace: Path, base_url: str, home: Path, size: tuple[int, int] = (80, 24), args: tuple[str, ...] = (),
+        model: str | None = "scripted-model",
     ) -> None:
-        """``args``: more of the command line, after ``--cwd``."""
+        """``args``: more of the command line, after ``--cwd``; ``model``: ``CODER_MODEL`` (None: not set)."""
         self.workspace = workspace
         self.args = args
         self.columns, self.rows = size
@@ -38,7 +39,7 @@ class PtyApp:
         self._env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "TERM": "xterm-256color", "HOME": str(home),
             "XDG_CONFIG_HOME": str(home / ".config"), "OPENAI_BASE_URL": base_url, "OPENAI_API_KEY": "sk-test",
-            "CODER_MODEL": "scripted-model", "PYTHONPATH": str(REPO), "LANG": "C.UTF-8",
+            "PYTHONPATH": str(REPO), "LANG": "C.UTF-8", **({"CODER_MODEL": model} if model else {}),
         }
         self._master = -1
         self.process: subprocess.Popen[bytes] | None = None
@@ -68,6 +69,22 @@ class PtyApp:
 
     def text(self) -> str:
         return "\n".join(self.screen.display)
+
+    def wait_exit(self, timeout: float = 60.0) -> int:
+        """Reads output until the program ends; its exit status."""
+        assert self.process is not None
+        deadline = time.monotonic() + timeout
+        while self.process.poll() is None or select.select([self._master], [], [], 0)[0]:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"still running; the screen:\n{self.text()}")
+            if select.select([self._master], [], [], 0.2)[0]:
+                try:
+                    data = os.read(self._master, 65536)
+                except OSError:
+                    break
+                self.written += data
+                self._stream.feed(data)
+        return self.process.wait()
 
     def wait_shown(self, text: str, timeout: float = 90.0) -> None:
         """Reads output until ``text`` is on the emulated screen; ``AssertionError`` with the screen otherwise."""

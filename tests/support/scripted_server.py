@@ -14,7 +14,7 @@ are in ``tests.support.scripted_http``.
 Manual tries (for example in tmux), from the repository root, or as ``coder-tui-demo-server`` from anywhere after
 ``pip install -e .``::
 
-    python -m tests.support.scripted_server --port 8765 [--scenario path.py]
+    python -m tests.support.scripted_server --port 8765 [--scenario path.py] [--models a,b] [--context-window N]
 
 A scenario file defines ``REPLIES`` (a list built with ``tests.support.scenario`` helpers) and optionally
 ``fallback(body) -> reply``; with no scenario the demo fallback of ``tests.support.demo`` answers every request.
@@ -159,6 +159,12 @@ class ScriptedServer:
             return f"call_{next(self._call_ids)}"
 
 
+def vllm_models(models: Sequence[str], window: int) -> dict[str, Any]:
+    """``GET /v1/models`` as vLLM answers it: each model with the ``max_model_len`` it serves."""
+    entries = [{"id": name, "object": "model", "owned_by": "vllm", "max_model_len": window} for name in models]
+    return {"object": "list", "data": entries}
+
+
 def load_scenario(path: Path) -> tuple[list[ReplyLike], Fallback | None]:
     """Reads ``REPLIES`` (required) and ``fallback`` (optional) from a scenario file."""
     namespace = runpy.run_path(str(path))
@@ -176,9 +182,19 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m tests.support
     )
     parser.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (0 picks a free one)")
     parser.add_argument("--scenario", type=Path, help="a .py file defining REPLIES (and optionally fallback)")
+    parser.add_argument(
+        "--models", metavar="A,B", default="scripted-model", help="the model names GET /v1/models lists"
+    )
+    parser.add_argument(
+        "--context-window", metavar="N", type=int,
+        help="list the models as vLLM does, each with this max_model_len (the context window it serves)",
+    )
     args = parser.parse_args(argv)
     replies, fallback = load_scenario(args.scenario) if args.scenario else ([], demo_reply)
-    with ScriptedServer(replies, fallback=fallback, port=args.port, log=print) as server:
+    models = [name.strip() for name in args.models.split(",") if name.strip()]
+    with ScriptedServer(replies, fallback=fallback, port=args.port, models=models, log=print) as server:
+        if args.context_window:
+            server.answer("GET", "/v1/models", vllm_models(models, args.context_window))
         print(f"scripted server on {server.base_url}  (OPENAI_BASE_URL={server.base_url})", flush=True)
         try:
             threading.Event().wait()

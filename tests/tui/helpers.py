@@ -57,9 +57,12 @@ def make_app(
     )
 
 
-def write_sessions(workspace: Path, sessions: Sequence[tuple[str, str, int]]) -> list[str]:
+def write_sessions(
+    workspace: Path, sessions: Sequence[tuple[str, str, int]], origins: Sequence[str] = ()
+) -> list[str]:
     """Stores sessions as (title, last used ISO time, message count), each written at its own fixed time, so the
-    resume picker shows the same times on any day. Returns their ids."""
+    resume picker shows the same times on any day; ``origins``: where each was made (default: the full screen).
+    Returns their ids."""
     from engine.messages import Message
     from engine.storage.db import Database, database_path
     from engine.storage.provenance import StateKey
@@ -70,7 +73,10 @@ def write_sessions(workspace: Path, sessions: Sequence[tuple[str, str, int]]) ->
     # Sealed with the key the app's engine reads (the test's config folder): the user's own sessions (SPEC 19).
     seals = SessionSeals(StateKey.load(), workspace)
     for index, (title, when, count) in enumerate(sessions):
-        store = Store(Database.open(database_path(workspace)), clock=lambda when=when: when, seals=seals)
+        origin = origins[index] if index < len(origins) else "tui"
+        store = Store(
+            Database.open(database_path(workspace)), clock=lambda when=when: when, seals=seals, origin=origin
+        )
         try:
             session_id = store.create_session(model="scripted-model", mode="default", session_id=f"session{index:05d}")
             for number in range(count):

@@ -315,7 +315,11 @@ def test_two_column_output_as_tables(
     assert snap_compare(make_app(workspace, scripted_server), terminal_size=size, run_before=run_before)
 
 
-def test_first_screen_without_a_model(snap_compare, workspace: Path, size) -> None:
+def test_first_screen_without_a_model(snap_compare, workspace: Path, size, monkeypatch: pytest.MonkeyPatch) -> None:
+    import engine.provider.factory as factory
     from tests.tui.test_no_model import unconfigured_app
+
+    # The advice names the user's config file: the same one on every machine.
+    monkeypatch.setattr(factory, "user_config_path", lambda env: Path("/home/dev/.config/coder/config.json"))
 
     assert snap_compare(unconfigured_app(workspace), terminal_size=size, run_before=ready)

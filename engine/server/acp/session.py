@@ -45,7 +45,7 @@ class AcpSession:
     def __init__(self, client: Client, workspace: Path, *, mode: str | None = None) -> None:
         self.client = client
         self.workspace = workspace
-        self.host = EngineHost(EngineOptions(workspace=workspace, mode=mode), self)
+        self.host = EngineHost(EngineOptions(workspace=workspace, mode=mode, origin="acp"), self)
         self.mapper = UpdateMapper(workspace)
         self.session_id = ""
         self._updates: asyncio.Queue[Any] = asyncio.Queue()

@@ -85,6 +85,7 @@ async def test_a_model_that_makes_no_call(tmp_path: Path, scripted_server: Scrip
 
 def test_check_server_cli_prints_the_report_without_secrets(tmp_path: Path, scripted_server: ScriptedServer) -> None:
     recorded = play(scripted_server, "ollama")
+    scripted_server.models = (recorded["model"],)
     scripted_server.add(reply(tool_call("read_file", path="README.md")))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "CODER_"))}
     env.update(PYTHONPATH=str(REPO), XDG_CONFIG_HOME=str(tmp_path / ".xdg"), HOME=str(tmp_path),

@@ -119,7 +119,9 @@ def test_a_version_2_database_is_migrated_and_keeps_its_conversation(tmp_path: P
         assert conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0] == 2
     store = Store.open(workspace, environ={})
     try:
-        assert store.db.version == MIGRATIONS[-1].version == 5
+        assert store.db.version == MIGRATIONS[-1].version == 6
+        # Made before sessions were marked by origin: the full screen's.
+        assert [(s.id, s.origin) for s in store.list_sessions()] == [("v2session000", "tui")]
         loaded = store.load_session("v2session000")
         assert contents(loaded.messages) == [
             "[Context summary] The earlier part of this conversation was compacted.",
