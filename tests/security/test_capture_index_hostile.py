@@ -20,6 +20,7 @@ from engine.storage.db import Database, database_path
 from engine.storage.errors import StorageError
 from engine.storage.redact import Redactor
 from engine.storage.store import Store
+from engine.storage.undo.session_journal import open_journal
 from tests.security.conftest import snapshot
 from tests.support.fakes import make_orchestrator
 
@@ -60,7 +61,7 @@ def stat_fields(path: Path, **override: int) -> list[object]:
 def a_turn_then_undo(root: Path) -> bytes:
     """A new process's capture, a turn whose command rewrites notes.txt, then /undo: what notes.txt holds after."""
     store = Store(Database.open(database_path(root)), redactor=Redactor({}))
-    journal = store.undo_journal(store.create_session(model="m", mode="yolo"), root, max_turns=5)
+    journal = open_journal(store, store.sessions.create(model="m", mode="yolo"), root, max_turns=5)
     capture = WorkspaceCapture(
         root, journal.objects, SkipRules(root, [], use_gitignore=True), max_file_bytes=1 << 20,
         index_path=root / ".coder" / "undo" / INDEX_FILE,
