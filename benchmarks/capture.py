@@ -37,6 +37,7 @@ from engine.config.schema import UndoConfig
 from engine.storage.db import Database, database_path
 from engine.storage.redact import Redactor
 from engine.storage.store import Store
+from engine.storage.undo.session_journal import open_journal
 
 TARGET_MS_AT_20K = 15.0
 HEADLESS_COMMANDS = 20
@@ -82,7 +83,7 @@ def per_command(files: int, runs: int) -> tuple[float, float]:
     """Median ms the capture adds to a command that changes one file, and to one that changes nothing."""
     root = make_workspace(files, 64)
     store = Store(Database.open(database_path(root)), redactor=Redactor({}))
-    journal = store.undo_journal(store.create_session(model="m", mode="yolo"), root, max_turns=runs * 2 + 5)
+    journal = open_journal(store, store.sessions.create(model="m", mode="yolo"), root, max_turns=runs * 2 + 5)
     tool = ToolCapture(root, UndoConfig(), journal.objects)
     capture = tool.wait_built()
     assert capture is not None
@@ -116,7 +117,7 @@ def headless_run(root: Path) -> tuple[float, float]:
     ``HEADLESS_COMMANDS`` commands, from opening the undo journal to closing the capture."""
     started, cpu = time.perf_counter(), time.process_time()
     store = Store(Database.open(database_path(root)), redactor=Redactor({}))
-    journal = store.undo_journal(store.create_session(model="m", mode="yolo"), root, max_turns=HEADLESS_COMMANDS)
+    journal = open_journal(store, store.sessions.create(model="m", mode="yolo"), root, max_turns=HEADLESS_COMMANDS)
     tool = ToolCapture(root, UndoConfig(), journal.objects)
     tool.start()
 

@@ -43,21 +43,21 @@ def main() -> None:
     with tempfile.TemporaryDirectory(dir=args.dir) as folder:
         workspace = Path(folder)
         store = Store.open(workspace)
-        session_id = store.create_session(model="bench", mode="default")
+        session_id = store.sessions.create(model="bench", mode="default")
         started = time.perf_counter()
         for index in range(args.messages):
-            store.append_message(session_id, sample_message(index))
+            store.conversation.append(session_id, sample_message(index))
         fill_s = time.perf_counter() - started
 
         timings_ms: list[float] = []
         for index in range(args.messages, args.messages + args.appends):
             message = sample_message(index)
             started = time.perf_counter()
-            store.append_message(session_id, message)
+            store.conversation.append(session_id, message)
             timings_ms.append((time.perf_counter() - started) * 1000)
 
         started = time.perf_counter()
-        loaded = store.load_session(session_id)
+        loaded = store.conversation.load(session_id)
         load_ms = (time.perf_counter() - started) * 1000
         size_mb = sum(p.stat().st_size for p in (workspace / ".coder").glob("coder.db*")) / 1e6
         store.close()

@@ -17,7 +17,7 @@ def write_session(workspace: Path, messages: int, last_answer: str = LAST_ANSWER
 
     store = Store.open(workspace)
     try:
-        session_id = store.create_session(model="scripted-model", mode="default")
+        session_id = store.sessions.create(model="scripted-model", mode="default")
         exchanges = max(messages // 4, 1)
         for index in range(exchanges):
             call = ToolCall(id=f"call_{index}", function=FunctionCall(
@@ -30,7 +30,7 @@ def write_session(workspace: Path, messages: int, last_answer: str = LAST_ANSWER
                 Message.tool(call.id, "read", json.dumps({"ok": True, "content": f"def step_{index}(): ...\n"})),
                 Message.assistant(answer),
             ):
-                store.append_message(session_id, message)
+                store.conversation.append(session_id, message)
     finally:
         store.close()
     return session_id

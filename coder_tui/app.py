@@ -216,6 +216,6 @@ def run_tui(
 
 def resume_hint(workspace: Path, session_id: str) -> str | None:
     """``coder-tui -r <id>`` for a session that holds a conversation (an empty one is nothing to come back to)."""
-    from engine.storage.history_read import holds_conversation
+    from engine.storage.sessions.history_read import holds_conversation
 
     return f"Resume this session with: coder-tui -r {session_id}" if holds_conversation(workspace, session_id) else None

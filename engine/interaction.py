@@ -27,7 +27,7 @@ class ApprovalAnswer:
     """A decision with the user's words: "no, and tell the model why" carries the reason the model reads.
 
     For write, edit and patch the user may keep some hunks of the previewed diff and drop others (SPEC 5):
-    ``kept_hunks`` numbers the kept ones in the preview's order (``engine.tools.diff.diff_hunks``); None keeps them
+    ``kept_hunks`` numbers the kept ones in the preview's order (``engine.text_diff.diff_hunks``); None keeps them
     all. ACP and headless never send it: their approvals are whole or nothing."""
 
     decision: ApprovalDecision

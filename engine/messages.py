@@ -75,7 +75,7 @@ class ImageRef(BaseModel):
         """The ``image_url`` part (a base64 data URL); a text note when the blob is gone (or is not one: SPEC 19)."""
         import base64
 
-        from engine.storage.blobs import read_blob
+        from engine.storage.sessions.blobs import read_blob
 
         data = read_blob(self.blob)
         if data is None:

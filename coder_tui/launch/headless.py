@@ -48,7 +48,7 @@ from engine.modes import Mode
 from engine.orchestrator import Orchestrator, TurnOutcome
 from engine.signals import install_ending_signals
 from engine.storage.errors import StorageError
-from engine.storage.rebuild import rebuilt_notice
+from engine.storage.sessions.rebuild import rebuilt_notice
 
 EXIT_OK = 0
 EXIT_FAILED = 1

@@ -2,7 +2,7 @@
 (SPEC 5). The hunk under the cursor has a bar beside it; each hunk's first line says "keep" or "drop", and a dropped
 hunk is struck through. File headers between hunks are shown as they are.
 
-Hunks are numbered in the order the diff lists them (``engine.tools.diff.diff_parts``), the numbers the engine
+Hunks are numbered in the order the diff lists them (``engine.text_diff.diff_parts``), the numbers the engine
 applies.
 """
 
@@ -14,7 +14,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from coder_tui.widgets.diff_view import _line_style
-from engine.tools.diff import diff_parts
+from engine.text_diff import diff_parts
 
 KEEP, DROP = "✓ keep ", "✗ drop "
 

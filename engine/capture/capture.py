@@ -320,14 +320,14 @@ class WorkspaceCapture:
         """Every captured path under ``start`` (not following links, not entering skipped folders)."""
         stack = [start]
         while stack:
-            for relative, info in self._listed(stack.pop()):
+            for _name, relative, info in self._listed(stack.pop()):
                 yield relative, info
                 if stat.S_ISDIR(info.st_mode):
                     stack.append(relative)
 
-    def _listed(self, folder: str) -> list[tuple[str, os.stat_result]]:
-        """The captured entries of ``folder`` (its own state, ``.git`` and skipped paths left out); none when it
-        cannot be listed."""
+    def _listed(self, folder: str) -> list[tuple[str, str, os.stat_result]]:
+        """The captured entries of ``folder`` (its own state, ``.git`` and skipped paths left out), each by name and
+        relative path; none when it cannot be listed."""
         try:
             with os.scandir(self.root / folder if folder else self.root) as entries:
                 listed = [(entry.name, entry.stat(follow_symlinks=False)) for entry in entries]
@@ -341,7 +341,7 @@ class WorkspaceCapture:
                 continue
             is_dir = stat.S_ISDIR(info.st_mode)
             if (every_file and not is_dir) or self.skip.reason(relative, is_dir) is None:
-                children.append((relative, info))
+                children.append((name, relative, info))
         return children
 
     def first_capture(self) -> None:
@@ -369,21 +369,25 @@ class WorkspaceCapture:
         read); returns its subfolders."""
         epoch = self._epoch
         self._scanned[folder] = epoch
+        index = self.index
+        names = self._children.setdefault(folder, set())
         subfolders = []
-        for relative, info in self._listed(folder):
+        for name, relative, info in self._listed(folder):
             mode = info.st_mode
-            if relative not in self.index:
+            if relative not in index:
                 digest = saved.digest_for(relative, info)
                 if digest is not None:
-                    entry: Entry | None = Entry(
+                    # Most files of a large workspace, once saved: a new path, nothing to release (``_put``'s work).
+                    index[relative] = Entry(
                         "file", stat.S_IMODE(mode), digest, None, info.st_size, info.st_mtime_ns, info.st_ctime_ns,
                         info.st_ino, epoch,
                     )
+                    names.add(name)
                 else:
                     entry = self._entry(self.root / relative, info, None, epoch)
                     self._unsaved += entry is not None and entry.kind == "file"
-                if entry is not None:
-                    self._put(relative, entry)
+                    if entry is not None:
+                        self._put(relative, entry)
             if stat.S_ISDIR(mode):
                 subfolders.append(relative)
         return subfolders

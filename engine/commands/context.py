@@ -28,9 +28,9 @@ if TYPE_CHECKING:
     from engine.policy import PermissionPolicy
     from engine.provider.base import ChatProvider
     from engine.skills import SkillCatalog
-    from engine.storage.session_lock import SessionLocks
+    from engine.storage.sessions.lock import SessionLocks
     from engine.storage.store import Store
-    from engine.storage.undo import UndoJournal
+    from engine.storage.undo.journal import UndoJournal
     from engine.tools.registry import ToolRegistry
 
 

@@ -31,7 +31,7 @@ async def fork_command(ctx: CommandContext, arg: str) -> CommandResult | Session
     original = ctx.session_id
     try:
         if arg:
-            original = ctx.store.latest_session_id() if arg == "--last" else ctx.store.resolve_session_id(arg)
+            original = ctx.store.sessions.latest_id() if arg == "--last" else ctx.store.sessions.resolve(arg)
             if original is None:
                 return CommandResult.slash("/fork", "no saved session in this workspace yet", ok=False)
         session_id = ctx.fork_session(original if arg else None)
@@ -39,7 +39,7 @@ async def fork_command(ctx: CommandContext, arg: str) -> CommandResult | Session
         return CommandResult.slash("/fork", str(exc), ok=False)
     await ctx.announce_context()  # the copied history's size, as after a resume
     # The count /export and /resume's list give for the original; a compacted one's copy is its context.
-    stored, copied = ctx.store.load_session(original).info.message_count, len(ctx.session.messages)
+    stored, copied = ctx.store.conversation.load(original).info.message_count, len(ctx.session.messages)
     held = f" (the copy holds the model's context: {copied} since its last compaction)" if copied < stored else ""
     text = f"forked into session {session_id} with {counted(stored, 'message')}{held} (the original, {original}: " \
         f"/resume {original})"

@@ -9,15 +9,15 @@ from engine.commands.export_markdown import default_export_name, render_markdown
 from engine.counted import counted
 from engine.events import CommandResult
 from engine.storage.atomic import write_atomic
-from engine.storage.records import HistoryMessage
+from engine.storage.sessions.records import HistoryMessage
 
 if TYPE_CHECKING:
     from engine.commands.context import CommandContext
 
 
 async def export_command(ctx: CommandContext, arg: str) -> CommandResult:
-    info = ctx.store.load_session(ctx.session_id).info
-    history = ctx.store.full_history(ctx.session_id)
+    info = ctx.store.conversation.load(ctx.session_id).info
+    history = ctx.store.conversation.history(ctx.session_id)
     # The count /fork and /resume's list give: the stored messages, every epoch's, without those /rewind cut.
     messages = info.message_count
     if not any(isinstance(entry, HistoryMessage) for entry in history):

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.context.added_blocks import split_added
-from engine.storage.records import CompactionMarker, HistoryEntry
+from engine.storage.sessions.records import CompactionMarker, HistoryEntry
 
 # A tool result longer than this is cut in the export (the session file keeps all of it).
 MAX_RESULT_CHARS = 4000

@@ -14,7 +14,7 @@ from engine.agents.worktree import WorktreeError
 from engine.errors import EngineError
 from engine.events import CommandResult
 from engine.interaction import ApprovalAnswer, ApprovalDecision, ApprovalRequest
-from engine.tools.diff import unified_diff
+from engine.text_diff import unified_diff
 from engine.tools.write import WriteParams, WriteTool
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ from engine.events import CommandResult
 from engine.messages import Message
 from engine.orchestrator.session_commands import confirm_overwrite
 from engine.record import record
-from engine.storage.records import TaskEvent
+from engine.storage.log.records import TaskEvent
 
 if TYPE_CHECKING:
     from engine.commands.context import CommandContext
@@ -48,12 +48,12 @@ def rewind_points(ctx: CommandContext) -> list[RewindPoint]:
     conversation that comes before the first one still there was summarised by a compaction."""
     requests = [
         (record.event.task_id, record.event.detail or "")
-        for record in ctx.store.events(ctx.session_id)
+        for record in ctx.store.events.load(ctx.session_id)
         if isinstance(record.event, TaskEvent) and record.event.type == "TaskCreated"
     ]
     messages = ctx.session.messages
     files = ctx.undo.files_changed()
-    compacted = ctx.store.compactions(ctx.session_id) > 0
+    compacted = ctx.store.conversation.compactions(ctx.session_id) > 0
     points: list[RewindPoint] = []
     position = 0
     for task_id, text in requests:

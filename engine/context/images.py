@@ -17,7 +17,7 @@ from engine.context.user_images import user_image_path
 from engine.errors import PathOutsideWorkspace, ProviderError
 from engine.events import Event, Notice
 from engine.messages import ImageRef
-from engine.storage.blobs import BlobStore
+from engine.storage.sessions.blobs import BlobStore
 from engine.tools.guard import Workspace
 
 MAX_IMAGE_BYTES = 20 * 1024 * 1024

@@ -16,7 +16,8 @@ from engine.hooks.answers import post_tool_feedback, pre_tool_answer, prompt_ans
 from engine.hooks.runner import HookRun, run_hook_command
 from engine.hooks.settings import HookCommand, HookEvent, HooksConfig
 from engine.record import record
-from engine.storage.store import Store
+from engine.storage.log.audit import AuditTrail
+from engine.storage.log.records import ToolCallCompleted, ToolCallRequested
 
 
 @record
@@ -48,13 +49,13 @@ class HookDispatcher:
         *,
         cwd: Path,
         env: Mapping[str, str],
-        store: Store,
+        audit: AuditTrail,
         emit: Callable[[Event], None],
     ) -> None:
         self._hooks = hooks
         self._cwd = cwd
         self._env = env
-        self._store = store
+        self._audit = audit
         self._emit = emit
         # The dispatchers ``at`` made, which follow this one's configuration.
         self._elsewhere: list[HookDispatcher] = []
@@ -67,7 +68,7 @@ class HookDispatcher:
 
     def at(self, cwd: Path) -> HookDispatcher:
         """The same hooks, run in ``cwd`` (an agent's worktree, SPEC 26), following this one's configuration."""
-        other = HookDispatcher(self._hooks, cwd=cwd, env=self._env, store=self._store, emit=self._emit)
+        other = HookDispatcher(self._hooks, cwd=cwd, env=self._env, audit=self._audit, emit=self._emit)
         self._elsewhere.append(other)
         return other
 
@@ -135,14 +136,13 @@ class HookDispatcher:
     async def _run_one(self, event: HookEvent, scope: HookScope, hook: HookCommand, payload: dict[str, Any]) -> HookRun:
         audit_id = f"hook_{uuid.uuid4().hex[:12]}"
         tool = f"hook:{event}"
-        self._store.record_tool_call_requested(
-            scope.session_id, call_id=audit_id, tool=tool, input={"command": hook.command, "event": payload},
-            actor="user", task_id=scope.task_id,
-        )
+        arguments = {"command": hook.command, "event": payload}
+        self._audit.record(ToolCallRequested(scope.session_id, scope.task_id, audit_id, tool, arguments, "user"))
         run = await run_hook_command(hook.command, payload, cwd=self._cwd, timeout=hook.timeout, env=self._env)
-        self._store.record_tool_call_completed(
-            scope.session_id, call_id=audit_id, tool=tool, output=run.to_record(), is_error=run.failed,
-            duration_ms=run.duration_ms, actor="user", task_id=scope.task_id,
+        self._audit.record(
+            ToolCallCompleted(
+                scope.session_id, scope.task_id, audit_id, tool, run.to_record(), run.failed, run.duration_ms, "user"
+            )
         )
         if run.failed:
             self._emit(Notice(f"{event} hook `{hook.command}` {run.describe_failure()} (ignored)", "warning"))

@@ -11,9 +11,9 @@ from pydantic import BaseModel, ConfigDict
 
 from engine.errors import ToolError
 from engine.events import Event, ToolProgress
-from engine.messages import ImageRef, ToolDef
 from engine.mcp.results import result_data, result_images
-from engine.storage.blobs import BlobStore
+from engine.messages import ImageRef, ToolDef
+from engine.storage.sessions.blobs import BlobStore
 from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
 
 if TYPE_CHECKING:

@@ -47,7 +47,7 @@ from engine.orchestrator.switching import make_runtime, session_args
 from engine.policy import PermissionPolicy
 from engine.storage.agent_table import delete_agent, load_agents, save_agent
 from engine.storage.state_folder import ensure_state_folder
-from engine.storage.undo import undo_objects
+from engine.storage.undo.session_journal import undo_objects
 from engine.tools.guard import Workspace
 
 if TYPE_CHECKING:
@@ -136,7 +136,7 @@ class AgentPool:
         policy = PermissionPolicy.for_settings(orch.config, chosen.value, worktree.workspace)
         session = Session(orch.workspace.root, **session_args(orch, orch.session.model, policy=policy))
         orch.session_locks.claim(session.id)
-        orch.store.create_session(
+        orch.store.sessions.create(
             model=session.model, mode=session.mode, session_id=session.id, title=f"agent {name}: {task}"[:80]
         )
         runtime = self._open(name, worktree, session, policy, restored=False)
@@ -281,7 +281,7 @@ class AgentPool:
             return None
         if agent.root != str(root) or agent.branch != BRANCH_PREFIX + agent.name:
             return None
-        if not Path(agent.workspace).is_relative_to(root) or not self._orch.store.is_own(agent.session_id):
+        if not Path(agent.workspace).is_relative_to(root) or not self._orch.store.sessions.is_own(agent.session_id):
             return None
         if agent.state.running:
             finished = agent.finished_at or agent.started_at

@@ -37,7 +37,7 @@ async def run_bang_input(orch: Orchestrator, runtime: SessionRuntime, command: s
         call_id, "bash", event.data, is_error=not event.ok, duration_ms=event.data["duration_ms"], actor="user"
     )
     # A session that starts with a shell command is titled with the command, not the text the model reads.
-    orch.store.update_session(runtime.id, title=f"$ {command}")
+    orch.store.sessions.update(runtime.id, title=f"$ {command}")
     runtime.session.append(message)
     runtime.emit(event)
     status = BANG_TIMEOUT_STATUS if event.data["timed_out"] else event.data["exit_code"]

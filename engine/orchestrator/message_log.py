@@ -1,6 +1,6 @@
 """Where a live conversation's messages are persisted: the session's own history, or the conversation of a
 sub-agent linked to the ``task`` call that started it. Both keep every message; a compaction is recorded, not
-applied by deleting (see ``engine.storage.conversation_log``)."""
+applied by deleting (see ``engine.storage.sessions.conversation_log``)."""
 
 from __future__ import annotations
 
@@ -33,12 +33,12 @@ class SessionLog:
     session_id: str
 
     def append(self, message: Message, record: dict[str, Any], encoded: str, diff: str | None) -> int:
-        return self.store.append_message(self.session_id, message, redacted=record, encoded=encoded, diff=diff)
+        return self.store.conversation.append(self.session_id, message, redacted=record, encoded=encoded, diff=diff)
 
     def start_epoch(
         self, summary: Message, *, kept_from_seq: int | None, tokens_before: int, tokens_after: int
     ) -> int:
-        _, seq = self.store.start_epoch(
+        _, seq = self.store.conversation.start_epoch(
             self.session_id,
             summary,
             kept_from_seq=kept_from_seq,
@@ -59,7 +59,7 @@ class SubagentLog:
     task_id: str | None
 
     def append(self, message: Message, record: dict[str, Any], encoded: str, diff: str | None) -> int:
-        return self.store.append_subagent_message(
+        return self.store.conversation.append_subagent(
             self.session_id, self.parent_call_id, message, task_id=self.task_id, redacted=record, encoded=encoded,
             diff=diff,
         )
@@ -67,6 +67,6 @@ class SubagentLog:
     def start_epoch(
         self, summary: Message, *, kept_from_seq: int | None, tokens_before: int, tokens_after: int
     ) -> int:
-        return self.store.append_subagent_message(
+        return self.store.conversation.append_subagent(
             self.session_id, self.parent_call_id, summary, task_id=self.task_id, summary=True
         )

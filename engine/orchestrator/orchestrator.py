@@ -59,14 +59,14 @@ from engine.provider.profiles import effective_config, split_model_spec
 from engine.provider.server_models import model_configured
 from engine.orchestrator import server_answer
 from engine.skills import SkillCatalog
-from engine.storage.session_lock import SessionLocks
+from engine.storage.sessions.lock import SessionLocks
 from engine.storage.store import Store
-from engine.storage.undo import undo_objects
+from engine.storage.undo.session_journal import undo_objects
 from engine.tools.guard import Workspace
 
 if TYPE_CHECKING:
     from engine.provider.server_window import ServerWindow
-    from engine.storage.undo import UndoJournal
+    from engine.storage.undo.journal import UndoJournal
     from engine.tools.base import ToolContext
 
 
@@ -129,7 +129,7 @@ class Orchestrator:
         self.history_shown: str | None = None
         self.hooks = HookDispatcher(
             config.hooks, cwd=self.workspace.root, env=self._env,
-            store=self.store, emit=self.emit,
+            audit=self.store.audit, emit=self.emit,
         )
         # What every tool call changes in the workspace, for the undo journal of the session whose call it is (the
         # journals keep their copies in its content store); the open sessions' captured calls take turns
@@ -140,7 +140,7 @@ class Orchestrator:
         self.runtimes = OpenSessions(self.session_locks)
         first = Session(self.workspace.root, **switching.session_args(self, policy=policy))
         self.session_locks.claim(first.id)
-        self.store.create_session(model=first.model, mode=first.mode, session_id=first.id)
+        self.store.sessions.create(model=first.model, mode=first.mode, session_id=first.id)
         self.runtimes.replace_view(switching.make_runtime(self, first, policy, restored=False))
         # Sessions on worktrees of their own, running beside this one (SPEC 26).
         self.agents = AgentPool(self)
@@ -293,7 +293,7 @@ class Orchestrator:
         model = config.model
         self.session.model = model
         self.token_counter.set_model(model)
-        self.store.update_session(self.session.id, model=model)
+        self.store.sessions.update(self.session.id, model=model)
         self.emit(ModelChanged(model))
 
     def set_theme(self, theme: str) -> None:
@@ -449,7 +449,7 @@ class Orchestrator:
             )
         mode = self.policy.mode.value
         self.session.mode = mode
-        self.store.update_session(self.session.id, mode=mode)
+        self.store.sessions.update(self.session.id, mode=mode)
         self.emit(ModeChanged(mode))
 
     async def run_task(self, state: TurnState, recorder: TaskRecorder, steps: TurnSteps) -> TurnOutcome:

@@ -11,13 +11,16 @@ from typing import Any
 from engine.events import TodoItem
 from engine.interaction import ApprovalDecision, QuestionRequest
 from engine.record import record
-from engine.storage.records import (
+from engine.storage.log.records import (
     Actor,
     DecidedBy,
     InteractionRequested,
     InteractionResponded,
+    PermissionDecided,
     TaskEvent,
     TaskEventType,
+    ToolCallCompleted,
+    ToolCallRequested,
 )
 from engine.storage.store import Store
 
@@ -30,19 +33,17 @@ class TaskRecorder:
 
     def task(self, type: TaskEventType, detail: str | None = None) -> None:
         assert self.task_id is not None
-        self.store.record_event(self.session_id, TaskEvent(type, self.task_id, detail))
+        self.store.events.record(self.session_id, TaskEvent(type, self.task_id, detail))
 
     def todos_changed(self, items: Sequence[TodoItem]) -> None:
-        self.store.save_todos(self.session_id, items)
+        self.store.todos.save(self.session_id, items)
 
     def tool_requested(
         self, call_id: str, tool: str, arguments: dict[str, Any], actor: Actor = "model", *, defer: bool = False
     ) -> None:
         """``defer`` (here and below): the row waits for the next write, or ``commit``, to save a transaction."""
-        self.store.record_tool_call_requested(
-            self.session_id, call_id=call_id, tool=tool, input=arguments, actor=actor, task_id=self.task_id,
-            defer=defer,
-        )
+        row = ToolCallRequested(self.session_id, self.task_id, call_id, tool, arguments, actor)
+        self.store.audit.record(row, defer=defer)
 
     def tool_completed(
         self,
@@ -55,17 +56,8 @@ class TaskRecorder:
         actor: Actor = "model",
         defer: bool = False,
     ) -> None:
-        self.store.record_tool_call_completed(
-            self.session_id,
-            call_id=call_id,
-            tool=tool,
-            output=result,
-            is_error=is_error,
-            duration_ms=duration_ms,
-            actor=actor,
-            task_id=self.task_id,
-            defer=defer,
-        )
+        row = ToolCallCompleted(self.session_id, self.task_id, call_id, tool, result, is_error, duration_ms, actor)
+        self.store.audit.record(row, defer=defer)
 
     def permission(
         self,
@@ -79,18 +71,10 @@ class TaskRecorder:
         rule: str | None = None,
         defer: bool = False,
     ) -> None:
-        self.store.record_permission(
-            self.session_id,
-            tool=tool,
-            arguments=arguments,
-            decision=decision,
-            reasons=list(reasons),
-            decided_by=decided_by,
-            rule=rule,
-            task_id=self.task_id,
-            call_id=call_id,
-            defer=defer,
+        row = PermissionDecided(
+            self.session_id, self.task_id, call_id, tool, arguments, decision, tuple(reasons), decided_by, rule
         )
+        self.store.audit.record(row, defer=defer)
 
     def commit(self) -> None:
         """Commits the deferred rows now: before anything that may wait (a tool runs, a hook, the user)."""
@@ -101,7 +85,7 @@ class TaskRecorder:
     ) -> str:
         """Records the approval as a Confirm interaction, with what is needed to ask it again after a crash."""
         interaction_id = uuid.uuid4().hex[:12]
-        self.store.record_event(
+        self.store.events.record(
             self.session_id,
             InteractionRequested(
                 interaction_id,
@@ -118,7 +102,7 @@ class TaskRecorder:
     def question_asked(self, request: QuestionRequest) -> str:
         """Records a question (the ``question`` tool, an undo conflict) as a Select or Input interaction."""
         interaction_id = uuid.uuid4().hex[:12]
-        self.store.record_event(
+        self.store.events.record(
             self.session_id,
             InteractionRequested(
                 interaction_id,
@@ -133,6 +117,6 @@ class TaskRecorder:
         return interaction_id
 
     def interaction_responded(self, interaction_id: str, answer: str | None, *, cancelled: bool = False) -> None:
-        self.store.record_event(
+        self.store.events.record(
             self.session_id, InteractionResponded(interaction_id, self.task_id, answer, cancelled=cancelled)
         )

@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from engine.events import HistoryRestored
 from engine.messages import Message, ToolCall
 from engine.record import record
-from engine.storage import conversation_log
-from engine.storage.history_read import read_history
-from engine.storage.records import LoadedSession
-from engine.storage.session_file import encode_message
-from engine.storage.recovery import open_tool_calls, repair_history
+from engine.storage.sessions import conversation_log
+from engine.storage.sessions.history_read import read_history
+from engine.storage.sessions.records import LoadedSession
+from engine.storage.sessions.recovery import open_tool_calls, repair_history
+from engine.storage.sessions.snapshot import encode_message
 from engine.storage.store import Store
 
 
@@ -43,10 +43,10 @@ def plan_resume(store: Store, session_ref: str) -> ResumePlan:
     """Loads the model's view of the session's latest context epoch and repairs it (raising ``UnknownSession`` with
     a readable message for an unknown id), writing the messages a repair adds into the stored history, so the
     database and the snapshot agree."""
-    loaded = store.load_session(session_ref)
+    loaded = store.conversation.load(session_ref)
     # Nothing in a foreign session runs (SPEC 19): its open calls are marked interrupted, never asked again.
-    own = store.is_own(loaded.info.id)
-    pending = store.pending_interaction(loaded.info.id) if loaded.unfinished_task_id and own else None
+    own = store.sessions.is_own(loaded.info.id)
+    pending = store.events.pending_interaction(loaded.info.id) if loaded.unfinished_task_id and own else None
     pending_call = pending.request.data.get("call_id") if pending is not None else None
     messages, notes = repair_history(loaded.messages, resume_from_call=pending_call)
     seqs, encoded = list(loaded.seqs), list(loaded.encoded)
@@ -71,7 +71,7 @@ def _store_insertions(store: Store, loaded: LoadedSession, repaired: Sequence[Me
         insertions.append((loaded.seqs[position - 1], message))
     if position != len(loaded.messages):
         raise AssertionError("a history repair may only insert messages")
-    added = iter(store.insert_messages(loaded.info.id, insertions))
+    added = iter(store.conversation.insert(loaded.info.id, insertions))
     after = [seq for seq, _ in insertions]
     seqs: list[int] = []
     encoded: list[str] = []
@@ -90,7 +90,7 @@ def _store_insertions(store: Store, loaded: LoadedSession, repaired: Sequence[Me
 
 
 def history_restored(store: Store, session_ref: str) -> HistoryRestored:
-    """The event that gives a front end the resumed session's whole history (``engine.storage.history_read``);
+    """The event that gives a front end the resumed session's whole history (``engine.storage.sessions.history_read``);
     ``session_ref`` may be a unique prefix of the id."""
     with store.db.read() as conn:
         return read_history(conn, conversation_log.resolve_session_id(conn, store.path, session_ref))

@@ -27,8 +27,8 @@ if TYPE_CHECKING:
     from engine.capture.tool_capture import ToolCapture
     from engine.hooks.dispatcher import HookDispatcher
     from engine.orchestrator.outcome import TurnOutcome
-    from engine.storage.session_lock import SessionLocks
-    from engine.storage.undo import UndoJournal
+    from engine.storage.sessions.lock import SessionLocks
+    from engine.storage.undo.journal import UndoJournal
 
 # The runtime whose input the running asyncio task serves (set in that task's own context), for collaborators shared
 # by every session (the interaction wrapper, the sub-agent runner) to find the session a call belongs to.

@@ -1,6 +1,6 @@
 """The live conversation of one session: the model's view of it, each message persisted and announced as it is
 appended. A compaction starts a new context epoch: the view shrinks to the summary and the kept messages, while
-the store keeps every message (``engine.storage.conversation_log``)."""
+the store keeps every message (``engine.storage.sessions.conversation_log``)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from engine.events import Event, MessageAdded
 from engine.context.images import without_images
+from engine.events import Event, MessageAdded
 from engine.messages import Message
 from engine.orchestrator.message_log import MessageLog, SessionLog
-from engine.storage.session_file import SessionFile, SnapshotHeader, encode_message, redacted_record, snapshot_text
+from engine.storage.sessions.snapshot import SessionFile, SnapshotHeader, encode_message, redacted_record, snapshot_text
 from engine.storage.store import Store
 
 
@@ -82,7 +82,7 @@ class Session:
         self._log = SessionLog(store, self.id) if store is not None else log
         # A new session is this user's; a restored one carries its seal only if it was (SPEC 19).
         seal = None if store is None or store.seals is None else (
-            store.seals.make(self.id) if session_id is None else store.file_seal(self.id)
+            store.seals.make(self.id) if session_id is None else store.sessions.file_seal(self.id)
         )
         self._file = SessionFile(workspace, self.id, seal) if store is not None else None
 
@@ -152,7 +152,7 @@ class Session:
         if index == len(self._messages):
             return
         if self._store is not None:
-            self._store.rewind(self.id, self._seqs[index])
+            self._store.conversation.rewind(self.id, self._seqs[index])
         del self._messages[index:], self._seqs[index:], self._wire[index:], self._encoded[index:]
         self._call_ids = None
         self.save()

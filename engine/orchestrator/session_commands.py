@@ -11,9 +11,9 @@ from engine.interaction import QuestionRequest
 from engine.orchestrator.outcome import TurnOutcome
 from engine.orchestrator.resume import ResumePlan, history_restored, plan_resume
 from engine.storage.errors import UnknownSession
-from engine.storage.session_lock import SessionBusy
-from engine.storage.undo import UndoResult
-from engine.storage.workspace_diff import collect_workspace_diff
+from engine.storage.sessions.lock import SessionBusy
+from engine.storage.undo.journal import UndoResult
+from engine.storage.undo.workspace_diff import collect_workspace_diff
 
 if TYPE_CHECKING:
     from engine.commands.context import CommandContext
@@ -31,10 +31,10 @@ async def resume_command(ctx: CommandContext, arg: str) -> CommandResult | Sessi
     """``/resume`` lists recent sessions (the TUI shows a picker); ``/resume <id>`` or ``/resume --last`` restores
     one and finishes its interrupted turn, if an approval was pending in it."""
     if not arg:
-        sessions = ctx.store.list_sessions(limit=20)
+        sessions = ctx.store.sessions.summaries(limit=20)
         if not sessions:
             return SessionsListed("/resume", "no saved session in this workspace yet", ())
-        own = {s.id: ctx.store.is_own(s.id) for s in sessions}
+        own = {s.id: ctx.store.sessions.is_own(s.id) for s in sessions}
         lines = [
             f"  {s.id}  {s.updated_at}  {s.message_count:>4} messages  {s.title}"
             + (f"  ({s.origin})" if s.origin != "tui" else "")
@@ -50,14 +50,14 @@ async def resume_command(ctx: CommandContext, arg: str) -> CommandResult | Sessi
         return SessionsListed("/resume", text, rows)
     session_ref = arg
     if arg == "--last":
-        latest = ctx.store.latest_session_id()
+        latest = ctx.store.sessions.latest_id()
         if latest is None:
             return CommandResult.slash("/resume", "no saved session in this workspace yet", ok=False)
         session_ref = latest
     shown, ctx.history_shown = ctx.history_shown, None
     try:
         # The lock first: repairing the history writes to the session, which another live process may own.
-        session_id = ctx.store.resolve_session_id(session_ref)
+        session_id = ctx.store.sessions.resolve(session_ref)
         ctx.session_locks.claim(session_id)
         # A screen shows the whole history (at once, while the session is planned), unless it already does.
         if ctx.interactive and shown != session_id:

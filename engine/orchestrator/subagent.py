@@ -1,6 +1,6 @@
 """The sub-agent behind the ``task`` tool: the same turn pipeline as the main conversation, run inside the tool
 call with a fresh conversation, read-only tools and plan-mode rules, its events forwarded nested under the call.
-Its conversation is stored under the parent session and the ``task`` call (``Store.subagent_conversations``), so it
+Its conversation is stored under the parent session and the ``task`` call (``Conversation.subagent_conversations``), so it
 can be shown after a restart. Nothing it meets can ask the user: what would ask is refused, and the model is told
 why."""
 

@@ -16,9 +16,10 @@ from engine.orchestrator.recorder import TaskRecorder
 from engine.orchestrator.runtime import SessionCapture, SessionRuntime
 from engine.orchestrator.session import Session
 from engine.orchestrator.tooling import make_tool_context
-from engine.policy import PermissionPolicy
 from engine.orchestrator.turn import TurnState, resume_turn
-from engine.storage.recovery import repair_history
+from engine.policy import PermissionPolicy
+from engine.storage.sessions.recovery import repair_history
+from engine.storage.undo.session_journal import open_journal
 
 if TYPE_CHECKING:
     from engine.orchestrator.agent_pool import AgentTree
@@ -54,13 +55,13 @@ def make_runtime(
     workspace, capture, turns = orch.workspace, orch.tool_capture, orch.capture_turns
     if tree is not None:
         workspace, capture, turns = tree.workspace, tree.capture, tree.capture_turns
-    undo = orch.store.undo_journal(
-        session.id, workspace.root, max_turns=orch.config.undo.max_turns, objects=capture.objects
+    undo = open_journal(
+        orch.store, session.id, workspace.root, max_turns=orch.config.undo.max_turns, objects=capture.objects
     )
     policy.always_scopes = orch.mcp.always_scopes
     tool_context = make_tool_context(orch, lambda: policy, workspace)
     tool_context.before_change = undo.record
-    tool_context.todos.replace(orch.store.load_todos(session.id) if restored else [])
+    tool_context.todos.replace(orch.store.todos.load(session.id) if restored else [])
     return SessionRuntime(
         session=session,
         undo=undo,
@@ -79,7 +80,7 @@ def start_session(orch: Orchestrator, session: Session, *, restored: bool = Fals
     and "always" answers) carries over. Raises ``SessionBusy`` when another live process holds it (SPEC 21)."""
     orch.session_locks.claim(session.id)
     if not restored:
-        orch.store.create_session(model=session.model, mode=session.mode, session_id=session.id)
+        orch.store.sessions.create(model=session.model, mode=session.mode, session_id=session.id)
     orch.token_counter.set_model(session.model)
     orch.runtimes.replace_view(make_runtime(orch, session, orch.policy, restored=restored))
     return session
@@ -91,7 +92,7 @@ def open_session(orch: Orchestrator) -> SessionRuntime:
     policy = PermissionPolicy.for_settings(orch.config, orch.config.mode, orch.workspace.root)
     session = Session(orch.workspace.root, **session_args(orch, orch.session.model, policy=policy))
     orch.session_locks.claim(session.id)
-    orch.store.create_session(model=session.model, mode=session.mode, session_id=session.id)
+    orch.store.sessions.create(model=session.model, mode=session.mode, session_id=session.id)
     runtime = make_runtime(orch, session, policy, restored=False)
     orch.runtimes.add(runtime)
     return runtime
@@ -109,17 +110,17 @@ def fork_session(orch: Orchestrator, source_id: str | None = None) -> str:
     store = orch.store
     if source_id is None:
         source = orch.session
-        title = store.load_session(source.id).info.title
+        title = store.conversation.load(source.id).info.title
         model, mode, messages, todos = source.model, source.mode, source.messages, orch.tool_context.todos.items
         system_prompt = source.system_prompt
     else:
-        loaded = store.load_session(source_id)
+        loaded = store.conversation.load(source_id)
         title, model, mode = loaded.info.title, loaded.info.model or orch.session.model, loaded.info.mode
-        mode = mode if store.is_own(loaded.info.id) else ""  # a foreign session's mode never carries over
+        mode = mode if store.sessions.is_own(loaded.info.id) else ""  # a foreign session's mode never carries over
         messages, todos, system_prompt = tuple(repair_history(loaded.messages)[0]), None, ""
-    session_id = store.create_session(model=model, mode=mode or orch.policy.mode.value, title=title)
-    store.append_messages(session_id, messages)
-    store.save_todos(session_id, todos if todos is not None else store.load_todos(source_id or ""))
+    session_id = store.sessions.create(model=model, mode=mode or orch.policy.mode.value, title=title)
+    store.conversation.append_many(session_id, messages)
+    store.todos.save(session_id, todos if todos is not None else store.todos.load(source_id or ""))
     session = Session(orch.workspace.root, **session_args(orch, model), session_id=session_id, messages=messages)
     session.system_prompt = system_prompt
     start_session(orch, session, restored=True).save()
@@ -141,7 +142,7 @@ async def resume_session(orch: Orchestrator, plan: ResumePlan) -> TurnOutcome:
     info = plan.loaded.info
     model = orch.config.model if orch.model_pinned else info.model or orch.session.model
     if model != info.model:
-        orch.store.update_session(info.id, model=model)
+        orch.store.sessions.update(info.id, model=model)
     session = Session(
         orch.workspace.root,
         **session_args(orch, model),
@@ -152,7 +153,7 @@ async def resume_session(orch: Orchestrator, plan: ResumePlan) -> TurnOutcome:
         created_at=info.created_at,
     )
     start_session(orch, session, restored=True)
-    if not orch.store.is_own(info.id):
+    if not orch.store.sessions.is_own(info.id):
         orch.emit(Notice(foreign_session_notice(info.id, info.mode, orch.policy.mode.value), level="warning"))
     elif info.mode and not orch.mode_pinned:
         orch.policy.set_mode(Mode.parse(info.mode))

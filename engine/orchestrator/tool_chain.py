@@ -10,6 +10,8 @@ from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import replace
 from typing import Any
 
+from engine.config.project_file import update_project_config
+from engine.config.trust import untrusted_rule_notice
 from engine.errors import ToolError
 from engine.events import (
     Notice,
@@ -19,18 +21,16 @@ from engine.events import (
     ToolCallScheduled,
     ToolStatus,
 )
+from engine.hooks.dispatcher import PreToolDecision
+from engine.hooks.tool_hooks import after_tool, approval_waiting, before_tool, refusal_by_hook
 from engine.interaction import ApprovalAnswer, ApprovalDecision, ApprovalRequest
 from engine.messages import ImageRef, Message, ToolCall
 from engine.modes import Mode
 from engine.orchestrator.deps import TurnDeps
 from engine.orchestrator.live_output import LiveOutput
-from engine.config.project_file import update_project_config
-from engine.config.trust import untrusted_rule_notice
-from engine.hooks.dispatcher import PreToolDecision
-from engine.hooks.tool_hooks import after_tool, approval_waiting, before_tool, refusal_by_hook
 from engine.policy import Action, Allowance, PolicyDecision
 from engine.record import record
-from engine.storage.records import DecidedBy
+from engine.storage.log.records import DecidedBy
 from engine.tools.base import Tool, ToolKind, ToolOutput
 
 

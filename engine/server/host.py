@@ -117,7 +117,7 @@ class EngineHost:
             self._send_opening(self.options.opening)
             await asyncio.sleep(0)  # a front end in another process gets it now, before the engine's imports
         from engine.orchestrator import Orchestrator
-        from engine.storage.rebuild import rebuilt_notice
+        from engine.storage.sessions.rebuild import rebuilt_notice
 
         config = self._config
         if config is None:

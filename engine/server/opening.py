@@ -2,11 +2,11 @@
 before the engine is built.
 
 Building the engine (configuration, tools, the model SDK) takes most of a second; reading a session's history takes a
-few milliseconds with SQLite alone (``engine.storage.history_read``). So the host reads and sends the history first,
-holding the session's lock (SPEC 21) from that moment, and the opening ``/resume`` runs as ever once the engine is up,
-without sending the history a second time. Whenever the early read cannot be done (no database yet, an unknown id, a
-session another live process holds, a schema still to migrate), nothing is sent, no lock is held, and the opening
-``/resume`` says why, exactly as it would without this.
+few milliseconds with SQLite alone (``engine.storage.sessions.history_read``). So the host reads and sends the
+history first, holding the session's lock (SPEC 21) from that moment, and the opening ``/resume`` runs as ever once the
+engine is up, without sending the history a second time. Whenever the early read cannot be done (no database yet, an
+unknown id, a session another live process holds, a schema still to migrate), nothing is sent, no lock is held, and
+the opening ``/resume`` says why, exactly as it would without this.
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ from pathlib import Path
 
 from engine.events import HistoryRestored
 from engine.record import record
-from engine.storage import conversation_log
 from engine.storage.db import database_path
 from engine.storage.errors import StorageError
-from engine.storage.history_read import open_for_reading, read_history
 from engine.storage.provenance import StateKey
-from engine.storage.session_seals import SessionSeals
-from engine.storage.session_lock import SessionLock
+from engine.storage.sessions import conversation_log
+from engine.storage.sessions.history_read import open_for_reading, read_history
+from engine.storage.sessions.lock import SessionLock
+from engine.storage.sessions.seals import SessionSeals
 
 # The session reference ``--continue`` opens (as in ``/resume --last``).
 LATEST = "--last"

@@ -3,10 +3,11 @@ change to the schema is a new entry at the end, and ``db.migrate`` applies the m
 transaction together with its ``schema_version`` row.
 
 Version 1 holds the three logs and the session state; version 2 adds the undo journal (file contents themselves
-live under ``.coder/undo/``, see ``undo.py``); version 3 keeps every message across compactions (context epochs),
-the diff each tool message showed, and the sub-agents' conversations (see ``conversation_log.py``); version 4
-lets undo cover every change (path kinds, link targets, content-store objects; ``engine/capture``); version 5
-marks the sessions this user made here (``session_seals.py``); version 6 says where each session was made.
+live under ``.coder/undo/``, see ``undo/journal.py``); version 3 keeps every message across compactions (context
+epochs), the diff each tool message showed, and the sub-agents' conversations (see ``sessions/conversation_log.py``);
+version 4 lets undo cover every change (path kinds, link targets, content-store objects; ``engine/capture``);
+version 5 marks the sessions this user made here (``sessions/seals.py``); version 6 says where each session was
+made.
 """
 
 from __future__ import annotations
@@ -194,8 +195,8 @@ ALTER TABLE undo_files ADD COLUMN target TEXT;
 ALTER TABLE undo_turns ADD COLUMN not_captured TEXT NOT NULL DEFAULT '[]';
 """
 
-# Which sessions this user's coder-tui made here (SPEC 19, ``session_seals.py``): a MAC per session. The sessions
-# stored before this version are listed in ``unsealed_sessions``; ``session_seals.forget_legacy`` leaves them foreign.
+# Which sessions this user's coder-tui made here (SPEC 19, ``sessions/seals.py``): a MAC per session. The sessions
+# stored before this version are listed in ``unsealed_sessions``; ``SessionSeals.forget_legacy`` leaves them foreign.
 _V5_SEALS = """
 CREATE TABLE session_seals (
     session_id TEXT PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,

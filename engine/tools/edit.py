@@ -17,8 +17,8 @@ from pydantic import BaseModel, Field
 
 from engine.errors import PathOutsideWorkspace, ToolError
 from engine.record import record
+from engine.text_diff import HunkChoice, unified_diff
 from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
-from engine.tools.diff import HunkChoice, unified_diff
 from engine.tools.fileio import TextDocument, atomic_write, ensure_unchanged_since_known, read_text_document
 from engine.tools.matching import EXACT, Located, Match, closest_blocks, locate
 from engine.tools.matching.text_lines import TextLines, needle_lines

@@ -30,10 +30,10 @@ from pydantic import BaseModel, Field
 
 from engine.errors import ToolError
 from engine.record import record
+from engine.text_diff import looks_binary
 from engine.tools.base import FetchGate, Tool, ToolContext, ToolKind, ToolOutput
 from engine.tools.fetch_address import Resolver, checked_addresses, system_resolver
 from engine.tools.fetch_host import FetchTarget, fetch_target
-from engine.tools.fileio import looks_binary
 
 if TYPE_CHECKING:
     import httpx

@@ -17,12 +17,12 @@ from typing import BinaryIO, Literal
 
 from engine.errors import ToolError
 from engine.record import record
+from engine.text_diff import looks_binary
 from engine.tools.base import ToolContext
 from engine.tools.guard import ensure_opened_where_checked
 from engine.tools.opened_where_checked import open_checked, open_folder_creating
 
 UTF8_BOM = b"\xef\xbb\xbf"
-BINARY_SNIFF_BYTES = 8192
 
 _SPECIAL_KINDS = (
     (stat.S_ISFIFO, "a FIFO (named pipe)"),
@@ -58,11 +58,6 @@ class TextDocument:
                 f"{self.encoding} form; rewrite the whole file with write to change its encoding to UTF-8"
             ) from exc
         return UTF8_BOM + data if self.bom else data
-
-
-def looks_binary(data: bytes) -> bool:
-    """The usual NUL-byte sniff of the first few KiB, as git and grep do it."""
-    return b"\0" in data[:BINARY_SNIFF_BYTES]
 
 
 def decode_text(data: bytes) -> TextDocument:

@@ -20,8 +20,9 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from engine.errors import ToolError
+from engine.text_diff import looks_binary
 from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
-from engine.tools.fileio import decode_text, looks_binary, refuse_special_file, special_file_kind
+from engine.tools.fileio import decode_text, refuse_special_file, special_file_kind
 from engine.tools.glob import glob_regex
 from engine.tools.opened_where_checked import open_checked
 from engine.tools.ripgrep import SKIPPED_FOLDERS, find_ripgrep, run_ripgrep, search_args

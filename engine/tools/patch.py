@@ -16,8 +16,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from engine.errors import PathOutsideWorkspace, ToolError
+from engine.text_diff import HunkChoice
 from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
-from engine.tools.diff import HunkChoice
 from engine.tools.patch_parse import ChangeKind, PatchSyntaxError, parse_patch, touched_paths
 from engine.tools.patch_plan import PatchPlan, plan_patch
 from engine.tools.patch_write import write_all_or_nothing

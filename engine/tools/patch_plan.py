@@ -14,13 +14,12 @@ from typing import Literal
 
 from engine.errors import ToolError
 from engine.record import record
+from engine.text_diff import HunkChoice, looks_binary, unified_diff
 from engine.tools.base import ToolContext
-from engine.tools.diff import HunkChoice, unified_diff
 from engine.tools.fileio import (
     TextDocument,
     decode_text,
     ensure_unchanged_since_known,
-    looks_binary,
     read_regular_bytes,
 )
 from engine.tools.patch_apply import apply_hunks

@@ -19,8 +19,9 @@ from pydantic import BaseModel, Field
 from engine.counted import counted
 from engine.errors import ToolError
 from engine.record import record
+from engine.text_diff import BINARY_SNIFF_BYTES, looks_binary
 from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
-from engine.tools.fileio import BINARY_SNIFF_BYTES, UTF8_BOM, looks_binary, open_regular
+from engine.tools.fileio import UTF8_BOM, open_regular
 from engine.tools.guard import ensure_opened_where_checked
 from engine.tools.offload import run_file_work
 

@@ -16,8 +16,9 @@ from pydantic import BaseModel, Field
 from engine.errors import ToolError
 from engine.skills.catalog import SkillCatalog
 from engine.skills.skill import SKILL_FILE, Skill
+from engine.text_diff import looks_binary
 from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
-from engine.tools.fileio import decode_text, looks_binary
+from engine.tools.fileio import decode_text
 from engine.tools.walk import regular_files
 
 # A skill folder with more files than this is listed in part; the model can still ask for any file by name.

@@ -14,13 +14,12 @@ from pydantic import BaseModel, Field
 
 from engine.errors import ToolError
 from engine.record import record
+from engine.text_diff import HunkChoice, looks_binary, unified_diff
 from engine.tools.base import Tool, ToolContext, ToolKind, ToolOutput
-from engine.tools.diff import HunkChoice, unified_diff
 from engine.tools.fileio import (
     atomic_write,
     decode_text,
     ensure_unchanged_since_known,
-    looks_binary,
     read_regular_bytes,
 )
 

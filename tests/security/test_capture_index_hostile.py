@@ -1,11 +1,11 @@
-"""A saved capture index (``.coder/undo/index.json``) can be stale or come with a repository. Whatever it says, undo
+"""A saved capture index (``.coder/undo/index.bin``) can be stale or come with a repository. Whatever it says, undo
 puts back what the workspace held when the turn began, never the content a planted index and object name, and
 nothing outside the workspace is read or written; a content store reached through a link is refused. Asserted on
 what the attack reached: the workspace's file after undo, the outside folder."""
 
 from __future__ import annotations
 
-import json
+import hashlib
 import os
 import subprocess
 from pathlib import Path
@@ -13,13 +13,14 @@ from pathlib import Path
 import pytest
 
 from engine.capture.capture import WorkspaceCapture
-from engine.capture.index_file import INDEX_FILE
+from engine.capture.index_file import ENTRY, HEADER, INDEX_FILE, MAGIC, index_bytes
 from engine.capture.objects import ObjectStore, ObjectStoreError, open_object_store
 from engine.capture.skip import SkipRules
 from engine.storage.db import Database, database_path
 from engine.storage.errors import StorageError
 from engine.storage.redact import Redactor
 from engine.storage.store import Store
+from engine.storage.undo.session_journal import open_journal
 from tests.security.conftest import snapshot
 from tests.support.fakes import make_orchestrator
 
@@ -39,18 +40,18 @@ def world(tmp_path: Path) -> tuple[Path, Path]:
     return root, outside
 
 
-def plant(root: Path, files: dict[str, list[object]], *, root_id: list[int] | None = None) -> str:
-    """An index naming a planted object for ``files``; returns the object's digest."""
-    digest = ObjectStore(root / ".coder" / "undo" / "objects").put_bytes(PLANTED)
-    info = os.stat(root)
-    saved = {"format": 1, "root": root_id or [info.st_dev, info.st_ino], "files": files}
-    for fields in files.values():
-        fields.insert(1, digest)
-    (root / ".coder" / "undo" / INDEX_FILE).write_text(json.dumps(saved))  # the store made the folder
+def plant(root: Path, files: dict[str, list[int]], *, made_for: Path | None = None, digest: str | None = None) -> str:
+    """An index naming a planted object (or ``digest``) for ``files``, made for the folder ``made_for`` (default:
+    the workspace); returns the digest."""
+    digest = digest or ObjectStore(root / ".coder" / "undo" / "objects").put_bytes(PLANTED)
+    rows = [(path, mode, digest, *rest) for path, (mode, *rest) in files.items()]
+    index = root / ".coder" / "undo" / INDEX_FILE
+    index.parent.mkdir(parents=True, exist_ok=True)
+    index.write_bytes(index_bytes(made_for or root, rows))  # type: ignore[arg-type]
     return digest
 
 
-def stat_fields(path: Path, **override: int) -> list[object]:
+def stat_fields(path: Path, **override: int) -> list[int]:
     info = path.lstat()
     fields = {"mode": info.st_mode & 0o7777, "size": info.st_size, "mtime": info.st_mtime_ns,
               "ctime": info.st_ctime_ns, "inode": info.st_ino, **override}
@@ -60,7 +61,7 @@ def stat_fields(path: Path, **override: int) -> list[object]:
 def a_turn_then_undo(root: Path) -> bytes:
     """A new process's capture, a turn whose command rewrites notes.txt, then /undo: what notes.txt holds after."""
     store = Store(Database.open(database_path(root)), redactor=Redactor({}))
-    journal = store.undo_journal(store.create_session(model="m", mode="yolo"), root, max_turns=5)
+    journal = open_journal(store, store.sessions.create(model="m", mode="yolo"), root, max_turns=5)
     capture = WorkspaceCapture(
         root, journal.objects, SkipRules(root, [], use_gitignore=True), max_file_bytes=1 << 20,
         index_path=root / ".coder" / "undo" / INDEX_FILE,
@@ -91,8 +92,7 @@ def test_an_index_whose_stat_fields_a_clone_cannot_know_is_not_trusted(world: tu
 
 def test_an_index_made_for_another_folder_is_not_used(world: tuple[Path, Path], tmp_path: Path) -> None:
     root, _ = world
-    elsewhere = os.stat(tmp_path)
-    plant(root, {"notes.txt": stat_fields(root / "notes.txt")}, root_id=[elsewhere.st_dev, elsewhere.st_ino])
+    plant(root, {"notes.txt": stat_fields(root / "notes.txt")}, made_for=tmp_path)
     assert a_turn_then_undo(root) == ORIGINAL
 
 
@@ -110,32 +110,54 @@ def test_an_index_naming_paths_outside_reaches_nothing(world: tuple[Path, Path],
 def test_an_index_reached_through_a_link_is_not_read(world: tuple[Path, Path], tmp_path: Path) -> None:
     root, _ = world
     plant(root, {"notes.txt": stat_fields(root / "notes.txt")})  # an exact index: used if read
-    planted = tmp_path / "index.json"
+    planted = tmp_path / INDEX_FILE
     os.replace(root / ".coder" / "undo" / INDEX_FILE, planted)
     (root / ".coder" / "undo" / INDEX_FILE).symlink_to(planted)
     assert a_turn_then_undo(root) == ORIGINAL
 
 
-@pytest.mark.parametrize(
-    "text", ["not json", "[]", '{"format": 1, "root": [], "files": []}', '{"format": 1, "files": {"notes.txt": 7}}']
-)
-def test_a_damaged_index_costs_a_read_nothing_else(world: tuple[Path, Path], text: str) -> None:
+def with_count(exact: bytes, count: int) -> bytes:
+    device, inode, _ = HEADER.unpack_from(exact, len(MAGIC))
+    return exact[: len(MAGIC)] + HEADER.pack(device, inode, count) + exact[len(MAGIC) + HEADER.size :]
+
+
+def test_a_whole_index_exact_in_every_stat_field_is_used(world: tuple[Path, Path]) -> None:
+    """The control for the damages below: an index this user's own process could have saved is trusted, so a
+    damaged one that is not used fails for its damage."""
     root, _ = world
-    (root / ".coder" / "undo").mkdir()
-    (root / ".coder" / "undo" / INDEX_FILE).write_text(text)
+    plant(root, {"notes.txt": stat_fields(root / "notes.txt")})
+    assert a_turn_then_undo(root) == PLANTED
+
+
+DAMAGES = {
+    "not an index": lambda exact: b"not an index",
+    "the header cut": lambda exact: exact[: len(MAGIC) + 4],
+    "more entries than it holds": lambda exact: with_count(exact, 9),
+    "no entries": lambda exact: with_count(exact, 0),
+    "a path cut off": lambda exact: exact[:-3],
+    "a path too many": lambda exact: exact + b"\0other.txt",
+    "entries but no paths": lambda exact: exact[: len(MAGIC) + HEADER.size + ENTRY.size],
+    "another format's name": lambda exact: b"coder-tui capture index 9\n" + exact[len(MAGIC) :],
+}
+
+
+@pytest.mark.parametrize("damage", DAMAGES)
+def test_a_damaged_index_costs_a_read_nothing_else(world: tuple[Path, Path], damage: str) -> None:
+    """Each damage of an index that would be used if read whole (it vouches for the planted content)."""
+    root, _ = world
+    plant(root, {"notes.txt": stat_fields(root / "notes.txt")})
+    index = root / ".coder" / "undo" / INDEX_FILE
+    index.write_bytes(DAMAGES[damage](index.read_bytes()))
     assert a_turn_then_undo(root) == ORIGINAL
 
 
-@pytest.mark.parametrize("digest", [["a list"], {"a": "map"}, 7, None, "../../../out/secret.txt"])
-def test_an_exact_entry_with_a_damaged_digest_costs_a_read_nothing_else(
-    world: tuple[Path, Path], digest: object
+@pytest.mark.parametrize("digest", ["0" * 64, hashlib.sha256(b"never stored").hexdigest()])
+def test_an_exact_entry_naming_an_object_the_store_lacks_costs_a_read_nothing_else(
+    world: tuple[Path, Path], digest: str
 ) -> None:
     root, outside = world
     before = snapshot(outside)
-    plant(root, {"notes.txt": stat_fields(root / "notes.txt")})
-    saved = json.loads((root / ".coder" / "undo" / INDEX_FILE).read_text())
-    saved["files"]["notes.txt"][1] = digest
-    (root / ".coder" / "undo" / INDEX_FILE).write_text(json.dumps(saved))
+    plant(root, {"notes.txt": stat_fields(root / "notes.txt")}, digest=digest)
     assert a_turn_then_undo(root) == ORIGINAL
     assert snapshot(outside) == before
 

@@ -178,7 +178,7 @@ def test_headless_mention_and_read_of_a_6_gb_sparse_log(tmp_path: Path, scripted
 def test_a_huge_or_endless_image_is_refused_before_it_is_read(tmp_path: Path) -> None:
     """`@huge.png` (6 GB sparse) and a FIFO named like an image: neither is read, each is named among the problems."""
     from engine.context.images import MAX_IMAGE_BYTES, attach_images
-    from engine.storage.blobs import BlobStore
+    from engine.storage.sessions.blobs import BlobStore
 
     huge, fifo = tmp_path / "huge.png", tmp_path / "pipe.png"
     with huge.open("wb") as handle:

@@ -13,6 +13,7 @@ from engine.capture.objects import ObjectStore, object_name
 from engine.storage.db import Database, database_path
 from engine.storage.redact import Redactor
 from engine.storage.store import Store
+from engine.storage.undo.session_journal import open_journal
 from tests.security.conftest import snapshot
 from tests.support.tree import tree_state
 
@@ -41,8 +42,8 @@ HOSTILE_PATHS = [
 def test_undo_never_acts_on_a_path_outside_the_workspace(world: tuple[Path, Path], hostile: str, kind: str) -> None:
     root, outside = world
     store = Store(Database.open(database_path(root)), redactor=Redactor({}))
-    session = store.create_session(model="m", mode="yolo")
-    journal = store.undo_journal(session, root, max_turns=5)
+    session = store.sessions.create(model="m", mode="yolo")
+    journal = open_journal(store, session, root, max_turns=5)
     digest = ObjectStore(root / ".coder" / "undo" / "objects").put_file(_payload(root))
     path = hostile.format(outside=outside)
     outside_before = snapshot(outside)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine.server.acp.diffs import FileDiff, file_diffs
-from engine.tools.diff import unified_diff
+from engine.text_diff import unified_diff
 
 OLD = "".join(f"line {n}\n" for n in range(1, 30))
 NEW = OLD.replace("line 3\n", "line three\n").replace("line 25\n", "") + "tail\n"

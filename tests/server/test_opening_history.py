@@ -16,7 +16,7 @@ from engine.events import Event, HistoryRestored
 from engine.orchestrator import Orchestrator
 from engine.protocol import EngineEvent, EngineReady, InputFinished, RunInput
 from engine.server.host import EngineHost, EngineOptions
-from engine.storage.session_lock import SessionLock
+from engine.storage.sessions.lock import SessionLock
 from tests.server.engine_client import EngineClient
 from tests.support.fakes import make_config
 from tests.support.scripted_server import ScriptedServer

@@ -43,9 +43,9 @@ async def test_a_resume_runs_while_the_preload_is_still_loading(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, queued_before_start: bool
 ) -> None:
     store = Store.open(tmp_path, environ={})
-    session_id = store.create_session(model="scripted-model", mode="default")
-    store.append_message(session_id, Message.user("an earlier request"))
-    store.append_message(session_id, Message.assistant("an earlier answer"))
+    session_id = store.sessions.create(model="scripted-model", mode="default")
+    store.conversation.append(session_id, Message.user("an earlier request"))
+    store.conversation.append(session_id, Message.assistant("an earlier answer"))
     store.close()
 
     never = asyncio.Event()

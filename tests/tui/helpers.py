@@ -66,7 +66,7 @@ def write_sessions(
     from engine.messages import Message
     from engine.storage.db import Database, database_path
     from engine.storage.provenance import StateKey
-    from engine.storage.session_seals import SessionSeals
+    from engine.storage.sessions.seals import SessionSeals
     from engine.storage.store import Store
 
     ids = []
@@ -78,9 +78,10 @@ def write_sessions(
             Database.open(database_path(workspace)), clock=lambda when=when: when, seals=seals, origin=origin
         )
         try:
-            session_id = store.create_session(model="scripted-model", mode="default", session_id=f"session{index:05d}")
+            session_id = store.sessions.create(model="scripted-model", mode="default", session_id=f"session{index:05d}")
             for number in range(count):
-                store.append_message(session_id, Message.user(title) if number % 2 == 0 else Message.assistant("ok"))
+                message = Message.user(title) if number % 2 == 0 else Message.assistant("ok")
+                store.conversation.append(session_id, message)
         finally:
             store.close()
         ids.append(session_id)

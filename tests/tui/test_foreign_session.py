@@ -9,7 +9,7 @@ from coder_tui.widgets.notice_line import NoticeLine
 from engine.messages import Message
 from engine.storage.db import Database, database_path
 from engine.storage.provenance import StateKey
-from engine.storage.session_seals import SessionSeals
+from engine.storage.sessions.seals import SessionSeals
 from engine.storage.store import Store
 from tests.support.scripted_server import ScriptedServer
 from tests.tui.helpers import make_app, ready, settle, submit
@@ -19,9 +19,9 @@ def ship_yolo_session(workspace: Path, attacker_config: Path) -> str:
     seals = SessionSeals(StateKey.load({"XDG_CONFIG_HOME": str(attacker_config)}), workspace)
     store = Store(Database.open(database_path(workspace)), seals=seals)
     try:
-        session_id = store.create_session(model="scripted-model", mode="yolo", session_id="shipped00001")
-        store.append_message(session_id, Message.user("hello from the repository"))
-        store.append_message(session_id, Message.assistant("shipped answer"))
+        session_id = store.sessions.create(model="scripted-model", mode="yolo", session_id="shipped00001")
+        store.conversation.append(session_id, Message.user("hello from the repository"))
+        store.conversation.append(session_id, Message.assistant("shipped answer"))
     finally:
         store.close()
     return session_id

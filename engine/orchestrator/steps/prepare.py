@@ -11,16 +11,16 @@ import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
-from engine.context.instructions import load_instructions
 from engine.context.images import attach_images, pasted_image_paths
+from engine.context.instructions import load_instructions
 from engine.context.mentions import collect_mentions
 from engine.context.system_prompt import Environment, probe_environment, prompt_changes
 from engine.events import Notice
 from engine.messages import Message
 from engine.modes import Mode
-from engine.storage.blobs import BlobStore
 from engine.orchestrator.deps import TurnDeps
 from engine.orchestrator.state import TurnState
+from engine.storage.sessions.blobs import BlobStore
 from engine.workflow.complex_task import is_complex, should_init_todos, todo_init_instruction
 
 

@@ -26,7 +26,7 @@ def list_sessions(folders: Sequence[Path], cursor: str | None) -> ListSessionsRe
             continue
         store = Store.open(folder)
         try:
-            summaries = store.list_sessions(limit=MAX_SESSIONS)
+            summaries = store.sessions.summaries(limit=MAX_SESSIONS)
         finally:
             store.close()
         for summary in summaries:

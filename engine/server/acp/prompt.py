@@ -23,7 +23,7 @@ from acp.schema import (
 )
 
 from engine.context.images import MAX_IMAGE_BYTES
-from engine.storage.blobs import BlobStore
+from engine.storage.sessions.blobs import BlobStore
 
 # The image types the engine sends to a model (``engine.context.mentions.IMAGE_TYPES``), by MIME type.
 IMAGE_SUFFIXES = {"image/png": ".png", "image/jpeg": ".jpg", "image/jpg": ".jpg", "image/gif": ".gif",

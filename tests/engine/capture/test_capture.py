@@ -15,13 +15,14 @@ from engine.capture.skip import SkipRules
 from engine.capture.tool_capture import ToolCapture
 from engine.config.schema import UndoConfig
 from engine.storage.store import Store
-from engine.storage.undo import UndoJournal
+from engine.storage.undo.journal import UndoJournal
+from engine.storage.undo.session_journal import open_journal
 from tests.support.tree import tree_state
 
 
 @pytest.fixture
 def journal(store: Store, workspace: Path) -> UndoJournal:
-    return store.undo_journal(store.create_session(model="m", mode="yolo"), workspace, max_turns=2)
+    return open_journal(store, store.sessions.create(model="m", mode="yolo"), workspace, max_turns=2)
 
 
 @pytest.fixture
@@ -111,8 +112,8 @@ def test_a_shell_command_is_undone_from_the_content_store(
 def test_equal_contents_are_stored_once_and_dropped_turns_free_their_objects(
     store: Store, capture: WorkspaceCapture, workspace: Path
 ) -> None:
-    session = store.create_session(model="m", mode="yolo")
-    journal = store.undo_journal(session, workspace, max_turns=2, objects=capture.objects)
+    session = store.sessions.create(model="m", mode="yolo")
+    journal = open_journal(store, session, workspace, max_turns=2, objects=capture.objects)
     capture.wait_ready(10)
     objects = workspace / ".coder" / "undo" / "objects"
     (workspace / "src" / "copy.txt").write_text("a\n")  # the same bytes as src/a.txt

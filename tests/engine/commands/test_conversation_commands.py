@@ -6,8 +6,8 @@ import json
 import os
 from pathlib import Path
 
-from engine.commands.theme import THEMES
 from engine.command_results import CommandReply, ExitRequested
+from engine.commands.theme import THEMES
 from engine.events import UsageUpdated
 from engine.modes import Mode
 from tests.support.fakes import make_orchestrator
@@ -26,7 +26,7 @@ async def test_clear_starts_a_new_conversation_and_the_old_one_stays_resumable(
     result = log.of(CommandReply)[-1]
     assert result.ok and result.previous_session_id == old
     assert orch.session_id != old and orch.session.messages == ()
-    assert old in [s.id for s in orch.store.list_sessions()]
+    assert old in [s.id for s in orch.store.sessions.summaries()]
     await orch.run_input(f"/resume {old}")
     assert [m.content for m in orch.session.messages] == ["hi", "Hello there."]
 
@@ -47,8 +47,8 @@ async def test_fork_copies_the_history_into_a_new_session_and_keeps_the_original
     assert [m["content"] for m in scripted_server.requests[-1].body["messages"][1:]] == [
         "question one", "First answer.", "question two"
     ]
-    assert len(orch.store.load_session(original).messages) == 2
-    assert len(orch.store.load_session(orch.session_id).messages) == 4
+    assert len(orch.store.conversation.load(original).messages) == 2
+    assert len(orch.store.conversation.load(orch.session_id).messages) == 4
     snapshot = json.loads(orch.session.path.read_text())
     assert [m["content"] for m in snapshot["messages"] if m["role"] != "system"][:2] == ["question one", "First answer."]
 

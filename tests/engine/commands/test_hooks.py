@@ -53,7 +53,7 @@ async def test_pre_tool_use_exit_2_blocks_the_call_and_the_model_reads_stderr(
     assert (tmp_path / "keep.txt").exists()
     (result,) = tool_results(scripted_server)
     assert result == {"ok": False, "error": "blocked by a PreToolUse hook: rm is not allowed here: use git clean"}
-    runs = [e for e in orch.store.audit_entries(orch.session_id) if e.tool == "hook:PreToolUse"]
+    runs = [e for e in orch.store.audit.entries(orch.session_id) if e.tool == "hook:PreToolUse"]
     assert len(runs) == 1 and runs[0].actor == "user" and runs[0].output["exit_code"] == 2
     assert runs[0].input["event"]["tool_name"] == "bash"
     assert runs[0].input["event"]["tool_input"] == {"command": "rm keep.txt"}
@@ -74,7 +74,7 @@ async def test_pre_tool_use_passes_other_calls_and_matchers_pick_tools(
     )
     await orch.run_input("go")
     assert [r["ok"] for r in tool_results(scripted_server)] == [True, True]
-    runs = [e for e in orch.store.audit_entries(orch.session_id) if e.tool == "hook:PreToolUse"]
+    runs = [e for e in orch.store.audit.entries(orch.session_id) if e.tool == "hook:PreToolUse"]
     assert len(runs) == 1  # the matcher "Bash" left the read alone
 
 
@@ -93,7 +93,7 @@ async def test_pre_tool_use_json_allow_skips_the_approval(tmp_path: Path, script
     )
     await orch.run_input("write it")
     assert interaction.approval_requests == [] and (tmp_path / "new.txt").read_text() == "x\n"
-    decisions = orch.store.permission_entries(orch.session_id)
+    decisions = orch.store.audit.permissions(orch.session_id)
     assert decisions[-1].decision == "allow" and decisions[-1].reasons == ("new files are fine",)
 
 
@@ -139,7 +139,7 @@ async def test_post_tool_use_runs_after_an_edit_and_its_block_reaches_the_model(
     assert (tmp_path / "code.txt").read_text() == "LOWER\n"
     (result,) = tool_results(scripted_server)
     assert result["ok"] is True and result["hook_feedback"] == "formatted"
-    (run,) = [e for e in orch.store.audit_entries(orch.session_id) if e.tool == "hook:PostToolUse"]
+    (run,) = [e for e in orch.store.audit.entries(orch.session_id) if e.tool == "hook:PostToolUse"]
     assert run.input["event"]["tool_response"]["ok"] is True
 
 

@@ -38,7 +38,7 @@ async def test_an_image_mention_is_sent_as_an_image_url_part(tmp_path: Path, scr
     user = next(m for m in json.loads(snapshot)["messages"] if m["role"] == "user")
     assert user["content"] == "what is in @shot.png?"
     assert user["images"] == [{"blob": str(blobs[0]), "mime": "image/png", "name": "shot.png"}]
-    stored = orch.store.load_session(orch.session_id).messages[0]
+    stored = orch.store.conversation.load(orch.session_id).messages[0]
     assert stored.images is not None and stored.images[0].blob == str(blobs[0])
 
 

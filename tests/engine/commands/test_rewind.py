@@ -55,7 +55,7 @@ async def test_rewind_restores_files_byte_exact_and_cuts_the_conversation(
     assert result.prompt_text == "replace data and delete old"
     assert set(result.restored) == {"data.bin", "made.txt"} and result.recreated == ("old.txt",)
     assert [m.content for m in orch.session.messages if m.role == "user"] == ["make the file"]
-    assert len(orch.store.load_session(orch.session_id).messages) == len(orch.session.messages)
+    assert len(orch.store.conversation.load(orch.session_id).messages) == len(orch.session.messages)
     assert "data.bin" in result.text and "old.txt" in result.text
 
 

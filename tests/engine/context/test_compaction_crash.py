@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from engine.context.compaction import SUMMARY_HEADER, SUMMARY_INSTRUCTIONS
-from engine.storage.records import CompactionMarker, HistoryMessage
+from engine.storage.sessions.records import CompactionMarker, HistoryMessage
 from engine.storage.store import Store
 from tests.engine.orchestrator.test_crash_resume import assert_valid_for_the_api
 from tests.support.fakes import make_orchestrator
@@ -78,10 +78,10 @@ async def test_killed_mid_compaction_loses_nothing_and_resumes_valid(tmp_path: P
         kill_during_summary(tmp_path, server, script)
         store = Store.open(tmp_path, environ={})
         try:
-            session_id = store.latest_session_id()
+            session_id = store.sessions.latest_id()
             assert session_id is not None
-            history = store.full_history(session_id)
-            view = store.load_session(session_id).messages
+            history = store.conversation.history(session_id)
+            view = store.conversation.load(session_id).messages
         finally:
             store.close()
         made = [e.message.content for e in history if isinstance(e, HistoryMessage)]

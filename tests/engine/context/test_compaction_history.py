@@ -14,7 +14,7 @@ import pytest
 from engine.context.compaction import SUMMARY_HEADER, SUMMARY_INSTRUCTIONS
 from engine.events import MessageAdded, SubagentEvent
 from engine.messages import Message
-from engine.storage.records import CompactionMarker, HistoryMessage
+from engine.storage.sessions.records import CompactionMarker, HistoryMessage
 from engine.storage.store import Store
 from tests.support.fakes import CREATED, make_orchestrator
 from tests.support.scenario import ReplyLike, reply, text, tool_call
@@ -80,9 +80,9 @@ async def test_the_database_keeps_every_message_of_both_epochs_and_the_diffs(
     made = await compacted_twice(tmp_path, server, script)
     store = Store.open(tmp_path, environ={})
     try:
-        session_id = store.latest_session_id()
+        session_id = store.sessions.latest_id()
         assert session_id is not None
-        history = store.full_history(session_id)
+        history = store.conversation.history(session_id)
     finally:
         store.close()
     kept = [e for e in history if isinstance(e, HistoryMessage)]
@@ -138,7 +138,7 @@ async def test_a_subagent_conversation_survives_a_restart(
 
     store = Store.open(tmp_path, environ={})
     try:
-        conversations = store.subagent_conversations(session_id)
+        conversations = store.conversation.subagent_conversations(session_id)
     finally:
         store.close()
     assert list(conversations) == ["t1"]

@@ -57,9 +57,9 @@ async def test_model_calls_an_mcp_tool_and_gets_its_result(workspace: Path, scri
     [finished] = log.of(ToolCallFinished)
     assert finished.tool == NOW and finished.key_argument == "Asia/Tokyo" and finished.status is ToolStatus.SUCCESS
     # the audit log and the permission log hold the call
-    audit = [e for e in orch.store.audit_entries(orch.session_id) if e.tool == NOW]
+    audit = [e for e in orch.store.audit.entries(orch.session_id) if e.tool == NOW]
     assert audit and audit[0].input == {"timezone": "Asia/Tokyo"} and audit[0].is_error is False
-    decisions = [(e.decision, e.decided_by) for e in orch.store.permission_entries(orch.session_id) if e.tool == NOW]
+    decisions = [(e.decision, e.decided_by) for e in orch.store.audit.permissions(orch.session_id) if e.tool == NOW]
     assert decisions == [("ask", "policy"), ("yes", "user")]
 
 

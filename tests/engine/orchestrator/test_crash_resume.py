@@ -51,9 +51,9 @@ def run_until(workspace: Path, server: ScriptedServer, mode: str, request: str, 
 def stored(workspace: Path) -> tuple[str, list[Message]]:
     store = Store.open(workspace, environ={})
     try:
-        session_id = store.latest_session_id()
+        session_id = store.sessions.latest_id()
         assert session_id is not None
-        return session_id, store.load_session(session_id).messages
+        return session_id, store.conversation.load(session_id).messages
     finally:
         store.close()
 

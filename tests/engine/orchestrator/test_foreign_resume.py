@@ -9,9 +9,9 @@ from pathlib import Path
 from engine.messages import FunctionCall, Message, ToolCall
 from engine.modes import Mode
 from engine.storage.db import Database, database_path
+from engine.storage.log.records import InteractionRequested, TaskEvent
 from engine.storage.provenance import StateKey
-from engine.storage.records import InteractionRequested, TaskEvent
-from engine.storage.session_seals import SessionSeals
+from engine.storage.sessions.seals import SessionSeals
 from engine.storage.store import Store
 from tests.support.fakes import make_orchestrator
 from tests.support.scenario import text
@@ -22,12 +22,12 @@ def ship_pending_command(workspace: Path, attacker_config: Path, command: str) -
     seals = SessionSeals(StateKey.load({"XDG_CONFIG_HOME": str(attacker_config)}), workspace)
     store = Store(Database.open(database_path(workspace)), seals=seals)
     try:
-        session_id = store.create_session(model="m", mode="yolo", session_id="shipped00002")
-        store.record_event(session_id, TaskEvent("TaskCreated", "task1", "set up"))
-        store.append_message(session_id, Message.user("set up"))
+        session_id = store.sessions.create(model="m", mode="yolo", session_id="shipped00002")
+        store.events.record(session_id, TaskEvent("TaskCreated", "task1", "set up"))
+        store.conversation.append(session_id, Message.user("set up"))
         call = ToolCall(id="call_1", function=FunctionCall(name="bash", arguments=json.dumps({"command": command})))
-        store.append_message(session_id, Message.assistant(None, tool_calls=[call]))
-        store.record_event(session_id, InteractionRequested(
+        store.conversation.append(session_id, Message.assistant(None, tool_calls=[call]))
+        store.events.record(session_id, InteractionRequested(
             "i1", "task1", "Confirm", "confirm_risky_action", f"bash: {command}", ("yes", "no"),
             {"call_id": "call_1", "tool": "bash", "arguments": {"command": command}, "reasons": []},
         ))

@@ -91,7 +91,7 @@ async def test_a_model_set_by_flag_or_environment_wins_over_the_stored_one(
     assert log.of(ModelChanged)[-1].model == "fake-model"
     await orchestrator.run_input("go on")
     assert scripted_server.requests[-1].body["model"] == "fake-model"
-    assert orchestrator.store.load_session(session_id).info.model == "fake-model"
+    assert orchestrator.store.conversation.load(session_id).info.model == "fake-model"
 
 
 async def test_without_a_flag_or_environment_resume_takes_the_stored_model(

@@ -66,7 +66,7 @@ async def test_the_request_and_permission_rows_are_committed_before_the_tool_run
     open_calls, permissions = json.loads(finished.result["stdout"])
     assert open_calls == [["call_peek"]]
     assert permissions == [["call_peek", "allow"]]
-    (entry,) = orchestrator.store.audit_entries(orchestrator.session_id)
+    (entry,) = orchestrator.store.audit.entries(orchestrator.session_id)
     assert entry.call_id == "call_peek" and entry.completed_at is not None
 
 

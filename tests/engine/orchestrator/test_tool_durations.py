@@ -53,6 +53,6 @@ async def test_the_wait_for_approval_is_not_the_tools_duration(
     approved, refused = log.of(ToolCallFinished)
     assert (approved.status, approved.duration_ms) == (ToolStatus.SUCCESS, 0.0)
     assert (refused.status, refused.duration_ms) == (ToolStatus.DENIED, None)
-    entries = {entry.call_id: entry for entry in orchestrator.store.audit_entries(orchestrator.session_id)}
+    entries = {entry.call_id: entry for entry in orchestrator.store.audit.entries(orchestrator.session_id)}
     assert entries[approved.call_id].duration_ms == 0.0
     assert entries[refused.call_id].duration_ms is None

@@ -13,7 +13,7 @@ import pytest
 from coder_tui.launch.headless import exit_code
 from engine.events import UsageUpdated
 from engine.messages import Message
-from engine.storage.session_file import load_snapshot
+from engine.storage.sessions.snapshot import load_snapshot
 from tests.support.fakes import make_orchestrator
 from tests.support.recorded_streams import RecordedStream, load_recorded_streams
 from tests.support.scenario import text

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from engine.messages import FunctionCall, Message, ToolCall
-from engine.storage.records import TaskEvent
+from engine.storage.log.records import TaskEvent
 from engine.storage.store import Store
 
 
@@ -31,13 +31,13 @@ def message_for(seed: int, seq: int) -> Message:
 def main() -> None:
     workspace, seed = Path(sys.argv[1]), int(sys.argv[2])
     store = Store.open(workspace)
-    session_id = store.create_session(model="m", mode="default")
+    session_id = store.sessions.create(model="m", mode="default")
     print(f"session {session_id}", flush=True)
     seq = 0
     while True:
         if seq % 7 == 0:
-            store.record_event(session_id, TaskEvent("TaskCreated", f"task_{seq}", "next request"))
-        stored = store.append_message(session_id, message_for(seed, seq))
+            store.events.record(session_id, TaskEvent("TaskCreated", f"task_{seq}", "next request"))
+        stored = store.conversation.append(session_id, message_for(seed, seq))
         print(f"ok {stored}", flush=True)
         seq += 1
 

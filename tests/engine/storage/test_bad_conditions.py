@@ -14,7 +14,7 @@ import pytest
 from engine.context.mentions import collect_mentions
 from engine.events import ErrorEvent
 from engine.storage.db import database_path
-from engine.storage.session_file import sessions_dir
+from engine.storage.sessions.snapshot import sessions_dir
 from engine.storage.store import Store
 from engine.tools.guard import Workspace
 from tests.support.fakes import close_orchestrators  # noqa: F401 (autouse fixture)
@@ -63,7 +63,7 @@ async def test_disk_full_mid_turn_is_a_clear_error_and_loses_nothing(
     assert "internal error" not in error
     assert list(sessions_dir(tmp_path).glob("*.tmp")) == [] and list(sessions_dir(tmp_path).glob(".*.tmp")) == []
     assert snapshot.read_bytes() == saved_before  # the last good snapshot is intact
-    stored = [m.content for m in orch.store.load_session(orch.session_id).messages]
+    stored = [m.content for m in orch.store.conversation.load(orch.session_id).messages]
     assert stored[:3] == ["first", "first answer", "second"]
 
 
@@ -86,8 +86,8 @@ async def test_empty_database_is_rebuilt_from_the_session_files(
     store = Store.open(tmp_path)
     try:
         assert len(store.rebuilt) == 2 and all("restored from its snapshot" in note for note in store.rebuilt)
-        assert store.latest_session_id() == latest
-        contents = [m.content for m in store.load_session(older).messages]
+        assert store.sessions.latest_id() == latest
+        contents = [m.content for m in store.conversation.load(older).messages]
         assert contents == ["older request", "older answer"]
     finally:
         store.close()
@@ -100,7 +100,7 @@ def test_a_database_that_has_content_is_never_rebuilt(tmp_path: Path) -> None:
     (sessions_dir(tmp_path) / "x.json").write_text(json.dumps({"id": "x", "messages": []}))
     again = Store.open(tmp_path)
     try:
-        assert again.rebuilt == [] and again.latest_session_id() is None
+        assert again.rebuilt == [] and again.sessions.latest_id() is None
     finally:
         again.close()
 

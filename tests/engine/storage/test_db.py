@@ -69,7 +69,7 @@ def test_migrations_run_forward_from_version_1_and_keep_the_data(workspace: Path
     try:
         assert current.db.version == LATEST
         assert {"undo_turns", "undo_files", "undo_baselines"} <= tables(current.db)
-        assert [m.content for m in current.load_session(session_id).messages] == ["written by schema 1"]
+        assert [m.content for m in current.conversation.load(session_id).messages] == ["written by schema 1"]
         with current.db.read() as conn:
             assert [row[0] for row in conn.execute("SELECT version FROM schema_version ORDER BY version")] == list(
                 range(1, LATEST + 1)
@@ -148,9 +148,9 @@ def test_a_file_that_is_not_a_database_is_refused_and_never_replaced(workspace: 
 
 def test_a_corrupted_database_gives_a_clear_error(workspace: Path) -> None:
     first = Store.open(workspace, environ={})
-    session_id = first.create_session(model="m", mode="default")
+    session_id = first.sessions.create(model="m", mode="default")
     for index in range(300):
-        first.append_message(session_id, Message.user(f"message {index} " + "x" * 500))
+        first.conversation.append(session_id, Message.user(f"message {index} " + "x" * 500))
     first.close()
     path = database_path(workspace)
     data = bytearray(path.read_bytes())
@@ -163,7 +163,7 @@ def test_a_corrupted_database_gives_a_clear_error(workspace: Path) -> None:
     def open_and_read() -> None:
         reopened = Store.open(workspace, environ={})
         try:
-            reopened.load_session(session_id)
+            reopened.conversation.load(session_id)
         finally:
             reopened.close()
 
@@ -190,16 +190,16 @@ def test_a_locked_database_gives_a_clear_error(workspace: Path) -> None:
 
 def test_a_write_while_another_process_writes_fails_clearly_and_is_not_half_done(workspace: Path) -> None:
     store = Store.open(workspace, busy_timeout_ms=20, environ={})
-    session_id = store.create_session(model="m", mode="default")
+    session_id = store.sessions.create(model="m", mode="default")
     other = sqlite3.connect(database_path(workspace), isolation_level=None)
     other.execute("BEGIN IMMEDIATE")
     try:
         with pytest.raises(StorageError, match="locked"):
-            store.append_message(session_id, Message.user("blocked"))
+            store.conversation.append(session_id, Message.user("blocked"))
     finally:
         other.execute("ROLLBACK")
         other.close()
-    assert store.append_message(session_id, Message.user("after")) == 0
+    assert store.conversation.append(session_id, Message.user("after")) == 0
     store.close()
 
 
@@ -238,11 +238,11 @@ def test_checkpoint_copies_the_log_once_enough_commits_have_gathered(
     store = Store(db, redactor=Redactor(environ={}))
     try:
         for number in range(2):
-            store.create_session(model="m", mode="default", session_id=f"s{number}")
+            store.sessions.create(model="m", mode="default", session_id=f"s{number}")
         db.checkpoint()
         assert sessions_in_the_database_file(path) == 0
         for number in range(2, 4):
-            store.create_session(model="m", mode="default", session_id=f"s{number}")
+            store.sessions.create(model="m", mode="default", session_id=f"s{number}")
         db.checkpoint()
         assert sessions_in_the_database_file(path) == 4
     finally:

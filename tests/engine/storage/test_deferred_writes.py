@@ -11,6 +11,7 @@ import pytest
 
 from engine.storage.db import Database, database_path
 from engine.storage.errors import StorageError
+from engine.storage.log.records import PermissionDecided, ToolCallCompleted, ToolCallRequested
 from engine.storage.store import Store
 
 
@@ -22,29 +23,26 @@ def statements_of(db: Database) -> list[str]:
 
 
 def requested(store: Store, session_id: str, call_id: str, *, defer: bool) -> None:
-    store.record_tool_call_requested(session_id, call_id=call_id, tool="read", input={"path": "a"}, defer=defer)
+    store.audit.record(ToolCallRequested(session_id, None, call_id, "read", {"path": "a"}), defer=defer)
 
 
 def test_a_deferred_row_joins_the_next_transaction(store: Store) -> None:
-    session_id = store.create_session(model="m", mode="default")
+    session_id = store.sessions.create(model="m", mode="default")
     seen = statements_of(store.db)
     requested(store, session_id, "call_1", defer=True)
-    store.record_permission(
-        session_id, tool="read", arguments={"path": "a"}, decision="allow", reasons=[], decided_by="policy",
-        call_id="call_1", defer=True,
+    store.audit.record(
+        PermissionDecided(session_id, None, "call_1", "read", {"path": "a"}, "allow", (), "policy"), defer=True
     )
     assert seen == []
-    store.record_tool_call_completed(
-        session_id, call_id="call_1", tool="read", output={"ok": True}, is_error=False, duration_ms=1.0
-    )
+    store.audit.record(ToolCallCompleted(session_id, None, "call_1", "read", {"ok": True}, False, 1.0))
     assert [s.split()[0] for s in seen] == ["BEGIN", "INSERT", "INSERT", "UPDATE", "COMMIT"]
-    (entry,) = store.audit_entries(session_id)
+    (entry,) = store.audit.entries(session_id)
     assert (entry.call_id, entry.input, entry.output) == ("call_1", {"path": "a"}, {"ok": True})
-    assert [p.decision for p in store.permission_entries(session_id)] == ["allow"]
+    assert [p.decision for p in store.audit.permissions(session_id)] == ["allow"]
 
 
 def test_commit_deferred_commits_at_once_and_only_when_needed(store: Store) -> None:
-    session_id = store.create_session(model="m", mode="default")
+    session_id = store.sessions.create(model="m", mode="default")
     seen = statements_of(store.db)
     store.commit_deferred()
     assert seen == []
@@ -54,14 +52,14 @@ def test_commit_deferred_commits_at_once_and_only_when_needed(store: Store) -> N
 
 
 def test_a_read_sees_the_deferred_rows(store: Store) -> None:
-    session_id = store.create_session(model="m", mode="default")
+    session_id = store.sessions.create(model="m", mode="default")
     requested(store, session_id, "call_1", defer=True)
-    assert [entry.call_id for entry in store.audit_entries(session_id)] == ["call_1"]
+    assert [entry.call_id for entry in store.audit.entries(session_id)] == ["call_1"]
 
 
 def test_close_commits_the_deferred_rows(workspace: Path) -> None:
     store = Store.open(workspace, environ={})
-    session_id = store.create_session(model="m", mode="default")
+    session_id = store.sessions.create(model="m", mode="default")
     requested(store, session_id, "call_1", defer=True)
     store.close()
     with sqlite3.connect(database_path(workspace)) as conn:
@@ -69,12 +67,12 @@ def test_close_commits_the_deferred_rows(workspace: Path) -> None:
 
 
 def test_deferred_rows_wait_for_the_next_transaction_when_the_callers_part_fails(store: Store) -> None:
-    session_id = store.create_session(model="m", mode="default")
+    session_id = store.sessions.create(model="m", mode="default")
     requested(store, session_id, "call_1", defer=True)
     with pytest.raises(StorageError):
         with store.db.transaction() as conn:
             conn.execute("INSERT INTO no_such_table VALUES (1)")
-    assert [entry.call_id for entry in store.audit_entries(session_id)] == ["call_1"]
+    assert [entry.call_id for entry in store.audit.entries(session_id)] == ["call_1"]
 
 
 def test_a_failing_deferred_write_is_dropped_and_reported(store: Store) -> None:

@@ -50,7 +50,7 @@ def test_sigkill_never_loses_a_committed_message(tmp_path: Path, seed: int) -> N
 
     store = Store.open(tmp_path)
     try:
-        stored = store.load_session(session_id).messages
+        stored = store.conversation.load(session_id).messages
         with store.db.read() as conn:
             assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     finally:

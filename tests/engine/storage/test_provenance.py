@@ -16,7 +16,7 @@ from engine.storage.db import database_path
 from engine.storage.errors import StorageError
 from engine.storage.names import checked_name, is_safe_name
 from engine.storage.provenance import StateKey, key_path
-from engine.storage.session_seals import SessionSeals
+from engine.storage.sessions.seals import SessionSeals
 from engine.storage.store import Store
 
 V2_DATABASE = Path(__file__).parent / "data" / "v2.db"
@@ -88,9 +88,9 @@ def test_sessions_stored_before_seals_stay_foreign_wherever_the_repository_is(tm
         subprocess.run(["git", "-C", str(root), "add", "-f", "services/api/.coder/coder.db"], check=True)
     store = Store.open(workspace, environ={}, state_key=StateKey.load(env(tmp_path)))
     try:
-        assert not store.is_own("v2session000")
-        assert store.latest_session_id() is None
-        assert store.load_session("v2session000").messages  # still readable: nothing is lost
+        assert not store.sessions.is_own("v2session000")
+        assert store.sessions.latest_id() is None
+        assert store.conversation.load("v2session000").messages  # still readable: nothing is lost
     finally:
         store.close()
     with closing(sqlite3.connect(database_path(workspace))) as conn:

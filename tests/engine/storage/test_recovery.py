@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from engine.messages import FunctionCall, Message, ToolCall
-from engine.storage.recovery import INTERRUPTED_ERROR, open_tool_calls, repair_history
+from engine.storage.sessions.recovery import INTERRUPTED_ERROR, open_tool_calls, repair_history
 
 
 def call(call_id: str, name: str = "bash") -> ToolCall:

@@ -11,9 +11,16 @@ import pytest
 from engine.events import TodoItem
 from engine.messages import FunctionCall, Message, ToolCall
 from engine.storage.db import Database, database_path
-from engine.storage.records import InteractionRequested, InteractionResponded, TaskEvent
+from engine.storage.log.records import (
+    InteractionRequested,
+    InteractionResponded,
+    PermissionDecided,
+    TaskEvent,
+    ToolCallCompleted,
+    ToolCallRequested,
+)
 from engine.storage.redact import _KEYWORDS, _NON_ASCII_LOOKALIKES, _PATTERNS, REDACTED, Redactor, _replace_match
-from engine.storage.session_file import encode_message
+from engine.storage.sessions.snapshot import encode_message
 from engine.storage.store import Store
 
 OPENAI_KEY = "sk-proj-Abc123def456GHI789jkl012"
@@ -97,9 +104,9 @@ def test_credential_keys_of_written_dicts_are_redacted_whatever_the_value() -> N
 def test_nothing_the_store_writes_contains_a_secret(workspace: Path) -> None:
     store = Store(Database.open(database_path(workspace)), redactor=Redactor({"CUSTOM_API_KEY": ENV_KEY}))
     leaks = f"{OPENAI_KEY} {ENV_KEY}"
-    session_id = store.create_session(model="m", mode="default", title=f"title {leaks}")
-    store.append_message(session_id, Message.user(f"here is my key {leaks}"))
-    store.append_message(
+    session_id = store.sessions.create(model="m", mode="default", title=f"title {leaks}")
+    store.conversation.append(session_id, Message.user(f"here is my key {leaks}"))
+    store.conversation.append(
         session_id,
         Message.assistant(
             None,
@@ -107,23 +114,19 @@ def test_nothing_the_store_writes_contains_a_secret(workspace: Path) -> None:
             reasoning=f"the user gave {leaks}",
         ),
     )
-    store.append_message(session_id, Message.tool("c1", "bash", json.dumps({"stdout": leaks})))
-    store.record_event(session_id, TaskEvent("TaskCreated", "t1", f"request {leaks}"))
-    store.record_event(session_id, TaskEvent("TaskFailed", "t1", f"error {leaks}"))
-    store.record_event(
+    store.conversation.append(session_id, Message.tool("c1", "bash", json.dumps({"stdout": leaks})))
+    store.events.record(session_id, TaskEvent("TaskCreated", "t1", f"request {leaks}"))
+    store.events.record(session_id, TaskEvent("TaskFailed", "t1", f"error {leaks}"))
+    store.events.record(
         session_id,
         InteractionRequested("i1", "t1", "Input", "request_info", f"q {leaks}", (leaks,), {"arg": leaks}),
     )
-    store.record_event(session_id, InteractionResponded("i1", "t1", leaks))
-    store.record_tool_call_requested(session_id, call_id="c1", tool="bash", input={"command": f"echo {leaks}"})
-    store.record_tool_call_completed(
-        session_id, call_id="c1", tool="bash", output={"stdout": leaks}, is_error=False, duration_ms=1
-    )
-    store.record_permission(
-        session_id, tool="bash", arguments={"command": leaks}, decision="ask", reasons=[leaks], decided_by="policy"
-    )
-    store.save_todos(session_id, [TodoItem("1", f"rotate {leaks}", "pending")])
-    loaded = store.load_session(session_id)
+    store.events.record(session_id, InteractionResponded("i1", "t1", leaks))
+    store.audit.record(ToolCallRequested(session_id, None, "c1", "bash", {"command": f"echo {leaks}"}))
+    store.audit.record(ToolCallCompleted(session_id, None, "c1", "bash", {"stdout": leaks}, False, 1))
+    store.audit.record(PermissionDecided(session_id, None, None, "bash", {"command": leaks}, "ask", (leaks,), "policy"))
+    store.todos.save(session_id, [TodoItem("1", f"rotate {leaks}", "pending")])
+    loaded = store.conversation.load(session_id)
     store.close()
 
     assert loaded.messages[0].content == f"here is my key {REDACTED} [REDACTED:CUSTOM_API_KEY]"

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from engine.messages import Message
-from engine.storage.session_file import SessionFile, SnapshotHeader, encode_message, load_snapshot
+from engine.storage.sessions.snapshot import SessionFile, SnapshotHeader, encode_message, load_snapshot
 
 TOOLS = [{"type": "function", "function": {"name": "read", "description": "Read.", "parameters": {}}}]
 

@@ -13,7 +13,8 @@ import pytest
 from engine.storage.db import database_path
 from engine.storage.errors import StorageError
 from engine.storage.store import Store
-from engine.storage.undo import NOTHING_TO_UNDO, UndoJournal
+from engine.storage.undo.journal import NOTHING_TO_UNDO, UndoJournal
+from engine.storage.undo.session_journal import open_journal
 
 Tree = dict[str, tuple[bytes, int] | str]
 
@@ -45,8 +46,8 @@ def delete(journal: UndoJournal, path: Path) -> None:
 
 @pytest.fixture
 def journal(store: Store, workspace: Path) -> UndoJournal:
-    session_id = store.create_session(model="m", mode="auto-edit")
-    return store.undo_journal(session_id, workspace, max_turns=5)
+    session_id = store.sessions.create(model="m", mode="auto-edit")
+    return open_journal(store, session_id, workspace, max_turns=5)
 
 
 def test_undo_restores_a_modified_file_byte_exact(journal: UndoJournal, workspace: Path) -> None:
@@ -125,7 +126,7 @@ def test_repeated_undo_walks_the_stack_newest_first(journal: UndoJournal, worksp
 
 
 def test_the_stack_keeps_only_max_turns(store: Store, workspace: Path) -> None:
-    journal = store.undo_journal(store.create_session(model="m", mode="yolo"), workspace, max_turns=2)
+    journal = open_journal(store, store.sessions.create(model="m", mode="yolo"), workspace, max_turns=2)
     target = workspace / "a.txt"
     target.write_bytes(b"v0")
     for version in (1, 2, 3):
@@ -196,8 +197,8 @@ def test_a_mode_change_outside_the_agent_is_a_conflict(journal: UndoJournal, wor
 
 def test_undo_survives_a_restart(workspace: Path) -> None:
     store = Store.open(workspace, environ={})
-    session_id = store.create_session(model="m", mode="auto-edit")
-    journal = store.undo_journal(session_id, workspace, max_turns=5)
+    session_id = store.sessions.create(model="m", mode="auto-edit")
+    journal = open_journal(store, session_id, workspace, max_turns=5)
     target = workspace / "a.txt"
     target.write_bytes(b"before")
     journal.begin_turn("t1")
@@ -207,7 +208,7 @@ def test_undo_survives_a_restart(workspace: Path) -> None:
 
     reopened = Store.open(workspace, environ={})
     try:
-        assert reopened.undo_journal(session_id, workspace, max_turns=5).undo_last_turn().applied
+        assert open_journal(reopened, session_id, workspace, max_turns=5).undo_last_turn().applied
         assert target.read_bytes() == b"before"
     finally:
         reopened.close()
@@ -215,8 +216,8 @@ def test_undo_survives_a_restart(workspace: Path) -> None:
 
 def test_a_turn_cut_by_a_crash_is_undoable_after_restart(workspace: Path) -> None:
     store = Store.open(workspace, environ={})
-    session_id = store.create_session(model="m", mode="auto-edit")
-    journal = store.undo_journal(session_id, workspace, max_turns=5)
+    session_id = store.sessions.create(model="m", mode="auto-edit")
+    journal = open_journal(store, session_id, workspace, max_turns=5)
     target = workspace / "a.txt"
     target.write_bytes(b"before")
     journal.begin_turn("t1")
@@ -225,7 +226,7 @@ def test_a_turn_cut_by_a_crash_is_undoable_after_restart(workspace: Path) -> Non
 
     reopened = Store.open(workspace, environ={})
     try:
-        result = reopened.undo_journal(session_id, workspace, max_turns=5).undo_last_turn()
+        result = open_journal(reopened, session_id, workspace, max_turns=5).undo_last_turn()
         assert result.applied and result.conflicts == ()
         assert target.read_bytes() == b"before"
     finally:
@@ -233,8 +234,8 @@ def test_a_turn_cut_by_a_crash_is_undoable_after_restart(workspace: Path) -> Non
 
 
 def test_undo_stacks_are_per_session(store: Store, workspace: Path) -> None:
-    first = store.undo_journal(store.create_session(model="m", mode="yolo"), workspace, max_turns=5)
-    second = store.undo_journal(store.create_session(model="m", mode="yolo"), workspace, max_turns=5)
+    first = open_journal(store, store.sessions.create(model="m", mode="yolo"), workspace, max_turns=5)
+    second = open_journal(store, store.sessions.create(model="m", mode="yolo"), workspace, max_turns=5)
     first.begin_turn("t1")
     write(first, workspace / "a.txt", b"x")
     first.end_turn()
@@ -272,7 +273,7 @@ def test_copies_left_by_a_crash_are_swept(store: Store, workspace: Path, journal
     for stray in (stray_turn, stray_baseline):
         stray.parent.mkdir(parents=True, exist_ok=True)
         stray.write_bytes(b"left over")
-    store.undo_journal(journal.session_id, workspace, max_turns=5)
+    open_journal(store, journal.session_id, workspace, max_turns=5)
     assert not stray_turn.parent.exists() and not stray_baseline.exists()
 
 
@@ -334,7 +335,7 @@ def test_random_multi_file_turns_undo_byte_exact(store: Store, workspace: Path, 
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(rng.choice(CONTENTS)(rng))
         os.chmod(path, rng.choice(MODES))
-    journal = store.undo_journal(store.create_session(model="m", mode="yolo"), workspace, max_turns=10)
+    journal = open_journal(store, store.sessions.create(model="m", mode="yolo"), workspace, max_turns=10)
     states: list[Tree] = []
     for turn in range(rng.randint(2, 6)):
         states.append(tree(workspace))

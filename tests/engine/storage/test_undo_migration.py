@@ -18,9 +18,10 @@ from engine.storage.db import Database, database_path
 from engine.storage.errors import StorageError
 from engine.storage.provenance import StateKey
 from engine.storage.redact import Redactor
-from engine.storage.session_seals import SessionSeals
+from engine.storage.sessions.seals import SessionSeals
 from engine.storage.store import Store
-from engine.storage.undo import NOTHING_TO_UNDO
+from engine.storage.undo.journal import NOTHING_TO_UNDO
+from engine.storage.undo.session_journal import open_journal
 from tests.support.tree import tree_state
 
 FIXTURE = Path(__file__).parent / "data" / "undo_journal_v5"
@@ -60,7 +61,7 @@ def stored_objects(workspace: Path) -> set[bytes]:
 
 
 def test_an_older_journal_is_undone_turn_by_turn(own_store: Store, workspace: Path) -> None:
-    journal = own_store.undo_journal(SESSION, workspace, max_turns=5)
+    journal = open_journal(own_store, SESSION, workspace, max_turns=5)
     assert not (workspace / ".coder" / "undo" / SESSION).exists()
     with own_store.db.read() as conn:
         names = [row[0] for row in conn.execute("SELECT blob FROM undo_files WHERE blob IS NOT NULL")]
@@ -80,7 +81,7 @@ def test_an_older_journal_is_undone_turn_by_turn(own_store: Store, workspace: Pa
 
 
 def test_an_older_journals_first_states_still_show_in_diff(own_store: Store, workspace: Path) -> None:
-    journal = own_store.undo_journal(SESSION, workspace, max_turns=5)
+    journal = open_journal(own_store, SESSION, workspace, max_turns=5)
     changes = {c.path: (c.before.data, c.after.data) for c in journal.session_changes()}
     assert changes == {
         "a.txt": (b"original a\r\n", b"a after t2\n"),
@@ -94,7 +95,7 @@ def test_a_foreign_older_journal_is_not_used_and_its_copies_are_not_kept(workspa
     before = tree_state(workspace)
     store = open_store(workspace, tmp_path, own=False)
     try:
-        journal = store.undo_journal(SESSION, workspace, max_turns=5)
+        journal = open_journal(store, SESSION, workspace, max_turns=5)
         assert journal.undo_last_turn().summary() == NOTHING_TO_UNDO
     finally:
         store.close()
@@ -110,7 +111,7 @@ def test_a_legacy_name_leading_outside_the_copies_folder_is_never_read(
     outside.write_bytes(b"not a copy\n")
     with own_store.db.transaction() as conn:
         conn.execute("UPDATE undo_files SET blob = '../../../../secret.txt' WHERE blob = '2/0'")
-    journal = own_store.undo_journal(SESSION, workspace, max_turns=5)
+    journal = open_journal(own_store, SESSION, workspace, max_turns=5)
     assert b"not a copy\n" not in stored_objects(workspace)
     result = journal.undo_last_turn()
     assert not result.applied and "a.txt: its content before the turn was not kept" in result.errors
@@ -124,5 +125,5 @@ def test_a_legacy_copies_folder_that_is_a_link_is_refused(
     shutil.move(workspace / ".coder" / "undo" / SESSION, elsewhere)
     os.symlink(elsewhere, workspace / ".coder" / "undo" / SESSION)
     with pytest.raises(StorageError, match="symbolic link"):
-        own_store.undo_journal(SESSION, workspace, max_turns=5)
+        open_journal(own_store, SESSION, workspace, max_turns=5)
     assert (elsewhere / "1" / "0").exists() and b"original a\r\n" not in stored_objects(workspace)

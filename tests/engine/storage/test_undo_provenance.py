@@ -11,9 +11,10 @@ import pytest
 from engine.storage.db import Database, database_path
 from engine.storage.provenance import StateKey
 from engine.storage.redact import Redactor
-from engine.storage.session_seals import SessionSeals
+from engine.storage.sessions.seals import SessionSeals
 from engine.storage.store import Store
-from engine.storage.undo import NOTHING_TO_UNDO
+from engine.storage.undo.journal import NOTHING_TO_UNDO
+from engine.storage.undo.session_journal import open_journal
 
 
 def plant_turn(store: Store, session_id: str, workspace: Path, path: str) -> None:
@@ -33,9 +34,9 @@ def test_a_row_naming_a_path_outside_is_refused(store: Store, workspace: Path, t
     if how == "link":
         (workspace / "inside").symlink_to(outside)
     path = {"dotdot": "../outside.txt", "absolute": str(outside), "link": "inside"}[how]
-    session_id = store.create_session(model="m", mode="default")
+    session_id = store.sessions.create(model="m", mode="default")
     plant_turn(store, session_id, workspace, path)
-    result = store.undo_journal(session_id, workspace, max_turns=5).undo_last_turn(force=True)
+    result = open_journal(store, session_id, workspace, max_turns=5).undo_last_turn(force=True)
     assert outside.read_text() == "mine\n"
     if how == "link":
         # The row names a path inside: undo puts back what stood there (a file), replacing the link, never
@@ -50,9 +51,9 @@ def test_a_foreign_sessions_journal_is_not_used(workspace: Path, tmp_path: Path)
     seals = SessionSeals(StateKey.load({"XDG_CONFIG_HOME": str(tmp_path / "xdg")}), workspace)
     store = Store(Database.open(database_path(workspace)), redactor=Redactor({}), seals=seals)
     try:
-        session_id = store.create_session(model="m", mode="yolo", own=False)
+        session_id = store.sessions.create(model="m", mode="yolo", own=False)
         plant_turn(store, session_id, workspace, "a.txt")
-        journal = store.undo_journal(session_id, workspace, max_turns=5)
+        journal = open_journal(store, session_id, workspace, max_turns=5)
         assert journal.undo_last_turn().reason == NOTHING_TO_UNDO
         assert (workspace / "a.txt").read_text() == "current\n"
         # What this user does in it from now on is undoable as ever.

@@ -16,9 +16,9 @@ from engine.command_results import CommandReply
 from engine.events import CommandResult, MessageAdded
 from engine.messages import FunctionCall, Message, ToolCall
 from engine.modes import Mode
-from engine.storage.recovery import INTERRUPTED_ERROR
-from engine.storage.records import InteractionRequested, TaskEvent
-from engine.storage.session_file import TRANSCRIPT_ONLY
+from engine.storage.log.records import InteractionRequested, TaskEvent
+from engine.storage.sessions.recovery import INTERRUPTED_ERROR
+from engine.storage.sessions.snapshot import TRANSCRIPT_ONLY
 from engine.storage.store import Store
 from tests.support.fakes import close_orchestrators  # noqa: F401 (autouse fixture)
 from tests.support.fakes import CREATED, make_orchestrator
@@ -50,7 +50,7 @@ async def test_every_message_is_in_the_database_when_it_is_announced(
     orch, _, _ = make_orchestrator(tmp_path, scripted_server.base_url)
     stored_counts: list[int] = []
     orch.subscribe(
-        lambda e: stored_counts.append(len(reader.load_session(orch.session_id).messages))
+        lambda e: stored_counts.append(len(reader.conversation.load(orch.session_id).messages))
         if isinstance(e, MessageAdded) else None
     )
     await orch.run_input("what is in a.txt")
@@ -59,7 +59,7 @@ async def test_every_message_is_in_the_database_when_it_is_announced(
     # The snapshot leaves out what only the transcript uses (a tool message's state and duration).
     stored = [
         {k: v for k, v in m.to_record().items() if k not in TRANSCRIPT_ONLY}
-        for m in reader.load_session(orch.session_id).messages
+        for m in reader.conversation.load(orch.session_id).messages
     ]
     assert stored == [m for m in snapshot["messages"] if m["role"] != "system"]
 
@@ -70,14 +70,14 @@ async def test_each_turn_is_a_task_and_approvals_are_interactions(
     scripted_server.add(reply(tool_call("write", path="new.txt", content="x")), text("written"))
     orch, _, interaction = make_orchestrator(tmp_path, scripted_server.base_url, mode=Mode.DEFAULT)
     await orch.run_input("create new.txt")
-    events = [r.event for r in reader.events(orch.session_id)]
+    events = [r.event for r in reader.events.load(orch.session_id)]
     assert [e.type for e in events if isinstance(e, TaskEvent)] == ["TaskCreated", "TaskStarted", "TaskCompleted"]
     requested = [e for e in events if isinstance(e, InteractionRequested)]
     assert len(requested) == 1 and len(interaction.approval_requests) == 1
     assert (requested[0].kind, requested[0].purpose) == ("Confirm", "confirm_risky_action")
     assert requested[0].data["call_id"] == interaction.approval_requests[0].call_id
-    assert reader.pending_interaction(orch.session_id) is None
-    decisions = [(p.decided_by, p.decision) for p in reader.permission_entries(orch.session_id)]
+    assert reader.events.pending_interaction(orch.session_id) is None
+    decisions = [(p.decided_by, p.decision) for p in reader.audit.permissions(orch.session_id)]
     assert decisions == [("policy", "ask"), ("user", "yes")]
 
 
@@ -89,7 +89,7 @@ async def test_every_tool_call_is_audited_bang_commands_included(
     orch, _, _ = make_orchestrator(tmp_path, scripted_server.base_url)
     await orch.run_input("read a.txt")
     await orch.run_input("!echo hi")
-    entries = reader.audit_entries(orch.session_id)
+    entries = reader.audit.entries(orch.session_id)
     assert [(e.tool, e.actor, e.is_error) for e in entries] == [("read", "model", False), ("bash", "user", False)]
     assert entries[0].input == {"path": "a.txt"} and entries[0].output is not None
     assert entries[1].input["command"] == "echo hi" and entries[1].duration_ms is not None
@@ -115,7 +115,7 @@ async def test_resume_restores_a_session_and_an_unknown_id_is_readable(
 def crashed_session(workspace: Path, *, pending_call: str | None) -> str:
     """A session as a killed process leaves it: an assistant message with three calls, only the first answered."""
     store = Store.open(workspace, environ={})
-    session_id = store.create_session(model="scripted-model", mode="default")
+    session_id = store.sessions.create(model="scripted-model", mode="default")
     calls = [
         ToolCall(
             id=f"c{n}",
@@ -123,13 +123,13 @@ def crashed_session(workspace: Path, *, pending_call: str | None) -> str:
         )
         for n in (1, 2, 3)
     ]
-    store.record_event(session_id, TaskEvent("TaskCreated", "t1", "write three files"))
-    store.record_event(session_id, TaskEvent("TaskStarted", "t1"))
-    store.append_message(session_id, Message.user("write three files"))
-    store.append_message(session_id, Message.assistant(None, calls))
-    store.append_message(session_id, Message.tool("c1", "write", '{"ok": true}'))
+    store.events.record(session_id, TaskEvent("TaskCreated", "t1", "write three files"))
+    store.events.record(session_id, TaskEvent("TaskStarted", "t1"))
+    store.conversation.append(session_id, Message.user("write three files"))
+    store.conversation.append(session_id, Message.assistant(None, calls))
+    store.conversation.append(session_id, Message.tool("c1", "write", '{"ok": true}'))
     if pending_call is not None:
-        store.record_event(
+        store.events.record(
             session_id,
             InteractionRequested(
                 "i1", "t1", "Confirm", "confirm_risky_action", "write f2.txt", ("yes", "no", "always"),
@@ -150,7 +150,7 @@ async def test_resume_after_a_crash_repairs_the_history_and_never_reruns_a_compl
     assert roles == [("user", None), ("assistant", None), ("tool", "c1"), ("tool", "c2"), ("tool", "c3")]
     assert json.loads(orch.session.messages[3].content or "")["error"] == INTERRUPTED_ERROR
     assert not (tmp_path / "f1.txt").exists()  # c1 completed before the crash: it is not run again
-    stored = reader.load_session(session_id).messages
+    stored = reader.conversation.load(session_id).messages
     assert [m.tool_call_id for m in stored] == [None, None, "c1", "c2", "c3"]
 
 
@@ -165,7 +165,7 @@ async def test_resume_asks_the_pending_approval_again_and_the_turn_continues(
     assert (tmp_path / "f2.txt").exists() and (tmp_path / "f3.txt").exists()
     assert not (tmp_path / "f1.txt").exists()
     assert orch.session.messages[-1].content == "all three written"
-    assert reader.pending_interaction(session_id) is None
+    assert reader.events.pending_interaction(session_id) is None
 
 
 async def test_undo_command_restores_the_last_turns_files(

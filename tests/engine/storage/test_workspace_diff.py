@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from engine.storage.store import Store
-from engine.storage.undo import UndoJournal
-from engine.storage.workspace_diff import FileDiff, collect_workspace_diff, git_diff, session_diff
+from engine.storage.undo.journal import UndoJournal
+from engine.storage.undo.session_journal import open_journal
+from engine.storage.undo.workspace_diff import FileDiff, collect_workspace_diff, git_diff, session_diff
 
 
 @pytest.fixture(autouse=True)
@@ -87,7 +88,7 @@ def record_session(store: Store, workspace: Path) -> UndoJournal:
     (workspace / "gone.txt").write_text("bye\n")
     (workspace / "tool.sh").write_text("#!/bin/sh\n")
     os.chmod(workspace / "tool.sh", 0o644)
-    journal = store.undo_journal(store.create_session(model="m", mode="yolo"), workspace, max_turns=5)
+    journal = open_journal(store, store.sessions.create(model="m", mode="yolo"), workspace, max_turns=5)
     journal.begin_turn("t1")
     for path in ("edited.txt", "gone.txt", "tool.sh", "new/made.txt"):
         journal.record(workspace / path)
@@ -129,7 +130,7 @@ def test_without_git_installed_the_session_changes_are_shown(
 
 def test_a_line_ending_change_shows_in_the_session_diff(workspace: Path, store: Store) -> None:
     (workspace / "dos.txt").write_bytes(b"a\r\nb\r\n")
-    journal = store.undo_journal(store.create_session(model="m", mode="yolo"), workspace, max_turns=5)
+    journal = open_journal(store, store.sessions.create(model="m", mode="yolo"), workspace, max_turns=5)
     journal.begin_turn("t1")
     journal.record(workspace / "dos.txt")
     (workspace / "dos.txt").write_bytes(b"a\nb\n")

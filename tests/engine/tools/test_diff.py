@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.tools.diff import NO_NEWLINE_MARKER, diff_stats, unified_diff
+from engine.text_diff import NO_NEWLINE_MARKER, diff_stats, unified_diff
 
 
 def test_diff_of_a_new_file_comes_from_dev_null() -> None:

@@ -10,12 +10,12 @@ import pytest
 
 from engine.errors import ToolError
 from engine.tools.base import ToolContext
+from engine.text_diff import looks_binary
 from engine.tools.fileio import (
     TextDocument,
     atomic_write,
     decode_text,
     ensure_unchanged_since_known,
-    looks_binary,
 )
 
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from engine.errors import ToolError
+from engine.text_diff import HunkChoice, diff_hunks, unified_diff
 from engine.tools import patch_write
 from engine.tools.base import ToolContext
-from engine.tools.diff import HunkChoice, diff_hunks, unified_diff
 from engine.tools.edit import EditTool
 from engine.tools.patch import PatchTool
 from engine.tools.write import WriteTool

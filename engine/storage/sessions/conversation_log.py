@@ -11,7 +11,7 @@ A tool message's diff is kept in its own column, beside the record the model see
 lives in ``subagent_messages``, keyed by the ``task`` call that started it.
 
 Functions here take an open connection (inside the caller's transaction) and already-redacted values; the
-``Store`` decides transactions, redaction and the clock.
+caller (``Conversation``, ``SessionIndex``) decides transactions, redaction and the clock.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from engine.storage.errors import UnknownSession
-from engine.storage.records import CompactionMarker, HistoryEntry, HistoryMessage, SessionSummary
+from engine.storage.sessions.records import CompactionMarker, HistoryEntry, HistoryMessage, SessionSummary
 
 if TYPE_CHECKING:
     from engine.messages import Message

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.record import record
-from engine.storage.file_state import FileState
+from engine.storage.undo.file_state import FileState
 
 
 @record

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from engine.record import record
 from engine.storage.errors import StorageError
-from engine.storage.file_state import folders_between, remove_empty_folders, write_state
+from engine.storage.undo.file_state import folders_between, remove_empty_folders, write_state
 
 _FORBIDDEN_TOP = (".git", ".coder")
 

@@ -1,4 +1,5 @@
-"""Unified diffs of file changes, as git shows them: what write, edit, patch, undo and ``/diff`` report.
+"""Unified diffs of file changes, as git shows them: what write, edit, patch, undo and ``/diff`` report; and whether a
+content is text at all (``looks_binary``).
 
 Lines are split on ``\\n`` only (``str.splitlines`` would also split on form feeds and other separators that are
 ordinary characters inside a source line), and a last line without a newline gets git's
@@ -11,7 +12,13 @@ import difflib
 import re
 
 NO_NEWLINE_MARKER = "\\ No newline at end of file"
+BINARY_SNIFF_BYTES = 8192
 _HUNK_HEADER = re.compile(r"^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
+
+
+def looks_binary(data: bytes) -> bool:
+    """The usual NUL-byte sniff of the first few KiB, as git and grep do it."""
+    return b"\0" in data[:BINARY_SNIFF_BYTES]
 
 
 def unified_diff(old: str | None, new: str | None, display_path: str, *, context: int = 3) -> str:

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from engine.storage.records import (
+from engine.storage.db import Database
+from engine.storage.log.records import (
     TASK_ENDINGS,
     EventRecord,
     InteractionRequested,
@@ -18,12 +20,36 @@ from engine.storage.records import (
     PendingInteraction,
     TaskEvent,
 )
-
-if TYPE_CHECKING:
-    from engine.storage.redact import Redactor
+from engine.storage.redact import Redactor
+from engine.storage.sessions import conversation_log
 
 _COLUMNS = "task_id, type, interaction_id, kind, purpose, display, options, answer, detail, data, created_at"
 _ENDINGS_SQL = ", ".join(f"'{name}'" for name in TASK_ENDINGS)
+
+
+class EventLog:
+    def __init__(self, db: Database, redactor: Redactor, clock: Callable[[], str]) -> None:
+        self._db = db
+        self._redactor = redactor
+        self._now = clock
+
+    def record(self, session_id: str, event: LoggedEvent) -> None:
+        """A task lifecycle event or an interaction. ``TaskCreated`` also titles an untitled session with its
+        request."""
+        event = redacted(event, self._redactor)
+        with self._db.transaction() as conn:
+            if isinstance(event, TaskEvent) and event.type == "TaskCreated":
+                conversation_log.touch_session(conn, self._db.path, session_id, self._now(), title=event.detail or "")
+            append_event(conn, session_id, event, self._now())
+
+    def load(self, session_id: str) -> list[EventRecord]:
+        with self._db.read() as conn:
+            return load_events(conn, session_id)
+
+    def pending_interaction(self, session_id: str) -> PendingInteraction | None:
+        """An interaction the process died waiting for, to be asked again on resume; None when there is none."""
+        with self._db.read() as conn:
+            return pending_interaction(conn, session_id)
 
 
 def redacted(event: LoggedEvent, redactor: Redactor) -> LoggedEvent:

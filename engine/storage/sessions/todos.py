@@ -6,6 +6,23 @@ import sqlite3
 from collections.abc import Sequence
 
 from engine.events import TodoItem
+from engine.storage.db import Database
+from engine.storage.redact import Redactor
+
+
+class Todos:
+    def __init__(self, db: Database, redactor: Redactor) -> None:
+        self._db = db
+        self._redactor = redactor
+
+    def save(self, session_id: str, items: Sequence[TodoItem]) -> None:
+        redacted = [TodoItem(item.id, self._redactor.redact(item.content), item.status) for item in items]
+        with self._db.transaction() as conn:
+            replace_todos(conn, session_id, redacted)
+
+    def load(self, session_id: str) -> list[TodoItem]:
+        with self._db.read() as conn:
+            return load_todos(conn, session_id)
 
 
 def replace_todos(conn: sqlite3.Connection, session_id: str, todos: Sequence[TodoItem]) -> None:

@@ -25,7 +25,7 @@ def repair_history(
 ) -> tuple[list[Message], list[str]]:
     """Returns the repaired messages and one note per repair, in words.
 
-    ``resume_from_call``: the call whose interaction was pending when the process died (``Store.pending_interaction``).
+    ``resume_from_call``: the call whose interaction was pending when the process died (``EventLog.pending_interaction``).
     When it is an unanswered call of the last assistant message, it and the unanswered calls after it are left
     open, for the orchestrator to run through the tool chain again (which asks again); ``open_tool_calls`` lists
     them.

@@ -4,7 +4,7 @@
 session's copies into the content store and renames its rows ``sha256:<digest>``, then removes the old folder.
 
 It runs when the session's journal is opened, after the store has dropped the journal of a session that is not
-this user's (its seal: ``Store.undo_journal``), so a shipped journal's copies never reach the store. A copy is read
+this user's (its seal: ``session_journal.open_journal``), so a shipped journal's copies never reach the store. A copy is read
 only by a name of the two shapes above, as a regular file not reached through a link; a row whose copy is
 missing or refused keeps no content (undo then says its content was not kept), as it would have failed before.
 """

@@ -68,7 +68,7 @@ class SessionFile:
     """Writes one session's snapshot: the whole file atomically when its head changes, else appends in place."""
 
     def __init__(self, workspace: Path, session_id: str, seal: str | None = None) -> None:
-        """``seal``: the session's MAC (``session_seals``), kept in the file's head so that a database rebuilt from
+        """``seal``: the session's MAC (``seals``), kept in the file's head so that a database rebuilt from
         the snapshots still knows which sessions are this user's; None for a foreign session."""
         self.path = sessions_dir(workspace) / f"{checked_name(session_id, 'session id')}.json"
         self._seal = seal

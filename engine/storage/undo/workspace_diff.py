@@ -17,12 +17,11 @@ from typing import TYPE_CHECKING, Literal
 
 from engine.record import record
 from engine.sandbox.child_env import git_environment
-from engine.tools.diff import diff_stats, unified_diff
-from engine.tools.fileio import looks_binary
+from engine.text_diff import diff_stats, looks_binary, unified_diff
 
 if TYPE_CHECKING:
-    from engine.storage.file_state import FileState
-    from engine.storage.undo import UndoJournal
+    from engine.storage.undo.file_state import FileState
+    from engine.storage.undo.journal import UndoJournal
 
 FileStatus = Literal["modified", "added", "deleted", "renamed", "untracked"]
 GIT_TIMEOUT_S = 30.0

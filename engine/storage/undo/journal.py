@@ -10,7 +10,7 @@ saw a tool call change (any tool, a shell command's included). A path is recorde
 Rows live in the database, contents in the capture's content store (``engine.capture.objects``), never in the
 database: undo needs the exact bytes, which cannot be redacted (SPEC 12 keeps secrets out of it). A copy is stored
 before its row: a crash can leave an unnamed copy, never a dangling row. Older journals' copies move into the store
-when opened (``undo_legacy``). Files changed by someone else after the turn ended are detected by fingerprint
+when opened (``legacy``). Files changed by someone else after the turn ended are detected by fingerprint
 (sha256 + mode, taken when the turn ends) and reported before anything is overwritten; ``force=True`` undoes anyway.
 """
 
@@ -25,29 +25,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.capture.entry import Entry, kind_of
-from engine.capture.objects import OBJECT_PREFIX, ObjectStore, ObjectStoreError, object_name, open_object_store
+from engine.capture.objects import OBJECT_PREFIX, ObjectStore, ObjectStoreError, object_name
 from engine.record import record as as_record
-from engine.storage.conversation_log import make_title
 from engine.storage.db import Database, utc_now
 from engine.storage.errors import StorageError
-from engine.storage.file_state import FileState, missing_top, read_state
 from engine.storage.names import checked_name
-from engine.storage.undo_apply import PathBefore, apply_rows, inside, state_now
-from engine.storage.undo_legacy import adopt_legacy_copies
-from engine.storage.undo_result import SessionChange, UndoResult, turn_name
+from engine.storage.sessions.conversation_log import make_title
+from engine.storage.undo.apply import PathBefore, apply_rows, inside, state_now
+from engine.storage.undo.file_state import FileState, missing_top, read_state
+from engine.storage.undo.legacy import adopt_legacy_copies
+from engine.storage.undo.result import SessionChange, UndoResult, turn_name
 
 if TYPE_CHECKING:
     from engine.capture.capture import Captured
 
 NOTHING_TO_UNDO = "nothing to undo: no change made by a turn is left on this session's undo stack"
-
-
-def undo_objects(workspace_root: Path) -> ObjectStore:
-    """The workspace's content store for undo (the capture's), or ``StorageError`` saying why it cannot be used."""
-    try:
-        return open_object_store(workspace_root)
-    except ObjectStoreError as exc:
-        raise StorageError(str(exc)) from exc
 
 
 @as_record
@@ -76,7 +68,7 @@ class UndoJournal:
         workspace_root: Path,
         *,
         max_turns: int,
-        objects: ObjectStore | None = None,
+        objects: ObjectStore,
         clock: Callable[[], str] = utc_now,
         redact: Callable[[str], str] = str,
     ) -> None:
@@ -86,7 +78,7 @@ class UndoJournal:
         self.session_id = session_id
         self.root = Path(os.path.realpath(workspace_root))
         self.max_turns = max_turns
-        self.objects = objects or undo_objects(self.root)
+        self.objects = objects
         self._now = clock
         self._redact = redact
         self._turn: _OpenTurn | None = None

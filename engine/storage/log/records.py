@@ -1,15 +1,14 @@
-"""What the store writes and reads back: typed records for sessions, the event log, the audit log and the
-permission log. The Literal types are the closed vocabularies of SPEC 12 (the database CHECKs the same sets)."""
+"""What the event and audit logs write and read back: a task's lifecycle and the interactions (events), each tool call
+and each permission decision (audit). An audit row is one record, made once by whoever saw it happen and written as
+it is (``AuditTrail.record``). The Literal types are the closed vocabularies of SPEC 12 (the database CHECKs the same
+sets)."""
 
 from __future__ import annotations
 
 from dataclasses import field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from engine.record import record
-
-if TYPE_CHECKING:
-    from engine.messages import Message
 
 TaskEventType = Literal["TaskCreated", "TaskStarted", "TaskCompleted", "TaskFailed", "TaskCanceled"]
 TASK_ENDINGS: tuple[TaskEventType, ...] = ("TaskCompleted", "TaskFailed", "TaskCanceled")
@@ -17,67 +16,6 @@ InteractionKind = Literal["Select", "Confirm", "Input"]
 InteractionPurpose = Literal["choose_strategy", "request_info", "confirm_risky_action", "assign_subtask", "generic"]
 Actor = Literal["model", "user"]
 DecidedBy = Literal["policy", "user", "config"]
-
-
-@record
-class SessionSummary:
-    """One row of the ``/resume`` picker: title is the first request, trimmed."""
-
-    id: str
-    title: str
-    created_at: str
-    updated_at: str
-    model: str
-    mode: str
-    message_count: int
-    origin: str = "tui"  # where it was made: "tui" (the full screen), "headless" or "acp"
-
-
-@record
-class LoadedSession:
-    """A session as resume needs it: ``messages`` is the model's view of the latest context epoch (after a
-    compaction: its summary, then the messages kept and those made since), not the whole history."""
-
-    info: SessionSummary
-    messages: list[Message]
-    # The task that was created or started but never ended: the process stopped during it.
-    unfinished_task_id: str | None = None
-    # Beside each message: its position in the session's history, and its stored (redacted) JSON text.
-    seqs: tuple[int, ...] = ()
-    encoded: tuple[str, ...] = ()
-    epoch: int = 0
-
-
-@record
-class HistoryMessage:
-    """One stored message of a session's whole history. ``epoch``: the context epoch it was made in; ``diff``: the
-    diff a tool message showed when it ran (kept beside the message, never sent to the model); ``rewound``: cut from
-    the conversation by a ``/rewind`` (the model no longer sees it)."""
-
-    seq: int
-    epoch: int
-    message: Message
-    created_at: str
-    diff: str | None = None
-    rewound: bool = False
-
-
-@record
-class CompactionMarker:
-    """"Context compacted here": the point of the history where a compaction started context epoch ``epoch``.
-    ``summary`` is the message that took the place of everything before it in the model's view; the messages from
-    ``kept_from_seq`` on stayed in that view verbatim."""
-
-    seq: int
-    epoch: int
-    summary: Message
-    tokens_before: int
-    tokens_after: int
-    kept_from_seq: int | None
-    created_at: str
-
-
-HistoryEntry = HistoryMessage | CompactionMarker
 
 
 @record
@@ -160,3 +98,47 @@ class PermissionEntry:
     task_id: str | None
     call_id: str | None
     created_at: str
+
+
+@record
+class ToolCallRequested:
+    """An audit row's first step: a tool call asked for, by the model or the user (a ``!`` command, a hook)."""
+
+    session_id: str
+    task_id: str | None
+    call_id: str
+    tool: str
+    input: dict[str, Any]
+    actor: Actor = "model"
+
+
+@record
+class ToolCallCompleted:
+    """An audit row's second step: what the call gave back, whether it failed, and how long it took."""
+
+    session_id: str
+    task_id: str | None
+    call_id: str
+    tool: str
+    output: dict[str, Any]
+    is_error: bool
+    duration_ms: float | None
+    actor: Actor = "model"
+
+
+@record
+class PermissionDecided:
+    """A permission decision, as ``PermissionEntry`` reads it back: by the policy, the user or the configuration."""
+
+    session_id: str
+    task_id: str | None
+    call_id: str | None
+    tool: str
+    arguments: dict[str, Any]
+    decision: str
+    reasons: tuple[str, ...]
+    decided_by: DecidedBy
+    rule: str | None = None
+
+
+AuditRow = ToolCallRequested | ToolCallCompleted | PermissionDecided

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from engine.counted import counted
 from engine.storage.errors import StorageError
-from engine.storage.records import TaskEvent
-from engine.storage.session_file import load_snapshot, sessions_dir
+from engine.storage.log.records import TaskEvent
+from engine.storage.sessions.snapshot import load_snapshot, sessions_dir
 from engine.storage.store import Store
 
 
@@ -47,16 +47,16 @@ def rebuild_from_snapshots(store: Store, workspace: Path) -> list[str]:
         try:
             # A snapshot without this user's seal came from elsewhere: its session is stored as foreign (SPEC 19).
             own = store.seals is None or store.seals.holds(snapshot.session_id, snapshot.seal)
-            dated.create_session(
+            dated.sessions.create(
                 model=snapshot.model, mode=snapshot.mode, session_id=snapshot.session_id, title=title, own=own
             )
-            dated.append_messages(snapshot.session_id, messages)
+            dated.conversation.append_many(snapshot.session_id, messages)
             if any(m.role == "assistant" for m in messages):
                 # One task stands for the restored conversation, so --continue counts it as one with the model.
                 task_id = f"restored-{snapshot.session_id}"
-                dated.record_event(snapshot.session_id, TaskEvent("TaskCreated", task_id, title))
+                dated.events.record(snapshot.session_id, TaskEvent("TaskCreated", task_id, title))
                 done = TaskEvent("TaskCompleted", task_id, "restored from its snapshot")
-                dated.record_event(snapshot.session_id, done)
+                dated.events.record(snapshot.session_id, done)
         except StorageError as exc:
             notes.append(f"session {snapshot.session_id} could not be restored: {exc}")
             continue

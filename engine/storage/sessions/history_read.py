@@ -12,10 +12,10 @@ import sqlite3
 from pathlib import Path
 
 from engine.events import HistoryRestored
-from engine.storage import conversation_log
 from engine.storage.db import database_path
 from engine.storage.errors import StorageError
 from engine.storage.migrations import MIGRATIONS
+from engine.storage.sessions import conversation_log
 from engine.storage.state_folder import check_state_folder
 
 
