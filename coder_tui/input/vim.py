@@ -16,11 +16,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
+from engine.record import record
+
 Mode = Literal["insert", "normal"]
 _WORD = re.compile(r"\w+|[^\w\s]+")
 
 
-@dataclass(frozen=True)
+@record
 class Edit:
     """Replace ``text[start:end]`` with ``insert``, then put the cursor at ``cursor`` (an offset in the new text)."""
 
@@ -30,7 +32,7 @@ class Edit:
     cursor: int
 
 
-@dataclass(frozen=True)
+@record
 class Outcome:
     """What a key did: ``handled`` False leaves the key to the prompt (insert mode, Esc in normal mode, Enter...);
     ``edit`` a change of the text, ``cursor`` a move, ``undo`` the prompt's undo."""

@@ -10,9 +10,12 @@ written and on its folder's real location, so neither a link on the way in nor o
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
-from engine.tools.guard import Workspace
+from engine.tools.guard import PROTECTED_DIR, Workspace
+
+_DIGEST_NAME = re.compile(r"[0-9a-f]{64}\.(?:png|jpe?g|gif|webp)")
 
 
 def user_image_path(raw: str, workspace: Workspace) -> Path:
@@ -22,8 +25,16 @@ def user_image_path(raw: str, workspace: Workspace) -> Path:
     if path.is_absolute() and not _names_a_workspace_file(path, workspace.root):
         return path
     resolved = workspace.resolve(str(path))
-    workspace.refuse_coder_state(resolved, raw)
+    if not _a_kept_image(resolved, workspace.root):
+        workspace.refuse_coder_state(resolved, raw)
     return resolved
+
+
+def _a_kept_image(path: Path, root: Path) -> bool:
+    """An image coder itself kept for a request (an editor's pasted image over ACP, stored by its digest in
+    ``.coder/blobs/``): the one file of coder's state a request may send, by its real path."""
+    return (path.parent == root / PROTECTED_DIR / "blobs" and _DIGEST_NAME.fullmatch(path.name) is not None
+            and path.is_file() and not path.is_symlink())
 
 
 def _names_a_workspace_file(path: Path, root: Path) -> bool:
