@@ -68,8 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     which = parser.add_mutually_exclusive_group()
     which.add_argument(
-        "-r", "--resume", metavar="ID", nargs="?", const="",
-        help="resume a saved session of this workspace; with no ID, choose one from a list",
+        "-r", "--resume", metavar="ID|WORDS", nargs="?", const="",
+        help="resume a saved session of this workspace; with no ID, choose one from a list (words that are no ID: "
+        "the list searching them)",
     )
     which.add_argument(
         "-c", "--continue", dest="cont", action="store_true",

@@ -29,7 +29,13 @@ from engine.record import record
 from engine.tools.base import ToolKind
 from engine.orchestrator.outcome import TurnOutcome
 from engine.orchestrator.steps.compact import maybe_compact
-from engine.orchestrator.session_commands import diff_command, new_command, resume_command, undo_command
+from engine.orchestrator.session_commands import (
+    diff_command,
+    new_command,
+    rename_command,
+    resume_command,
+    undo_command,
+)
 from engine.commands.custom_run import extra_commands, run_custom_command
 from engine.commands.conversation import clear_command, copy_command, fork_command, quit_command
 from engine.commands.export import export_command
@@ -247,8 +253,10 @@ COMMANDS: dict[str, SlashCommand] = {
         SlashCommand("/todos", "/todos", "the session's todo list", _todos),
         SlashCommand("/compact", "/compact [focus]", "summarise the older context now (on what to focus)", _compact),
         SlashCommand("/new", "/new", "start a new, empty session", new_command),
-        SlashCommand("/resume", "/resume [id]", "list recent sessions, or resume one (--last: the latest)",
+        SlashCommand("/resume", "/resume [id|words]", "pick a session (search with words), or resume one (--last)",
                      resume_command),
+        SlashCommand("/rename", "/rename <title>", "give this session a title (the /resume list shows it)",
+                     rename_command),
         SlashCommand("/undo", "/undo", "roll back the file changes of the last turn", undo_command),
         SlashCommand("/diff", "/diff", "the workspace's changes (git diff, or this session's)", diff_command),
         SlashCommand("/init", "/init", "survey the repository and write (or improve) AGENTS.md", init_command),

@@ -121,6 +121,8 @@ def marked_snippet(text: str, words: str, width: int = SNIPPET_CHARS) -> str:
     pattern = word_pattern(words)
     first = pattern.search(text) if pattern else None
     start = 0 if first is None else max(0, first.start() - width // 4)
+    if start:
+        start = text.rfind(" ", 0, start) + 1  # at the start of a word
     cut = text[start : start + width]
     if pattern is not None:
         cut = pattern.sub(lambda match: f"{MARK_START}{match.group(0)}{MARK_END}", cut)
