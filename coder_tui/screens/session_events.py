@@ -126,6 +126,7 @@ def show_event(screen: SessionScreen, event: Event) -> None:
             tool_log.clear()
             screen.todo_pane.set_todos([])
             screen.status.context_used = 0
+            screen.status.cost_usd = None
             transcript.add_command_result(event)
         case RewindOffered(points=points) if points:
             _pick_rewind(screen, list(points))  # the picker shows the list: closing it leaves nothing behind
@@ -179,11 +180,13 @@ def show_event(screen: SessionScreen, event: Event) -> None:
             screen.mode_changed(mode)
         case ModelChanged(model=model):
             screen.status.model = model
-        case UsageUpdated(context_tokens=used, context_window=window, completion_tokens=completion):
+        case UsageUpdated(context_tokens=used, context_window=window, completion_tokens=completion, session_cost_usd=cost):
             if completion:
                 screen.request_used(completion)
             screen.status.context_used = used
             screen.status.context_window = window
+            if cost is not None:
+                screen.status.cost_usd = cost
         case ContextCompacted(tokens_before=before, tokens_after=after, kept=kept):
             line = compaction_text(before, after)
             transcript.add_notice(f"{line}; kept verbatim: {' and '.join(kept)}" if kept else line)

@@ -8,7 +8,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from coder_tui.transcript.formatting import format_context, format_tokens
+from coder_tui.transcript.formatting import format_context, format_cost, format_tokens
 
 SessionState = Literal["starting", "ready", "working", "interrupted", "unavailable"]
 
@@ -45,6 +45,8 @@ class StatusLine(Widget):
     vim_mode: reactive[str] = reactive("")
     # With agents (SPEC 26): the one in view, how many run and the tokens of them all; "" without agents.
     agents: reactive[str] = reactive("")
+    # What the session has spent, in US dollars, once a priced request reported it (SPEC 27).
+    cost_usd: reactive[float | None] = reactive(None)
 
     def render(self) -> Content:
         if self.model_missing:
@@ -56,6 +58,8 @@ class StatusLine(Widget):
             model = Content.assemble((f"-- {self.vim_mode.upper()} --", look), "  ", model)
         if self.agents:
             model = Content.assemble(model, "  ·  ", (self.agents, "$text-accent"))
+        if self.cost_usd:  # a local model's free requests add nothing to read
+            model = Content.assemble(model, "  ·  ", format_cost(self.cost_usd))
         context = format_context(self.context_used, self.context_window) if self.context_window else ""
         text, style = _STATE_LOOKS[self.state]
         state = Content.styled(text, style)

@@ -264,7 +264,7 @@ COMMANDS: dict[str, SlashCommand] = {
                      "the model reviews the uncommitted changes (or a branch, commit or range), read-only",
                      review_command),
         SlashCommand("/status", "/status", "model, provider, session, mode and context in use", status_command),
-        SlashCommand("/cost", "/cost", "the tokens this run of the session used", cost_command),
+        SlashCommand("/cost", "/cost", "what this session and today cost, and the tokens used", cost_command),
         SlashCommand("/doctor", "/doctor", "check the model server: what it is, streaming, tool calls, context",
                      doctor_command),
         SlashCommand("/clear", "/clear", "start a new conversation (the old one stays resumable)", clear_command),
