@@ -238,6 +238,12 @@ class SessionScreen(SingleReflow):
     def watch_panes_visible(self, visible: bool) -> None:
         self.set_class(visible, "-panes")
 
+    def action_find(self) -> None:
+        """Ctrl+F: search the transcript."""
+        from coder_tui.screens.transcript_find import TranscriptFindScreen
+
+        self.app.push_screen(TranscriptFindScreen(self.transcript))
+
     def action_toggle_panes(self) -> None:
         self.panes_visible = not self.panes_visible
 
