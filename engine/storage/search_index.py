@@ -53,7 +53,7 @@ CREATE TABLE IF NOT EXISTS {SCHEMA}.search_texts (
 CREATE INDEX IF NOT EXISTS {SCHEMA}.search_texts_by_session ON search_texts (session_id, seq);
 CREATE VIRTUAL TABLE IF NOT EXISTS {SCHEMA}.search_fts USING fts5(
     body, content='search_texts', content_rowid='id', tokenize='unicode61 remove_diacritics 2',
-    prefix='2 3'
+    prefix='2 3 4'
 );
 CREATE TRIGGER IF NOT EXISTS {SCHEMA}.search_texts_added AFTER INSERT ON search_texts BEGIN
     INSERT INTO search_fts (rowid, body) VALUES (new.id, new.body);

@@ -3,7 +3,8 @@
 ``search_sessions`` asks one folder's index, read-only (a front end in another process than the engine may ask
 while the engine writes: WAL readers never block the writer). The words typed are each matched as a prefix
 (``pars`` finds "parser"), all of them in one message or title; the sessions come most recent first, each with the
-newest matching text cut around the match, the matched words between ``MARK_START`` and ``MARK_END``.
+newest matching text cut around the match, the matched words between ``MARK_START`` and ``MARK_END``. (Words found
+whole in enough sessions fill the list first, which keeps a search over a word said everywhere fast.)
 
 The folders a user's sessions live in are remembered in ``session_folders`` in the user's config folder (one path a
 line, added when a store opens), so the picker can search every folder at once.
@@ -30,6 +31,8 @@ MARK_START = "\x02"
 MARK_END = "\x03"
 FOLDERS_FILE = "session_folders"
 DEFAULT_LIMIT = 50
+# Read through the OS's page cache in place, not copied page by page into SQLite's own.
+MMAP_BYTES = 256 * 1024 * 1024
 # The characters of text kept around a match.
 SNIPPET_CHARS = 90
 
@@ -47,10 +50,12 @@ class SessionHit:
     folder: str
 
 
-def fts_query(words: str) -> str:
-    """The FTS5 query for what the user typed: each word a quoted prefix, so no character of it is syntax."""
+def fts_query(words: str, *, prefix: bool = True) -> str:
+    """The FTS5 query for what the user typed: each word quoted (so no character of it is syntax), as a prefix
+    unless ``prefix`` is False."""
     terms = [term.replace('"', '""') for term in words.split()]
-    return " ".join(f'"{term}"*' for term in terms if term.strip('"'))
+    star = "*" if prefix else ""
+    return " ".join(f'"{term}"{star}' for term in terms if term.strip('"'))
 
 
 def search_sessions(folder: Path, words: str, limit: int = DEFAULT_LIMIT) -> list[SessionHit]:
@@ -61,6 +66,7 @@ def search_sessions(folder: Path, words: str, limit: int = DEFAULT_LIMIT) -> lis
         if not stat.S_ISREG(os.lstat(path).st_mode):
             return []
         conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=2)
+        conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
     except (OSError, sqlite3.Error):
         return []
     try:
@@ -72,20 +78,31 @@ def search_sessions(folder: Path, words: str, limit: int = DEFAULT_LIMIT) -> lis
         conn.close()
 
 
+def _newest_sessions(conn: sqlite3.Connection, query: str, limit: int) -> dict[str, int]:
+    """The sessions with a text matching ``query``, newest first, each with the row id of its newest match. Newest
+    rows first: a word said in every session still stops after ``limit`` sessions."""
+    found: dict[str, int] = {}
+    rows = conn.execute(
+        "SELECT t.session_id, t.id FROM search_fts f JOIN search_texts t ON t.id = f.rowid "
+        "WHERE search_fts MATCH ? ORDER BY f.rowid DESC",
+        (query,),
+    )
+    for session_id, row_id in rows:
+        found.setdefault(session_id, row_id)
+        if len(found) >= limit:
+            break
+    return found
+
+
 def _search(conn: sqlite3.Connection, folder: Path, words: str, limit: int) -> list[SessionHit]:
     query = fts_query(words)
     found: dict[str, int] = {}  # session -> the row id of its newest matching text
     if query:
-        # Newest rows first: a word said in every session still stops after ``limit`` sessions.
-        rows = conn.execute(
-            "SELECT t.session_id, t.id FROM search_fts f JOIN search_texts t ON t.id = f.rowid "
-            "WHERE search_fts MATCH ? ORDER BY f.rowid DESC",
-            (query,),
-        )
-        for session_id, row_id in rows:
-            found.setdefault(session_id, row_id)
-            if len(found) >= limit:
-                break
+        # Whole words first: FTS5 reads a prefix's every row before the first, a word's as it goes. Words found
+        # whole in ``limit`` sessions are the answer; else (a word still being typed) every word is a prefix.
+        found = _newest_sessions(conn, fts_query(words, prefix=False), limit)
+        if len(found) < limit:
+            found = _newest_sessions(conn, query, limit)
         if not found:
             return []
         marks = ",".join("?" * len(found))

@@ -176,6 +176,7 @@ def test_a_damaged_index_is_replaced_and_writes_go_on(workspace: Path, env: dict
 def test_the_query_words_are_never_syntax() -> None:
     assert fts_query('a "b" OR c*') == '"a"* """b"""* "OR"* "c*"*'
     assert fts_query("  ") == ""
+    assert fts_query("flaky test", prefix=False) == '"flaky" "test"'
 
 
 def test_all_folders_lists_this_folder_first(tmp_path: Path, env: dict[str, str]) -> None:
