@@ -35,8 +35,8 @@ async def resume_command(ctx: CommandContext, arg: str) -> CommandResult | Sessi
     if arg and arg != "--last":
         try:
             ctx.store.sessions.resolve(arg)
-        except UnknownSession:
-            return _found_sessions(ctx, arg)
+        except UnknownSession as unknown:
+            return _found_sessions(ctx, arg, unknown)
     if not arg:
         sessions = ctx.store.sessions.summaries(limit=20)
         if not sessions:
@@ -90,16 +90,17 @@ async def resume_command(ctx: CommandContext, arg: str) -> CommandResult | Sessi
     return await ctx.resume(plan)
 
 
-def _found_sessions(ctx: CommandContext, words: str) -> SessionsListed:
+def _found_sessions(ctx: CommandContext, words: str, unknown: UnknownSession) -> SessionsListed | CommandResult:
+    """The sessions whose messages mention ``words``; when none does, ``unknown`` says what to do."""
     hits = search_sessions(ctx.workspace_root, words)
+    if not hits:
+        return CommandResult.slash("/resume", f"{unknown} No message mentions {words!r} either.", ok=False)
     sessions = ctx.store.sessions.summaries(20)
     rows = tuple(
         {"id": s.id, "title": s.title, "updated_at": s.updated_at, "message_count": s.message_count,
          "own": ctx.store.sessions.is_own(s.id)}
         for s in sessions
     )
-    if not hits:
-        return SessionsListed("/resume", f"no session id or message matches {words!r}", rows, ok=False, query=words)
     lines = [f"  {hit.session_id}  {hit.updated_at}  {hit.title}" for hit in hits]
     text = f"sessions mentioning {words!r} (resume one with /resume <id>):\n" + "\n".join(lines)
     return SessionsListed("/resume", text, rows, query=words)
