@@ -180,7 +180,9 @@ def show_event(screen: SessionScreen, event: Event) -> None:
             screen.mode_changed(mode)
         case ModelChanged(model=model):
             screen.status.model = model
-        case UsageUpdated(context_tokens=used, context_window=window, completion_tokens=completion, session_cost_usd=cost):
+        case UsageUpdated(
+            context_tokens=used, context_window=window, completion_tokens=completion, session_cost_usd=cost
+        ):
             if completion:
                 screen.request_used(completion)
             screen.status.context_used = used

@@ -69,7 +69,8 @@ async def test_a_turn_that_would_pass_the_budget_stops_before_the_request_is_sen
     outcome = await orch.run_input("second")
     assert len(scripted_server.requests) == 1  # the server never heard of it
     assert outcome.reason == "error"
-    assert "budget reached" in log.of(ErrorEvent)[-1].message and "$0.9000 of its $1.00" in log.of(ErrorEvent)[-1].message
+    message = log.of(ErrorEvent)[-1].message
+    assert "budget reached" in message and "$0.9000 of its $1.00" in message
 
 
 async def test_a_budget_within_reach_lets_the_request_go(tmp_path: Path, scripted_server: ScriptedServer) -> None:
