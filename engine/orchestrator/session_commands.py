@@ -98,7 +98,7 @@ def _found_sessions(ctx: CommandContext, words: str, unknown: UnknownSession) ->
     sessions = ctx.store.sessions.summaries(20)
     rows = tuple(
         {"id": s.id, "title": s.title, "updated_at": s.updated_at, "message_count": s.message_count,
-         "own": ctx.store.sessions.is_own(s.id)}
+         "own": ctx.store.sessions.is_own(s.id), "origin": s.origin}
         for s in sessions
     )
     lines = [f"  {hit.session_id}  {hit.updated_at}  {hit.title}" for hit in hits]
