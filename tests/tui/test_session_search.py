@@ -15,7 +15,7 @@ from coder_tui.screens.session_picker import SessionPickerScreen
 from engine.messages import Message
 from engine.storage.db import Database, database_path
 from engine.storage.provenance import StateKey
-from engine.storage.session_seals import SessionSeals
+from engine.storage.sessions.seals import SessionSeals
 from engine.storage.store import Store
 from tests.support.scripted_server import ScriptedServer
 from tests.tui.helpers import SIZE_IDS, SIZES, make_app, ready, settle, submit, wait_until
