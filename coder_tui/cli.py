@@ -39,6 +39,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--provider", metavar="NAME", help="use this provider profile (the configuration's providers)"
     )
+    parser.add_argument(
+        "--max-budget-usd", metavar="N", type=float,
+        help="stop a turn before a request would take this session's spend past N US dollars (budget_usd)",
+    )
     parser.add_argument("--cwd", metavar="DIR", help="the workspace root (default: the current directory)")
     parser.add_argument(
         "--trust",
@@ -68,8 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     which = parser.add_mutually_exclusive_group()
     which.add_argument(
-        "-r", "--resume", metavar="ID", nargs="?", const="",
-        help="resume a saved session of this workspace; with no ID, choose one from a list",
+        "-r", "--resume", metavar="ID|WORDS", nargs="?", const="",
+        help="resume a saved session of this workspace; with no ID, choose one from a list (words that are no ID: "
+        "the list searching them)",
     )
     which.add_argument(
         "-c", "--continue", dest="cont", action="store_true",
@@ -111,6 +116,10 @@ def main(argv: list[str] | None = None) -> int:
     model = args.model
     if args.provider:
         model = _profile_model(parser, workspace, args.provider, args.model, trust=args.trust)
+    if args.max_budget_usd is not None:
+        if not args.max_budget_usd > 0:
+            parser.error(f"--max-budget-usd {args.max_budget_usd}: give an amount above 0")
+        os.environ["CODER_BUDGET_USD"] = repr(args.max_budget_usd)  # the engine reads it as budget_usd
     if args.fork and not (args.cont or args.resume):
         parser.error("--fork copies a saved session: give --continue or --resume ID with it")
     if args.opening_prompt is not None and (args.prompt is not None or args.check_server):

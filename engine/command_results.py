@@ -50,12 +50,14 @@ class ModelsOffered(CommandReply):
 
 @record
 class SessionsListed(CommandReply):
-    """``/resume`` with no id: the recent sessions (id, title, updated_at, message_count, own), newest first."""
+    """``/resume`` with no id: the recent sessions (id, title, updated_at, message_count, own), newest first.
+    ``query``: the words ``/resume <words>`` was given instead of an id, for the picker to search."""
 
     command: str
     text: str
     sessions: tuple[Row, ...]
     ok: bool = True
+    query: str = ""
 
 
 @record

@@ -183,6 +183,8 @@ class UsageUpdated:
     context_window: int
     # Of ``prompt_tokens``, those the server read from its prompt cache.
     cached_tokens: int = 0
+    # What the session has spent so far in US dollars, when the request's price is known (SPEC 27).
+    session_cost_usd: float | None = None
 
 
 @record

@@ -208,5 +208,5 @@ class Usage(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     total_tokens: int = 0
-    # Of the prompt tokens, those the server read from its prompt cache (billed lower, sent faster).
+    # Of the prompt tokens, those the server read from its prompt cache (billed lower, sent faster; SPEC 27).
     cached_tokens: int = 0

@@ -14,7 +14,7 @@ from engine.record import record
 
 Scope = Literal[
     "app", "screen", "prompt", "approval", "question", "picker", "rewind", "trust", "history", "elicitation", "model",
-    "home", "findings", "help", "keys", "agents", "setup",
+    "home", "findings", "help", "keys", "agents", "setup", "find",
 ]
 
 
@@ -74,6 +74,9 @@ KEY_TABLE: tuple[KeySpec, ...] = (
     KeySpec("ctrl+t", "toggle_panes", "Panes", "screen", "show or hide the todo and tool-event panes"),
     KeySpec("ctrl+b", "toggle_agents", "Agents", "screen",
             "show or hide the agents pane (Enter on an agent shows its transcript)", show=False),
+    KeySpec("ctrl+f", "find", "Find", "screen",
+            "search the transcript: Up/Down for the older/newer match, older parts loaded as needed",
+            show=False, priority=True),
     KeySpec("ctrl+l", "clear_transcript", "Clear", "screen", "clear the screen (the session is kept)"),
     KeySpec("ctrl+o", "toggle_output", "Expand", "screen",
             "expand the folded long tool outputs and pasted inputs (again: fold them); a click expands one",
@@ -115,6 +118,11 @@ KEY_TABLE: tuple[KeySpec, ...] = (
     KeySpec("escape", "cancel", "Dismiss", "elicitation", "dismiss the MCP server's form (it hears \"cancel\")"),
     KeySpec("escape", "close", "Close", "picker", "close the list of sessions (/resume) without resuming"),
     KeySpec("ctrl+t", "toggle_headless", "Headless", "picker", "hide or show the sessions of headless runs (-p)"),
+    KeySpec("ctrl+a", "all_folders", "All folders", "picker",
+            "search the sessions of every folder too (this folder's first), or this folder's again", priority=True),
+    KeySpec("ctrl+r", "rename", "Rename", "picker", "rename the highlighted session (Enter saves)"),
+    KeySpec("up", "move(-1)", "Up", "picker", "the session above", show=False),
+    KeySpec("down", "move(1)", "Down", "picker", "the session below", show=False),
     KeySpec("escape", "close", "Close", "rewind", "close the /rewind list without rewinding"),
     KeySpec("escape", "close", "Close", "model", "close the /model list; the model is unchanged"),
     KeySpec("escape", "close", "Close", "findings", "close the /review findings (the review stays in the transcript)"),
@@ -132,6 +140,9 @@ KEY_TABLE: tuple[KeySpec, ...] = (
     KeySpec("pagedown", "scroll_rows(1)", "Scroll down", "help", "scroll the help down a page", show=False),
     KeySpec("m", "main_session", "Main", "agents", "show the main session's transcript again"),
     KeySpec("escape", "close", "Close", "agents", "close the agents pane"),
+    KeySpec("escape", "close", "Close", "find", "close the transcript search; the view stays at the match"),
+    KeySpec("up,ctrl+p", "move(-1)", "Older", "find", "the previous (older) match (Enter too)"),
+    KeySpec("down,ctrl+n", "move(1)", "Newer", "find", "the next (newer) match"),
     KeySpec("escape", "close", "Leave", "history", "leave the history search; the input is unchanged"),
     KeySpec("up", "move(-1)", "Newer", "history", "the newer match", show=False),
     KeySpec("down,ctrl+r", "move(1)", "Older", "history", "the older match (Ctrl+R again too)", show=False),
@@ -177,6 +188,7 @@ def help_rows() -> list[tuple[str, str, str]]:
         "picker": "/resume list", "rewind": "/rewind list", "model": "/model list", "trust": "trust",
         "history": "history search", "elicitation": "MCP form", "home": "home folder", "findings": "/review list",
         "help": "/help", "keys": "keys overlay", "agents": "agents pane", "setup": "/setup form",
+        "find": "transcript search",
     }
     rows: list[tuple[str, list[str], str]] = []
     for spec in KEY_TABLE:

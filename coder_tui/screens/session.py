@@ -37,7 +37,10 @@ from coder_tui.widgets.tool_log import ToolLog
 from coder_tui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
+    from textual.content import Content
     from textual.timer import Timer
+
+    from coder_tui.runtime.status_command import StatusCommand
 
     from coder_tui.link.engine_link import EngineLink
     from engine.events import Event
@@ -122,6 +125,8 @@ class SessionScreen(SingleReflow):
         self.prompt = Prompt(self.workspace, self.history, id="prompt")
         self._collector = CollectionPacer()
         self._keys_rest_timer: Timer | None = None
+        # Runs ``status_line.command`` once the engine says it is configured.
+        self._status_command: StatusCommand | None = None
         # Its keys are shown once the user pauses: built right after the first frame, they held up the first keys.
         self.footer = FooterBar(id="footer", deferred=True)
 
@@ -191,6 +196,8 @@ class SessionScreen(SingleReflow):
 
     def on_unmount(self) -> None:
         self._collector.close()
+        if self._status_command is not None:
+            self._status_command.close()
 
     def hold_typed_ahead(self, event: events.Key) -> bool:
         """True if the key is held: a printable key typed before this screen is mounted is inserted in the prompt as
@@ -230,6 +237,12 @@ class SessionScreen(SingleReflow):
 
     def watch_panes_visible(self, visible: bool) -> None:
         self.set_class(visible, "-panes")
+
+    def action_find(self) -> None:
+        """Ctrl+F: search the transcript."""
+        from coder_tui.screens.transcript_find import TranscriptFindScreen
+
+        self.app.push_screen(TranscriptFindScreen(self.transcript))
 
     def action_toggle_panes(self) -> None:
         self.panes_visible = not self.panes_visible
@@ -282,6 +295,11 @@ class SessionScreen(SingleReflow):
     # SessionView ----------------------------------------------------------------------------------------------
 
     def engine_ready(self, state: EngineState) -> None:
+        if state.status_line_command and self._status_command is None:
+            from coder_tui.runtime.status_command import StatusCommand
+
+            self._status_command = StatusCommand(state, self._show_status_line)
+            self._status_command.refresh()
         self.status.model = state.model
         self.status.model_missing = state.missing_model_setup is not None
         if state.missing_model_setup is not None:
@@ -383,6 +401,11 @@ class SessionScreen(SingleReflow):
         from coder_tui.screens.session_events import show_event
 
         show_event(self, event)
+        if self._status_command is not None:
+            self._status_command.heard(event)
+
+    def _show_status_line(self, line: Content | None) -> None:
+        self.status.custom = line
 
     def apply_theme(self, theme: str) -> None:
         if theme in self.app.available_themes:

@@ -113,10 +113,10 @@ def show_event(screen: SessionScreen, event: Event) -> None:
             history = RestoredHistory(event)
             shown = transcript.show_history(history)
             tool_log.show_stored(history.stored_calls(RESTORED_ROWS), after=shown)
-        case SessionsListed(sessions=sessions) if sessions:
+        case SessionsListed(sessions=sessions, query=query) if sessions:
             now = screen.clock()
             transcript.add_command_result(event, now=now)
-            _pick_session(screen, list(sessions), now)
+            _pick_session(screen, list(sessions), now, query)
         case ModelsOffered(models=models, model=current) if models:
             transcript.add_command_result(event)
             _pick_model(screen, list(models), current)
@@ -126,6 +126,7 @@ def show_event(screen: SessionScreen, event: Event) -> None:
             tool_log.clear()
             screen.todo_pane.set_todos([])
             screen.status.context_used = 0
+            screen.status.cost_usd = None
             transcript.add_command_result(event)
         case RewindOffered(points=points) if points:
             _pick_rewind(screen, list(points))  # the picker shows the list: closing it leaves nothing behind
@@ -179,11 +180,15 @@ def show_event(screen: SessionScreen, event: Event) -> None:
             screen.mode_changed(mode)
         case ModelChanged(model=model):
             screen.status.model = model
-        case UsageUpdated(context_tokens=used, context_window=window, completion_tokens=completion):
+        case UsageUpdated(
+            context_tokens=used, context_window=window, completion_tokens=completion, session_cost_usd=cost
+        ):
             if completion:
                 screen.request_used(completion)
             screen.status.context_used = used
             screen.status.context_window = window
+            if cost is not None:
+                screen.status.cost_usd = cost
         case ContextCompacted(tokens_before=before, tokens_after=after, kept=kept):
             line = compaction_text(before, after)
             transcript.add_notice(f"{line}; kept verbatim: {' and '.join(kept)}" if kept else line)
@@ -218,15 +223,20 @@ def show_event(screen: SessionScreen, event: Event) -> None:
 REFUSED_NOTICE = "stopped: you refused the call. Say what to do instead, or ask for something else."
 
 
-def _pick_session(screen: SessionScreen, sessions: list[dict[str, Any]], now: datetime) -> None:
-    """``/resume`` with no id: a picker of the recent sessions; choosing one resumes it."""
+def _pick_session(screen: SessionScreen, sessions: list[dict[str, Any]], now: datetime, query: str) -> None:
+    """``/resume`` with no id: a picker of the recent sessions (searching for ``query``); choosing one resumes
+    it."""
     from coder_tui.screens.session_picker import SessionPickerScreen
 
     def chosen(session_id: str | None) -> None:
         if session_id:
             screen.link.submit(f"/resume {session_id}")
 
-    screen.app.push_screen(SessionPickerScreen(sessions, now), callback=chosen)
+    def rename(session_id: str, title: str) -> None:
+        screen.link.submit(f"/rename --session {session_id} {title}")
+
+    picker = SessionPickerScreen(sessions, now, workspace=screen.workspace, query=query, rename=rename)
+    screen.app.push_screen(picker, callback=chosen)
 
 
 def _pick_model(screen: SessionScreen, models: list[str], current: str) -> None:

@@ -88,6 +88,11 @@ def display_path(path: Path, home: Path | None = None) -> str:
     return "~" if str(relative) == "." else f"~/{relative.as_posix()}"
 
 
+def format_cost(usd: float) -> str:
+    """Dollars as the status line shows them: cents once there are any, else enough digits to see a fraction."""
+    return f"${usd:.2f}" if usd >= 1 else f"${usd:.4f}"
+
+
 def one_line(text: str, width: int) -> str:
     """The first line of ``text``, cut to ``width`` cells with an ellipsis: for summaries and list rows."""
     first, _, rest = text.strip().partition("\n")

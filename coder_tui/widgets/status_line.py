@@ -8,7 +8,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from coder_tui.transcript.formatting import format_context, format_tokens
+from coder_tui.transcript.formatting import format_context, format_cost, format_tokens
 
 SessionState = Literal["starting", "ready", "working", "interrupted", "unavailable"]
 
@@ -45,18 +45,27 @@ class StatusLine(Widget):
     vim_mode: reactive[str] = reactive("")
     # With agents (SPEC 26): the one in view, how many run and the tokens of them all; "" without agents.
     agents: reactive[str] = reactive("")
+    # What the session has spent, in US dollars, once a priced request reported it (SPEC 27).
+    cost_usd: reactive[float | None] = reactive(None)
+    # The first line ``status_line.command`` printed, shown instead of the model, context and cost (SPEC 27).
+    custom: reactive[Content | None] = reactive(None)
 
     def render(self) -> Content:
         if self.model_missing:
             model = Content.styled("no model configured (see above)", "bold $text-warning")
         else:
             model = Content.assemble((self.model or "no model", "bold"))
+        if self.custom is not None:  # the user's own line stands for the model, the context and the cost
+            model = self.custom
         if self.vim_mode:
             look = "bold $text-accent" if self.vim_mode == "normal" else "bold $text-success"
             model = Content.assemble((f"-- {self.vim_mode.upper()} --", look), "  ", model)
         if self.agents:
             model = Content.assemble(model, "  ·  ", (self.agents, "$text-accent"))
-        context = format_context(self.context_used, self.context_window) if self.context_window else ""
+        if self.cost_usd and self.custom is None:  # a local model's free requests add nothing to read
+            model = Content.assemble(model, "  ·  ", format_cost(self.cost_usd))
+        shows_context = self.context_window and self.custom is None
+        context = format_context(self.context_used, self.context_window) if shows_context else ""
         text, style = _STATE_LOOKS[self.state]
         state = Content.styled(text, style)
         if self.state != "working":

@@ -68,6 +68,7 @@ class Transcript(SizedByLayout, MountedWindow):
         scrollbar-size-vertical: 1;
         & > .elided { color: $text-muted; padding: 0 1; text-style: italic; }
         & > .welcome { color: $text-muted; padding: 1 1 0 1; }
+        & .-found { outline-left: thick $warning; background-tint: $warning 20%; }
     }
     """
 

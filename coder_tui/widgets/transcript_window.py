@@ -81,13 +81,22 @@ class MountedWindow(VerticalScroll):
 
     def _load_older_if_at_top(self) -> None:
         """Builds the next batch of older history entries above the first one, keeping the view where it was."""
-        if not self._older or self.scroll_y > 0 or not self._groups or self._elided:
+        if self.scroll_y > 0:
             return
+        group = self.load_older()
+        if group is not None:
+            self.call_after_refresh(self._keep_view_below, group)
+
+    def load_older(self) -> ExchangeGroup | None:
+        """Builds the next batch of older history entries (a resumed or pruned part) above the first one, wherever
+        the view is (Ctrl+F looking further up); None when there is none to build."""
+        if not self._older or not self._groups or self._elided:
+            return None
         group = ExchangeGroup(*self._build(self._older.take(OLDER_BATCH)))
         self.mount(group, before=self._groups[0])
         self._groups.insert(0, group)
         self._update_elided_line()
-        self.call_after_refresh(self._keep_view_below, group)
+        return group
 
     def _keep_view_below(self, group: ExchangeGroup) -> None:
         if not group.is_attached:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from engine.agents.control import AgentControl
     from engine.commands.usage import UsageTally
+    from engine.cost.meter import SpendMeter
     from engine.config import Config
     from engine.context.tokens import TokenCounter
     from engine.events import Event
@@ -87,6 +88,9 @@ class CommandContext(Protocol):
 
     @property
     def usage(self) -> UsageTally: ...
+
+    @property
+    def spend(self) -> SpendMeter: ...
 
     @property
     def token_counter(self) -> TokenCounter: ...

@@ -1,6 +1,6 @@
-"""``/cost`` (SPEC 15): the tokens this run of the session used, as the server counted them (``usage``), request by
-request. A price is not guessed: servers speaking the OpenAI API report tokens, not money, so ``/cost`` says so
-rather than invent one.
+"""``/cost`` (SPEC 15, SPEC 27): what the session and today cost in money, and the tokens this run of the session
+used, as the server counted them (``usage``). Prices come from the price library or the configuration
+(``engine.cost.prices``); a model whose price is not known is named, never given a guessed price.
 """
 
 from __future__ import annotations
@@ -14,18 +14,29 @@ if TYPE_CHECKING:
 
 
 async def cost_command(ctx: CommandContext, arg: str) -> CommandResult:
-    tally = ctx.usage
+    tally, spend = ctx.usage, ctx.spend
+    session_usd, today_usd = spend.session(ctx.session_id), spend.today()
     lines = [
+        f"this session: ${session_usd:.4f}",
+        f"today (every session): ${today_usd:.4f}",
         f"tokens this run: {tally.prompt_tokens + tally.completion_tokens:,} "
         f"({tally.prompt_tokens:,} sent, {tally.completion_tokens:,} received) over {tally.requests} "
         f"request{'s' if tally.requests != 1 else ''} to {ctx.model}",
         f"cached prompt tokens: {tally.cached_tokens:,} of {tally.prompt_tokens:,} sent "
         f"({_share(tally.cached_tokens, tally.prompt_tokens)}, read from the server's prompt cache)",
-        "cost: not reported by the server (it counts tokens; see your provider's prices)",
     ]
+    if ctx.config.budget_usd is not None:
+        lines.append(f"budget: ${ctx.config.budget_usd:.2f} a session")
+    if spend.unpriced:
+        names = ", ".join(sorted(spend.unpriced))
+        lines.append(
+            f"not counted: the price of {names} on this server is not known; set it in the configuration "
+            "(model_prices: input, output per million tokens)"
+        )
     return CommandResult.slash(
         "/cost", "\n".join(lines), requests=tally.requests, prompt_tokens=tally.prompt_tokens,
         completion_tokens=tally.completion_tokens, cached_tokens=tally.cached_tokens,
+        session_usd=float(session_usd), today_usd=float(today_usd),
     )
 
 

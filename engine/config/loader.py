@@ -81,10 +81,20 @@ def load_config(workspace: Path, env: Mapping[str, str] | None = None, *, trust:
         env_layer[("provider", "base_url")] = env["OPENAI_BASE_URL"]
     if env.get("CODER_MODEL"):
         env_layer[("model",)] = env["CODER_MODEL"]
+    if env.get("CODER_BUDGET_USD"):  # ``--max-budget-usd``
+        env_layer[("budget_usd",)] = _number(env["CODER_BUDGET_USD"])
     for path_key, value in env_layer.items():
         merged = _apply(merged, path_key, value, "environment", result.issues)
     result.config = Config.model_validate(merged)
     return result
+
+
+def _number(text: str) -> float | str:
+    """A number given in the environment; the text itself when it is none, for validation to name."""
+    try:
+        return float(text)
+    except ValueError:
+        return text
 
 
 def _project_layer(

@@ -210,6 +210,25 @@ class McpServerConfig(_Section):
         return self
 
 
+class StatusLineConfig(_Section):
+    """``status_line`` (SPEC 27): a command run with Claude Code's status-line JSON on stdin; its first line of
+    output is shown in the status line. Read from a trusted config only (it runs a command)."""
+
+    type: Literal["command"] = "command"
+    command: str | None = None
+    # Seconds the command may take; then it is stopped and the line keeps what it showed.
+    timeout: float = Field(default=2.0, gt=0, le=30)
+
+
+class ModelPrice(_Section):
+    """A model's price in US dollars per million tokens (SPEC 27), for a server the price library does not know:
+    ``cached_input`` for prompt tokens the server read from its cache (default: ``input``)."""
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    cached_input: float | None = Field(default=None, ge=0)
+
+
 class Config(_Section):
     model: str = "gpt-4o-mini"
     provider: ProviderConfig = Field(default_factory=ProviderConfig)
@@ -239,3 +258,8 @@ class Config(_Section):
     mcp_servers: dict[str, McpServerConfig] = Field(default_factory=dict)
     # Commands run on session start, requests, tool calls, stops and notifications (Claude Code's protocol).
     hooks: HooksConfig = Field(default_factory=dict)
+    # Prices per model (SPEC 27), over the price library's; a model on this machine is free unless priced here.
+    model_prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    status_line: StatusLineConfig = Field(default_factory=StatusLineConfig)
+    # A session's spend in US dollars past which no request is sent (``--max-budget-usd``).
+    budget_usd: float | None = Field(default=None, gt=0)

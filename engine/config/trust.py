@@ -45,6 +45,11 @@ def _plain_model(value: Any, below: Any, merged: Mapping[str, Any]) -> bool:
     return not (isinstance(value, str) and isinstance(profiles, dict) and value.partition(":")[0] in profiles)
 
 
+def _lower_budget(value: Any, below: Any, merged: Mapping[str, Any]) -> bool:
+    """A spending budget where there was none, or a lower one: only ever stops requests sooner."""
+    return below is None or _not_higher(value, below, merged)
+
+
 def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
@@ -71,6 +76,7 @@ UNTRUSTED_ALLOWED: dict[str, Applies] = {
     "workflow.max_verify_attempts": _not_higher,
     "workflow.verify_network": _only_off,
     "workflow.require_todo_for_complex": _always,
+    "budget_usd": _lower_budget,
 }
 # Keys read from the user's config only: a repository cannot trust itself.
 USER_ONLY_KEYS: tuple[str, ...] = ("trusted_folders", "untrusted_folders")

@@ -24,6 +24,7 @@ from engine.tools.registry import ToolRegistry
 from engine.workflow.loop_detection import LoopDetector
 
 if TYPE_CHECKING:
+    from engine.cost.meter import SpendMeter
     from engine.orchestrator.runtime import SessionCapture
 
 
@@ -69,3 +70,5 @@ class TurnDeps:
     counts_shown: bool = True
     # Captures what each tool call changes in the workspace for undo (SPEC 7); None for a sub-agent's turn.
     capture: SessionCapture | None = None
+    # Prices each request, keeps the spend and says when the next request would pass the budget (SPEC 27).
+    spend: SpendMeter | None = None

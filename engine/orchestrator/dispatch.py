@@ -174,4 +174,5 @@ def turn_deps(orch: Orchestrator, runtime: SessionRuntime, recorder: TaskRecorde
         project_trusted=lambda: orch.project_trusted,
         counts_shown=orch.counts_shown,
         capture=runtime.capture,
+        spend=orch.spend,
     )

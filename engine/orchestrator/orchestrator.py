@@ -33,6 +33,8 @@ from engine.messages import Message
 from engine.modes import Mode
 from engine.storage.provenance import StateKey
 from engine.commands.usage import UsageTally
+from engine.cost.ledger import SpendLedger, ledger_path
+from engine.cost.meter import SpendMeter
 from engine.orchestrator.agent_pool import AgentPool
 from engine.orchestrator.bus import EventBus
 from engine.orchestrator.context_meter import session_context
@@ -106,6 +108,7 @@ class Orchestrator:
         # What the server counted for this run's requests (``/cost``).
         self.usage = UsageTally()
         self._bus.subscribe(self.usage)
+        self.spend = SpendMeter(SpendLedger(ledger_path(self._env)))
         self._interaction = CancellingInteraction(interaction, self)
         self._slot = ProviderSlot(provider, self._env, self._apply_server_window)
         self._approvals = ApprovalSettings.from_config(config, interactive=interactive)

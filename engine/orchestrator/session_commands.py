@@ -12,6 +12,7 @@ from engine.orchestrator.outcome import TurnOutcome
 from engine.orchestrator.resume import ResumePlan, history_restored, plan_resume
 from engine.storage.errors import UnknownSession
 from engine.storage.sessions.lock import SessionBusy
+from engine.storage.session_search import search_sessions
 from engine.storage.undo.journal import UndoResult
 from engine.storage.undo.workspace_diff import collect_workspace_diff
 
@@ -29,7 +30,13 @@ async def new_command(ctx: CommandContext, arg: str) -> SessionStarted:
 
 async def resume_command(ctx: CommandContext, arg: str) -> CommandResult | SessionsListed | TurnOutcome:
     """``/resume`` lists recent sessions (the TUI shows a picker); ``/resume <id>`` or ``/resume --last`` restores
-    one and finishes its interrupted turn, if an approval was pending in it."""
+    one and finishes its interrupted turn, if an approval was pending in it; ``/resume <words>`` (no session has
+    that id) lists the sessions that mention them (the picker opens with them typed in its search field)."""
+    if arg and arg != "--last":
+        try:
+            ctx.store.sessions.resolve(arg)
+        except UnknownSession as unknown:
+            return _found_sessions(ctx, arg, unknown)
     if not arg:
         sessions = ctx.store.sessions.summaries(limit=20)
         if not sessions:
@@ -81,6 +88,39 @@ async def resume_command(ctx: CommandContext, arg: str) -> CommandResult | Sessi
         )
     )
     return await ctx.resume(plan)
+
+
+def _found_sessions(ctx: CommandContext, words: str, unknown: UnknownSession) -> SessionsListed | CommandResult:
+    """The sessions whose messages mention ``words``; when none does, ``unknown`` says what to do."""
+    hits = search_sessions(ctx.workspace_root, words)
+    if not hits:
+        return CommandResult.slash("/resume", f"{unknown} No message mentions {words!r} either.", ok=False)
+    sessions = ctx.store.sessions.summaries(20)
+    rows = tuple(
+        {"id": s.id, "title": s.title, "updated_at": s.updated_at, "message_count": s.message_count,
+         "own": ctx.store.sessions.is_own(s.id), "origin": s.origin}
+        for s in sessions
+    )
+    lines = [f"  {hit.session_id}  {hit.updated_at}  {hit.title}" for hit in hits]
+    text = f"sessions mentioning {words!r} (resume one with /resume <id>):\n" + "\n".join(lines)
+    return SessionsListed("/resume", text, rows, query=words)
+
+
+async def rename_command(ctx: CommandContext, arg: str) -> CommandResult:
+    """``/rename <title>`` names the session in view; ``/rename --session <id> <title>`` another one of the
+    workspace (the picker's rename key)."""
+    session_ref, title = ctx.session_id, arg
+    if arg.startswith("--session "):
+        session_ref, _, title = arg.removeprefix("--session ").strip().partition(" ")
+    title = " ".join(title.split())
+    if not title:
+        return CommandResult.slash("/rename", "give the new title: /rename <title>", ok=False)
+    try:
+        session_id = ctx.store.sessions.resolve(session_ref)
+        ctx.store.sessions.rename(session_id, title)
+    except UnknownSession as exc:
+        return CommandResult.slash("/rename", str(exc), ok=False)
+    return CommandResult.slash("/rename", f"session {session_id} is now titled {title!r}", session_id=session_id)
 
 
 def _message_counts(stored: int, plan: ResumePlan) -> str:

@@ -29,7 +29,13 @@ from engine.record import record
 from engine.tools.base import ToolKind
 from engine.orchestrator.outcome import TurnOutcome
 from engine.orchestrator.steps.compact import maybe_compact
-from engine.orchestrator.session_commands import diff_command, new_command, resume_command, undo_command
+from engine.orchestrator.session_commands import (
+    diff_command,
+    new_command,
+    rename_command,
+    resume_command,
+    undo_command,
+)
 from engine.commands.custom_run import extra_commands, run_custom_command
 from engine.commands.conversation import clear_command, copy_command, fork_command, quit_command
 from engine.commands.export import export_command
@@ -247,8 +253,10 @@ COMMANDS: dict[str, SlashCommand] = {
         SlashCommand("/todos", "/todos", "the session's todo list", _todos),
         SlashCommand("/compact", "/compact [focus]", "summarise the older context now (on what to focus)", _compact),
         SlashCommand("/new", "/new", "start a new, empty session", new_command),
-        SlashCommand("/resume", "/resume [id]", "list recent sessions, or resume one (--last: the latest)",
+        SlashCommand("/resume", "/resume [id|words]", "pick a session (search with words), or resume one (--last)",
                      resume_command),
+        SlashCommand("/rename", "/rename <title>", "give this session a title (the /resume list shows it)",
+                     rename_command),
         SlashCommand("/undo", "/undo", "roll back the file changes of the last turn", undo_command),
         SlashCommand("/diff", "/diff", "the workspace's changes (git diff, or this session's)", diff_command),
         SlashCommand("/init", "/init", "survey the repository and write (or improve) AGENTS.md", init_command),
@@ -256,7 +264,7 @@ COMMANDS: dict[str, SlashCommand] = {
                      "the model reviews the uncommitted changes (or a branch, commit or range), read-only",
                      review_command),
         SlashCommand("/status", "/status", "model, provider, session, mode and context in use", status_command),
-        SlashCommand("/cost", "/cost", "the tokens this run of the session used", cost_command),
+        SlashCommand("/cost", "/cost", "what this session and today cost, and the tokens used", cost_command),
         SlashCommand("/doctor", "/doctor", "check the model server: what it is, streaming, tool calls, context",
                      doctor_command),
         SlashCommand("/clear", "/clear", "start a new conversation (the old one stays resumable)", clear_command),

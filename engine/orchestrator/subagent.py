@@ -86,6 +86,7 @@ class NestedTurnRunner:
             loops=LoopDetector(),
             # The user's PreToolUse / PostToolUse hooks see the sub-agent's calls too, as in Claude Code.
             hooks=parent.hooks or orch.hooks,
+            spend=orch.spend,  # counted in the parent session's spend (the recorder's session)
         )
         state = await run_turn(TurnState(turn_id=f"sub-{parent_call_id}", user_text=prompt), deps)
         if state.end_reason != "completed":

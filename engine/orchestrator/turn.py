@@ -58,7 +58,7 @@ async def run_steps(state: TurnState, deps: TurnDeps) -> TurnState:
         except ProviderError as exc:
             state.end("error", str(exc))
             break
-        if state.end_reason is not None:
+        if state.end_reason is not None or message is None:
             break
         if message.tool_calls:
             await tool_loop_step(state, deps, message)

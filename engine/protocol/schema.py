@@ -62,6 +62,9 @@ class EngineState:
     vim: bool = False
     # How to configure a model while none is (no key, no server URL): the status line must not name one as if set.
     missing_model_setup: str | None = None
+    # ``status_line.command`` and its timeout in seconds (SPEC 27): the front end runs it for its status line.
+    status_line_command: str | None = None
+    status_line_timeout_s: float = 2.0
 
 
 # -- client → engine ------------------------------------------------------------------------------------------------

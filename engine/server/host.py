@@ -162,6 +162,8 @@ class EngineHost:
             theme=orchestrator.theme,
             vim=orchestrator.config.vim,
             missing_model_setup=orchestrator.missing_model_setup,
+            status_line_command=orchestrator.config.status_line.command,
+            status_line_timeout_s=orchestrator.config.status_line.timeout,
         )
 
     @property

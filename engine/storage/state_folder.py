@@ -28,7 +28,10 @@ GITIGNORE_TEXT = (
 )
 # What coder-tui writes inside ``.coder/``: folders, then files. Each must be what it says, never a link.
 STATE_FOLDERS = ("sessions", "locks", "undo", "blobs", "logs")
-STATE_FILES = ("coder.db", "coder.db-wal", "coder.db-shm", "coder.db-journal", "input_history.jsonl")
+STATE_FILES = (
+    "coder.db", "coder.db-wal", "coder.db-shm", "coder.db-journal", "search.db", "search.db-wal", "search.db-shm",
+    "input_history.jsonl",
+)
 # What a team shares in ``.coder/`` (read as configuration, never written by coder-tui): the only entries that may be
 # links. Every other entry, folder or file, known or not, is state.
 SHARED_ENTRIES = frozenset({"config.json", "commands", "skills", ".gitignore"})

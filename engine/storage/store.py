@@ -22,6 +22,8 @@ from engine.storage.log.audit import AuditTrail
 from engine.storage.log.events import EventLog
 from engine.storage.provenance import StateKey
 from engine.storage.redact import Redactor
+from engine.storage.search_index import attach_search_index
+from engine.storage.session_search import remember_folder
 from engine.storage.sessions.conversation import Conversation
 from engine.storage.sessions.index import SessionIndex
 from engine.storage.sessions.seals import SessionSeals
@@ -85,6 +87,8 @@ class Store:
         )
         if empty:
             store.rebuilt = rebuild_from_snapshots(store, workspace)
+        attach_search_index(store.db)
+        remember_folder(workspace, environ)
         with store.db.transaction() as conn:
             seals.forget_legacy(conn)
         return store

@@ -22,10 +22,16 @@ from engine.provider.server_probe import cached
 from engine.workflow.loop_detection import LoopFound
 
 
-async def chat_step(state: TurnState, deps: TurnDeps) -> Message:
-    state.steps += 1
+async def chat_step(state: TurnState, deps: TurnDeps) -> Message | None:
+    """The model's answer; None when the turn ended before asking (the request would pass the budget)."""
     session = deps.session
     sent = session.messages
+    if deps.spend is not None:
+        stop = deps.spend.over_budget(deps.recorder.session_id, deps.config, _prompt_estimate(deps, sent))
+        if stop is not None:
+            state.end("error", stop)
+            return None
+    state.steps += 1
     request = ChatRequest(
         model=session.model, messages=session.request_messages(), tools=session.tools, cache_key=session.id
     )
@@ -92,6 +98,7 @@ def _announce(chunk: StreamChunk, deps: TurnDeps, sent: tuple[Message, ...]) -> 
             deps.counter.report(chunk.usage.prompt_tokens, sent, **parts)
             if deps.counter.ready:  # a correction counts what it corrects: with no encoding, nothing to correct
                 correct_when_loaded(deps.counter, chunk.usage.prompt_tokens, sent, **parts)
+        spent = None if deps.spend is None else deps.spend.charge(deps.recorder.session_id, chunk.usage, deps.config)
         deps.emit(
             UsageUpdated(
                 prompt_tokens=chunk.usage.prompt_tokens,
@@ -99,9 +106,19 @@ def _announce(chunk: StreamChunk, deps: TurnDeps, sent: tuple[Message, ...]) -> 
                 context_tokens=chunk.usage.total_tokens,
                 context_window=deps.config.context_window,
                 cached_tokens=chunk.usage.cached_tokens,
+                session_cost_usd=None if spent is None else float(spent),
             )
         )
     return None
+
+
+def _prompt_estimate(deps: TurnDeps, sent: tuple[Message, ...]) -> int:
+    """About how many tokens the next request's prompt holds: counted when the counts are at hand, else from its
+    size (never loading the encoding for it)."""
+    counter, session = deps.counter, deps.session
+    if counter.ready and not counter.uncounted(sent):
+        return counter.total(sent, system=session.system_prompt, tools=session.tools)
+    return counter.upper_bound(sent, system=session.system_prompt, tools=session.tools) // CHARS_PER_TOKEN
 
 
 def _prompt_cut(reported: int, deps: TurnDeps, sent: tuple[Message, ...]) -> str | None:

@@ -74,6 +74,14 @@ def touch_session(
         raise unknown_session(conn, db_path, session_id)
 
 
+def rename_session(conn: sqlite3.Connection, db_path: Path, session_id: str, title: str) -> None:
+    """Sets the title, whatever it was (``touch_session`` only fills an empty one); the session keeps its place
+    in the list."""
+    cursor = conn.execute("UPDATE sessions SET title = ? WHERE id = ?", (make_title(title), session_id))
+    if cursor.rowcount == 0:
+        raise unknown_session(conn, db_path, session_id)
+
+
 def append_message(
     conn: sqlite3.Connection,
     session_id: str,

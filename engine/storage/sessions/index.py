@@ -73,6 +73,11 @@ class SessionIndex:
                 title=self._redactor.redact(title),
             )
 
+    def rename(self, session_id: str, title: str) -> None:
+        """``/rename``: the session's title becomes ``title`` (one line, redacted), whatever it was."""
+        with self._db.transaction() as conn:
+            conversation_log.rename_session(conn, self._db.path, session_id, self._redactor.redact(title))
+
     def summaries(self, limit: int = 20) -> list[SessionSummary]:
         """Most recently updated first: id, title, times, model, mode and message count, for the picker. Sessions
         without a message are left out (and ignored by ``latest_id``)."""

@@ -137,6 +137,7 @@ def _get(data: dict, path: tuple[str, ...]) -> object:
         ("workflow.verify_network", False, True), ("workflow.verify_network", True, False),
         ("fetch.allow_private", True, False), ("workflow.auto_verify_after_edit", False, True),
         ("workflow.auto_verify_after_edit", True, False), ("fetch.max_bytes", 10**9, False),
+        ("budget_usd", 5.0, True),  # a budget where there was none only stops requests sooner
     ],
 )  # fmt: skip
 def test_limits_and_switches_apply_untrusted_only_when_they_tighten(key: str, value: object, applies: bool) -> None:
@@ -146,6 +147,12 @@ def test_limits_and_switches_apply_untrusted_only_when_they_tighten(key: str, va
     kept, dropped = split_untrusted(layer, Config().model_dump())
     assert (key not in dropped) is applies
     assert bool(kept) is applies
+
+
+def test_an_untrusted_budget_may_lower_the_users_never_raise_it() -> None:
+    below = {**Config().model_dump(), "budget_usd": 10.0}
+    assert "budget_usd" in split_untrusted({"budget_usd": 20.0}, below)[1]
+    assert split_untrusted({"budget_usd": 2.0}, below)[0] == {"budget_usd": 2.0}
 
 
 def test_an_untrusted_model_name_never_picks_one_of_the_users_servers(tmp_path: Path, env: dict[str, str]) -> None:

@@ -31,8 +31,15 @@ async def statements_of_a_turn(workspace: Path, server: ScriptedServer, calls: i
     server.add(*[reply(tool_call("read", path="small.txt", limit=n + 1)) for n in range(calls)], text("done"))
     orchestrator, _, _ = make_orchestrator(workspace, server.base_url, mode=mode, interactive=False)
     seen: list[str] = []
+
+    def sent(statement: str) -> None:
+        """The statements coder-tui sends: the search index's triggers run inside them, and are traced as the
+        statement again or as "-- ..." lines."""
+        if not statement.startswith("--") and (not seen or seen[-1] != statement):
+            seen.append(statement)
+
     with orchestrator.store.db.read() as conn:
-        conn.set_trace_callback(seen.append)
+        conn.set_trace_callback(sent)
     outcome = await orchestrator.run_input("read small.txt a few times")
     assert outcome.ok, outcome.error
     return seen
