@@ -16,14 +16,14 @@ from engine.tools.bash import run_command
 from engine.tools.guard import Workspace
 
 if TYPE_CHECKING:
-    from engine.orchestrator.orchestrator import Orchestrator
+    from engine.orchestrator.engine_parts import EngineParts
     from engine.orchestrator.runtime import SessionRuntime
 
 # The status a shell's ``timeout`` command reports for a command it stopped.
 BANG_TIMEOUT_STATUS = 124
 
 
-async def run_bang_input(orch: Orchestrator, runtime: SessionRuntime, command: str) -> TurnOutcome:
+async def run_bang_input(orch: EngineParts, runtime: SessionRuntime, command: str) -> TurnOutcome:
     """The input ``!command``: runs it, audits it as the user's bash call, and adds its result to the session."""
     if not command:
         result = CommandResult(kind="bang", command="", text="usage: !<shell command>", ok=False)

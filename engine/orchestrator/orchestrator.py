@@ -37,7 +37,7 @@ from engine.orchestrator.agent_pool import AgentPool
 from engine.orchestrator.bus import EventBus
 from engine.orchestrator.context_meter import session_context
 from engine.orchestrator.deps import ApprovalSettings, TurnDeps
-from engine.orchestrator.dispatch import TurnSteps, run_input, run_prompt, run_task, turn_deps
+from engine.orchestrator.dispatch import run_input, run_prompt, run_task, turn_deps
 from engine.orchestrator.interaction import CancellingInteraction
 from engine.orchestrator.mcp_wiring import make_mcp
 from engine.orchestrator.provider_slot import ProviderSlot
@@ -50,7 +50,7 @@ from engine.orchestrator.slash import available_commands
 from engine.provider.warm import warm_provider
 from engine.commands.custom_run import extra_commands
 from engine.orchestrator.tooling import make_registry, tool_limits
-from engine.orchestrator.turn import TurnState
+from engine.orchestrator.turn import TurnState, TurnSteps
 from engine.orchestrator import switching
 from engine.policy import PermissionPolicy
 from engine.policy.presets import parse_preset
