@@ -18,11 +18,10 @@ from coder_tui.cli import session_input
 from coder_tui.link.terminal_text import json_text, terminal_text
 from engine.agents.records import AgentRecord, AgentState
 from engine.agents.worktree import WorktreeError
-from engine.command_results import CommandReply
+from engine.command_results import CommandReply, ShellCommandRan
 from engine.config import load_config
 from engine.config.startup import config_notices
 from engine.events import (
-    CommandResult,
     ErrorEvent,
     Event,
     MessageAdded,
@@ -162,13 +161,12 @@ class TextRenderer:
             case ToolProgress(tool=tool):
                 self._end_text()
                 self._print(self.err, f"[{tool}] {event.summary()}\n")
-            case CommandResult(kind="bang", data=data):
+            case ShellCommandRan(command=command, stdout=stdout, stderr=stderr, timed_out=timed_out):
                 # The command's own output, as the shell would print it: not the text the model reads.
                 self._end_text()
-                self._print(self.out, data.get("stdout", ""))
-                self._print(self.err, data.get("stderr", ""))
-                if data.get("timed_out"):
-                    command = data.get("command", "")
+                self._print(self.out, stdout)
+                self._print(self.err, stderr)
+                if timed_out:
                     self._print(self.err, f"error: !{command} timed out; its process group was killed\n")
             case CommandReply(text=text, ok=ok):
                 self._end_text()

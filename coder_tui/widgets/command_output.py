@@ -19,7 +19,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
-from coder_tui.transcript.formatting import bash_result_text, is_bash_result, one_line, session_details
+from coder_tui.transcript.formatting import one_line, session_details, shell_text
 from coder_tui.widgets.diff_view import DiffView, diff_summary
 from coder_tui.widgets.table_view import Column, TableSection, TableView
 from coder_tui.widgets.todo_list import todos_checklist
@@ -27,15 +27,12 @@ from engine.command_results import (
     CommandReply,
     ContextSummarised,
     DiffShown,
-    PermissionsShown,
     SessionsListed,
-    SkillsListed,
-    StatusShown,
     ReviewFindings,
+    ShellCommandRan,
     TodosShown,
-    ToolsListed,
 )
-from engine.events import CommandResult
+from engine.settings_results import PermissionsShown, SkillsListed, StatusShown, ToolsListed
 
 
 class CommandOutput(Vertical):
@@ -120,8 +117,8 @@ class CommandOutput(Vertical):
 
     def _text(self) -> str:
         result = self.result
-        if isinstance(result, CommandResult) and result.kind == "bang" and is_bash_result(result.data):
-            return bash_result_text(result.data)
+        if isinstance(result, ShellCommandRan):
+            return shell_text(result.command, result.exit_code, result.stdout, result.stderr)
         return result.text
 
     def _sessions(self, sessions: list[dict[str, Any]], now: datetime) -> Content:

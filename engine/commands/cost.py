@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engine.events import CommandResult
+from engine.settings_results import CostShown
 
 if TYPE_CHECKING:
     from engine.commands.context import CommandContext
 
 
-async def cost_command(ctx: CommandContext, arg: str) -> CommandResult:
+async def cost_command(ctx: CommandContext, arg: str) -> CostShown:
     tally = ctx.usage
     lines = [
         f"tokens this run: {tally.prompt_tokens + tally.completion_tokens:,} "
@@ -23,7 +23,7 @@ async def cost_command(ctx: CommandContext, arg: str) -> CommandResult:
         f"({_share(tally.cached_tokens, tally.prompt_tokens)}, read from the server's prompt cache)",
         "cost: not reported by the server (it counts tokens; see your provider's prices)",
     ]
-    return CommandResult.slash(
+    return CostShown(
         "/cost", "\n".join(lines), requests=tally.requests, prompt_tokens=tally.prompt_tokens,
         completion_tokens=tally.completion_tokens, cached_tokens=tally.cached_tokens,
     )

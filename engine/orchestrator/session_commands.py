@@ -5,8 +5,14 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from engine.command_results import DiffShown, SessionResumed, SessionsListed, SessionStarted
-from engine.events import CommandResult
+from engine.command_results import (
+    ChangesUndone,
+    CommandFailed,
+    DiffShown,
+    SessionResumed,
+    SessionsListed,
+    SessionStarted,
+)
 from engine.interaction import QuestionRequest
 from engine.orchestrator.outcome import TurnOutcome
 from engine.orchestrator.resume import ResumePlan, history_restored, plan_resume
@@ -27,7 +33,7 @@ async def new_command(ctx: CommandContext, arg: str) -> SessionStarted:
     return SessionStarted("/new", f"new session {session_id}", session_id)
 
 
-async def resume_command(ctx: CommandContext, arg: str) -> CommandResult | SessionsListed | TurnOutcome:
+async def resume_command(ctx: CommandContext, arg: str) -> SessionsListed | CommandFailed | TurnOutcome:
     """``/resume`` lists recent sessions (the TUI shows a picker); ``/resume <id>`` or ``/resume --last`` restores
     one and finishes its interrupted turn, if an approval was pending in it."""
     if not arg:
@@ -52,7 +58,7 @@ async def resume_command(ctx: CommandContext, arg: str) -> CommandResult | Sessi
     if arg == "--last":
         latest = ctx.store.sessions.latest_id()
         if latest is None:
-            return CommandResult.slash("/resume", "no saved session in this workspace yet", ok=False)
+            return CommandFailed("/resume", "no saved session in this workspace yet")
         session_ref = latest
     shown, ctx.history_shown = ctx.history_shown, None
     try:
@@ -66,7 +72,7 @@ async def resume_command(ctx: CommandContext, arg: str) -> CommandResult | Sessi
         plan = plan_resume(ctx.store, session_ref)
     except (UnknownSession, SessionBusy) as exc:
         ctx.keep_open_locks()
-        return CommandResult.slash("/resume", str(exc), ok=False)
+        return CommandFailed("/resume", str(exc))
     except BaseException:
         # Planning failed otherwise (a storage error, a cancel): the session in use stays, and the lock claimed
         # for the switch (or the one the engine opened with) goes, so another process may open that session.
@@ -91,25 +97,25 @@ def _message_counts(stored: int, plan: ResumePlan) -> str:
     return f"{stored} messages; the model's context holds {in_context} since its last compaction"
 
 
-async def undo_command(ctx: CommandContext, arg: str) -> CommandResult:
+async def undo_command(ctx: CommandContext, arg: str) -> ChangesUndone:
     result = ctx.undo.undo_last_turn()
     if not result.applied and result.conflicts:
         if not await confirm_overwrite(ctx, result):
-            return CommandResult.slash("/undo", result.summary(), ok=False, conflicts=list(result.conflicts))
+            return ChangesUndone("/undo", result.summary(), conflicts=result.conflicts, ok=False)
         result = ctx.undo.undo_last_turn(force=True)
     if not result.applied:
         ok = not result.errors and not result.conflicts and result.turn_id is None
-        return CommandResult.slash("/undo", result.summary(), ok=ok, errors=list(result.errors))
+        return ChangesUndone("/undo", result.summary(), errors=result.errors, ok=ok)
     ctx.note_to_model(
         "[The user undid the file changes of an earlier turn; the files are back as they were before it: "
         f"{result.summary()}]"
     )
-    return CommandResult.slash(
+    return ChangesUndone(
         "/undo",
         result.summary(),
-        restored=list(result.restored),
-        deleted=list(result.deleted),
-        recreated=list(result.recreated),
+        restored=result.restored,
+        deleted=result.deleted,
+        recreated=result.recreated,
         remaining=result.remaining,
     )
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.events import CommandResult
+from engine.settings_results import CostShown
 from tests.support.fakes import make_orchestrator
 from tests.support.scenario import reply, text
 from tests.support.scripted_server import ScriptedServer
@@ -16,7 +16,7 @@ async def test_cost_sums_the_servers_counts(tmp_path: Path, scripted_server: Scr
     await orch.run_input("first")
     await orch.run_input("second")
     await orch.run_input("/cost")
-    result = log.of(CommandResult)[-1]
-    assert result.data["requests"] == 2
-    assert (result.data["prompt_tokens"], result.data["completion_tokens"]) == (2500, 75)
+    result = log.of(CostShown)[-1]
+    assert result.requests == 2
+    assert (result.prompt_tokens, result.completion_tokens) == (2500, 75)
     assert result.text.startswith("tokens this run: 2,575 (2,500 sent, 75 received) over 2 requests")
