@@ -44,7 +44,8 @@ from engine.interaction import (
     TrustRequest,
 )
 from engine.modes import Mode
-from engine.orchestrator import Orchestrator, TurnOutcome
+from engine.orchestrator.front_end import FrontEndEngine, start_engine
+from engine.orchestrator.outcome import TurnOutcome
 from engine.signals import install_ending_signals
 from engine.storage.errors import StorageError
 from engine.storage.sessions.rebuild import rebuilt_notice
@@ -235,7 +236,7 @@ async def run_headless(
     for notice, _level in config_notices(loaded, workspace):
         err.write(f"{terminal_text(notice)}\n")
     try:
-        orchestrator = Orchestrator(
+        orchestrator = start_engine(
             workspace=workspace,
             config=loaded.config,
             interaction=HeadlessInteraction(),
@@ -305,7 +306,7 @@ def _silence(stream: TextIO) -> None:
 
 
 async def _run_agent(
-    orchestrator: Orchestrator, text: str, mode: str | None, name: str
+    orchestrator: FrontEndEngine, text: str, mode: str | None, name: str
 ) -> tuple[AgentRecord | None, TurnOutcome]:
     """``--worktree``: ``text`` runs as an agent on a worktree of its own (SPEC 26); the outcome is its end."""
     pool = orchestrator.agents
@@ -321,7 +322,7 @@ async def _run_agent(
     return ended, TurnOutcome("cancelled" if ended.state is AgentState.CANCELLED else "error", ended.note or None)
 
 
-def _result_line(outcome: TurnOutcome, orchestrator: Orchestrator, agent: AgentRecord | None) -> dict[str, object]:
+def _result_line(outcome: TurnOutcome, orchestrator: FrontEndEngine, agent: AgentRecord | None) -> dict[str, object]:
     worktree = {"branch": agent.branch, "worktree": agent.root} if agent is not None else {}
     return {
         "type": "result",
