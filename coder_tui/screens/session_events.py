@@ -23,7 +23,6 @@ from engine.command_results import (
     SessionsListed,
     SessionStarted,
     SetupOffered,
-    ThemeChanged,
 )
 from engine.events import (
     AgentsChanged,
@@ -55,6 +54,7 @@ from engine.events import (
     VerificationStarted,
 )
 from engine.restored import RestoredEntry
+from engine.settings_results import ThemeChanged
 
 if TYPE_CHECKING:
     from coder_tui.screens.session import SessionScreen

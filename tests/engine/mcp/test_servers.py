@@ -16,7 +16,7 @@ from engine.command_results import CommandFailed, HelpShown
 from engine.settings_results import McpServerRestarted, McpServersListed
 from engine.events import SlashCommandsChanged
 from engine.mcp.connection import ServerState
-from engine.orchestrator import Orchestrator
+from engine.orchestrator.orchestrator import Orchestrator
 from engine.tools.base import ToolContext, ToolKind
 from engine.tools.guard import Workspace
 from tests.engine.mcp.conftest import broken, git_server, time_server, warnings
