@@ -1,10 +1,10 @@
 """The result of a ``!`` command (command, exit code, stdout, stderr) or a ``/`` command, in the transcript.
 
-Most results are their text. A few typed results (``engine.command_results``) read better laid out: ``/diff`` shows its per-file summary
-(coloured +/-) and then the whole coloured diff, so it reads top down; ``/skills`` shows each skill's name and
-where it comes from, with its description under it; ``/resume``'s list of sessions gives friendly times
-("today 09:31") rather than stored ISO stamps; ``/tools`` and ``/permissions`` are tables whose long cells wrap
-under their own column.
+Most results are their text. A few typed results (``engine.command_results``, ``engine.settings_results``) read
+better laid out: ``/diff`` shows its per-file summary (coloured +/-) and then the whole coloured diff, so it reads
+top down; ``/skills`` shows each skill's name and where it comes from, with its description under it; ``/resume``'s
+list of sessions gives friendly times ("today 09:31") rather than stored ISO stamps; ``/tools`` and ``/permissions``
+are tables whose long cells wrap under their own column.
 """
 
 from __future__ import annotations
