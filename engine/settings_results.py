@@ -154,13 +154,15 @@ class ServerChecked(CommandReply):
 
 @record
 class CostShown(CommandReply):
-    """``/cost``: the tokens this run used, as the server counted them, over ``requests`` requests."""
+    """``/cost``: the tokens this run used, as the server counted them, over ``requests`` requests
+    (``cached_tokens``: the prompt tokens read from the server's prompt cache)."""
 
     command: str
     text: str
     requests: int
     prompt_tokens: int
     completion_tokens: int
+    cached_tokens: int = 0
     ok: bool = True
 
 
