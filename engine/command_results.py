@@ -298,6 +298,21 @@ class AgentShown(CommandReply):
     ok: bool = True
 
 
+@record
+class AgentMerged(CommandReply):
+    """``/merge <agent>``: the agent's changed files brought into this tree (``applied``), refused at their
+    approval (``declined``), failed, and those the merge left alone (``conflicts``, ``skipped``: path, why)."""
+
+    command: str
+    text: str
+    applied: tuple[str, ...] = ()
+    declined: tuple[str, ...] = ()
+    failed: tuple[str, ...] = ()
+    conflicts: tuple[Row, ...] = ()
+    skipped: tuple[Row, ...] = ()
+    ok: bool = True
+
+
 CommandEvent = (
     HelpShown
     | ReviewFindings
@@ -319,6 +334,7 @@ CommandEvent = (
     | TodosShown
     | AgentsListed
     | AgentShown
+    | AgentMerged
     | ConversationExported
     | ShellCommandRan
     | CommandFailed

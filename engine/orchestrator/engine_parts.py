@@ -1,7 +1,8 @@
 """``EngineParts``: what the orchestrator's own modules (dispatch, switching, tooling, the MCP wiring, the bang
-branch, sub-agents) are handed, as a ``Protocol``. It is a command's ``CommandContext`` and the engine-wide parts
-behind it: the workspace, the open sessions, the capture, the hooks, the approval settings. The orchestrator
-implements it; these modules never import the ``Orchestrator`` class, so it can import them without a cycle.
+branch, sub-agents, the agent pool) are handed, as a ``Protocol``. It is a command's ``CommandContext`` and the
+engine-wide parts behind it: the workspace, the open sessions, the capture, the hooks, the approval settings. The
+orchestrator implements it; these modules never import the ``Orchestrator`` class, so it imports them without a
+cycle.
 """
 
 from __future__ import annotations
@@ -65,6 +66,10 @@ class EngineParts(CommandContext, Protocol):
     def active_runtime(self) -> SessionRuntime: ...
 
     def emitter(self, session_id: str) -> Callable[[Event], None]: ...
+
+    def subscribe_tagged(self, callback: Callable[[Event, str | None], None]) -> Callable[[], None]: ...
+
+    async def run_input(self, text: str, session_id: str | None = None) -> TurnOutcome: ...
 
     def slash_commands(self) -> list[tuple[str, str]]: ...
 
