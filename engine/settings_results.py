@@ -21,6 +21,19 @@ class ModeShown(CommandReply):
 
 
 @record
+class ServerSet(CommandReply):
+    """``/setup URL [MODEL]``: the model server (and model; None: the server's own) saved in ``config_file`` and in
+    force now."""
+
+    command: str
+    text: str
+    base_url: str
+    model: str | None
+    config_file: str
+    ok: bool = True
+
+
+@record
 class ModelSwitched(CommandReply):
     """``/model <name>``: the model in use now (saved in the project's config, or for this session only: ``text``
     says which)."""
@@ -169,6 +182,7 @@ class CostShown(CommandReply):
 SettingsEvent = (
     ModeShown
     | ModelSwitched
+    | ServerSet
     | ThemeChanged
     | SkillsListed
     | ToolsListed

@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from engine.orchestrator.runtime import OpenSessions, SessionRuntime
     from engine.orchestrator.state import TurnState
     from engine.orchestrator.turn import TurnSteps
+    from engine.config import Config
+    from engine.provider.server_window import ServerWindow
     from engine.tools.base import ToolContext
     from engine.tools.guard import Workspace
 
@@ -62,6 +64,15 @@ class EngineParts(CommandContext, Protocol):
 
     @property
     def mode_pinned(self) -> bool: ...
+
+    # The configuration as loaded, before the model's profile and the server's window applied.
+    @property
+    def base_config(self) -> Config: ...
+
+    @property
+    def server_window(self) -> ServerWindow: ...
+
+    def ask_server(self) -> None: ...
 
     def active_runtime(self) -> SessionRuntime: ...
 
