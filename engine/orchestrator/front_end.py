@@ -62,6 +62,7 @@ def start_engine(
     env: dict[str, str] | None = None,
     model_pinned: bool = False,
     counts_shown: bool = True,
+    origin: str = "tui",
 ) -> FrontEndEngine:
     """The engine over ``workspace`` with a new, empty session (see ``Orchestrator``; ``StorageError`` when its
     database is damaged or locked)."""
@@ -75,4 +76,5 @@ def start_engine(
         env=env,
         model_pinned=model_pinned,
         counts_shown=counts_shown,
+        origin=origin,
     )

@@ -1,22 +1,29 @@
-"""``SessionsInView``: the open sessions (``OpenSessions``) and what commands and front ends read of the one in
-view, the one they act on. The orchestrator is one; it makes the sessions and switches between them
+"""``SessionsInView``: the open sessions (``OpenSessions``), what commands and front ends read of the one in view
+(the one they act on), and its mode set. The orchestrator is one; it makes the sessions and switches between them
 (``switching``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
+
+from engine.events import Event, ModeChanged, Notice
+from engine.policy.presets import parse_preset
 
 if TYPE_CHECKING:
     from engine.modes import Mode
     from engine.orchestrator.runtime import OpenSessions, SessionRuntime
     from engine.orchestrator.session import Session
     from engine.policy import PermissionPolicy
+    from engine.storage.store import Store
     from engine.storage.undo.journal import UndoJournal
     from engine.tools.base import ToolContext
 
 
 class SessionsInView:
     runtimes: OpenSessions
+    store: Store
+    emit: Callable[[Event], None]
 
     @property
     def runtime(self) -> SessionRuntime:
@@ -66,3 +73,26 @@ class SessionsInView:
     @property
     def model(self) -> str:
         return self.session.model
+
+    def set_mode(self, mode: Mode) -> None:
+        self._mode_changed(refused=self.policy.set_mode(mode) is not mode)
+
+    def set_preset(self, preset: str) -> None:
+        self.policy.set_preset(preset)
+        self._mode_changed(refused=self.policy.preset != parse_preset(preset))
+
+    def _mode_changed(self, refused: bool = False) -> None:
+        """The session stores its mode and front ends hear it. ``refused``: the policy kept plan mode (a home-folder
+        workspace) instead of the mode asked for."""
+        if refused:
+            self.emit(
+                Notice(
+                    f"the workspace {self.policy.plan_only}: this session stays read-only, in plan mode (start "
+                    "coder-tui in a project folder to change files)",
+                    level="warning",
+                )
+            )
+        mode = self.policy.mode.value
+        self.session.mode = mode
+        self.store.sessions.update(self.session.id, mode=mode)
+        self.emit(ModeChanged(mode))

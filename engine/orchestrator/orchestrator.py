@@ -23,12 +23,7 @@ from engine.context.system_prompt import Environment, build_system_prompt
 from engine.errors import ProviderError
 from engine.home_folder import own_config_folders
 from engine.hooks.dispatcher import HookDispatcher
-from engine.events import (
-    Event,
-    ModeChanged,
-    ModelChanged,
-    Notice,
-)
+from engine.events import Event, ModelChanged
 from engine.interaction import InteractionHandler
 from engine.messages import Message
 from engine.modes import Mode
@@ -55,7 +50,6 @@ from engine.orchestrator.tooling import make_registry, tool_limits
 from engine.orchestrator.turn import TurnState, TurnSteps
 from engine.orchestrator import switching
 from engine.policy import PermissionPolicy
-from engine.policy.presets import parse_preset
 from engine.provider.base import ChatProvider
 from engine.provider.server_models import model_configured
 from engine.orchestrator import server_answer
@@ -242,13 +236,6 @@ class Orchestrator(SessionsInView):
         bus = self._bus
         return lambda event: bus.emit(event, session_id)
 
-    def set_mode(self, mode: Mode) -> None:
-        self._mode_changed(refused=self.policy.set_mode(mode) is not mode)
-
-    def set_preset(self, preset: str) -> None:
-        self.policy.set_preset(preset)
-        self._mode_changed(refused=self.policy.preset != parse_preset(preset))
-
     def set_model(self, model: str) -> None:
         """``model``, or ``profile:model`` to switch to a provider profile as well (``ConfigError`` if unknown)."""
         model = self.run_config.switch_model(model)
@@ -385,21 +372,6 @@ class Orchestrator(SessionsInView):
         return self.run_config.provider()
 
     # -- inside -----------------------------------------------------------------------------------------------------
-    def _mode_changed(self, refused: bool = False) -> None:
-        """``refused``: the policy kept plan mode (a home-folder workspace) instead of the mode asked for."""
-        if refused:
-            self.emit(
-                Notice(
-                    f"the workspace {self.policy.plan_only}: this session stays read-only, in plan mode (start "
-                    "coder-tui in a project folder to change files)",
-                    level="warning",
-                )
-            )
-        mode = self.policy.mode.value
-        self.session.mode = mode
-        self.store.sessions.update(self.session.id, mode=mode)
-        self.emit(ModeChanged(mode))
-
     async def run_task(self, state: TurnState, recorder: TaskRecorder, steps: TurnSteps) -> TurnOutcome:
         """Runs a task's steps with its lifecycle events and its undo snapshot around them (``dispatch``)."""
         return await run_task(self, self.runtime, state, recorder, steps)
