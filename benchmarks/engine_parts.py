@@ -28,7 +28,7 @@ from benchmarks.engine_overhead import server_process  # noqa: E402
 from engine.config import Config  # noqa: E402
 from engine.messages import FunctionCall, Message, ToolCall  # noqa: E402
 from engine.modes import Mode  # noqa: E402
-from engine.orchestrator import Orchestrator  # noqa: E402
+from engine.orchestrator.orchestrator import Orchestrator  # noqa: E402
 from engine.provider.base import ChatRequest  # noqa: E402
 from engine.provider.openai_provider import OpenAIProvider  # noqa: E402
 from tests.support.fakes import FakeInteraction, FakeToolCallingProvider  # noqa: E402

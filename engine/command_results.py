@@ -1,8 +1,9 @@
-"""The typed results of the slash commands whose result a front end acts on or lays out (SPEC 7, 23): a picker to
-offer, a session switched, a theme to apply, a table to draw. Each is an event of the closed union
-(``engine.events.Event``) and a ``CommandReply``: ``command`` (as typed), ``text`` (what any front end may print)
-and ``ok``. A front end matches on the type, never on the command's name. Results that are only text are
-``engine.events.CommandResult``.
+"""The typed results of the ``!`` and ``/`` commands (SPEC 6, 7, 23) about the session, its conversation and its
+files: a picker to offer, a session switched, files put back, a shell command's output, a failure. Those about what
+the run works with (the mode, the model, the theme, permissions, trust, tools, MCP servers) are in
+``engine.settings_results``. Each is an event of the closed union (``engine.events.Event``) and a ``CommandReply``:
+``command`` (as typed), ``text`` (what any front end may print) and ``ok``. A front end matches on the type, never
+on the command's name.
 
 Rows a picker or a table shows are plain JSON objects (``dict``), as they cross the engine protocol.
 """
@@ -153,17 +154,6 @@ class SetupOffered(CommandReply):
 
 
 @record
-class ThemeChanged(CommandReply):
-    """``/theme``: the colour theme in force, shown or switched (the front end applies it), and those offered."""
-
-    command: str
-    text: str
-    theme: str
-    themes: tuple[str, ...] = ()
-    ok: bool = True
-
-
-@record
 class DiffShown(CommandReply):
     """``/diff``: the changed files (path, added, removed, status, binary), the whole diff, and where they come
     from ("git" or the session's own changes)."""
@@ -174,17 +164,6 @@ class DiffShown(CommandReply):
     files: tuple[Row, ...]
     diff: str
     note: str | None = None
-    ok: bool = True
-
-
-@record
-class SkillsListed(CommandReply):
-    """``/skills``: each skill (name, description, source, folder) and the problems found loading them."""
-
-    command: str
-    text: str
-    skills: tuple[Row, ...]
-    problems: tuple[str, ...] = ()
     ok: bool = True
 
 
@@ -209,50 +188,79 @@ class TodosShown(CommandReply):
     todos: tuple[Row, ...]
     ok: bool = True
 
-
 @record
-class ToolsListed(CommandReply):
-    """``/tools``: each tool (name, state in this mode, summary)."""
+class CommandFailed(CommandReply):
+    """A command that could not do what was asked (a usage error, an unknown name or id, nothing to act on):
+    ``text`` says why."""
 
     command: str
     text: str
-    tools: tuple[Row, ...]
-    ok: bool = True
+    ok: bool = False
 
 
 @record
-class PermissionsShown(CommandReply):
-    """``/permissions``: the preset and mode in force, the matrix (what, decision) and the sandbox."""
+class SessionRenamed(CommandReply):
+    """``/rename``: the session ``session_id`` is now titled ``title``."""
 
     command: str
     text: str
-    preset: str
-    mode: str
-    matrix: tuple[tuple[str, str], ...]
-    sandbox: str
-    ok: bool = True
-
-
-@record
-class StatusShown(CommandReply):
-    """``/status``: what the session runs with; ``rows`` (what, value) is the table shown."""
-
-    command: str
-    text: str
-    rows: tuple[tuple[str, str], ...]
-    model: str
-    provider_profile: str | None
-    base_url: str | None
     session_id: str
-    mode: str
-    preset: str
-    context_tokens: int
-    context_window: int
-    context_source: str
-    context_window_source: str
-    sandbox: str
-    trusted: bool
-    mcp_servers: dict[str, str]
+    title: str
+    ok: bool = True
+
+
+@record
+class ShellCommandRan(CommandReply):
+    """``!command`` (SPEC 6): the shell command (``command``, without the ``!``) ran in the workspace; ``text`` is
+    the fixed structure the model reads. ``exit_code`` is None when it was killed on timeout."""
+
+    command: str
+    text: str
+    exit_code: int | None
+    stdout: str
+    stderr: str
+    duration_ms: int
+    timed_out: bool = False
+    ok: bool = True
+
+
+@record
+class ChangesUndone(CommandReply):
+    """``/undo``: the files the last turn changed put back (``remaining``: turns left to undo), or, with ``ok``
+    False, why not: files changed since (``conflicts``, the user declined to overwrite them) or ``errors``."""
+
+    command: str
+    text: str
+    restored: tuple[str, ...] = ()
+    deleted: tuple[str, ...] = ()
+    recreated: tuple[str, ...] = ()
+    remaining: int = 0
+    conflicts: tuple[str, ...] = ()
+    errors: tuple[str, ...] = ()
+    ok: bool = True
+
+
+@record
+class FilesRewound(CommandReply):
+    """``/rewind N code``: the files put back as they were before request N (the conversation stays); with ``ok``
+    False, ``text`` says what stopped it after the files listed."""
+
+    command: str
+    text: str
+    restored: tuple[str, ...] = ()
+    deleted: tuple[str, ...] = ()
+    recreated: tuple[str, ...] = ()
+    ok: bool = True
+
+
+@record
+class ConversationExported(CommandReply):
+    """``/export``: the session's history written as Markdown to ``path`` (``messages`` of them)."""
+
+    command: str
+    text: str
+    path: str
+    messages: int
     ok: bool = True
 
 
@@ -303,8 +311,24 @@ class AgentShown(CommandReply):
     ok: bool = True
 
 
+@record
+class AgentMerged(CommandReply):
+    """``/merge <agent>``: the agent's changed files brought into this tree (``applied``), refused at their
+    approval (``declined``), failed, and those the merge left alone (``conflicts``, ``skipped``: path, why)."""
+
+    command: str
+    text: str
+    applied: tuple[str, ...] = ()
+    declined: tuple[str, ...] = ()
+    failed: tuple[str, ...] = ()
+    conflicts: tuple[Row, ...] = ()
+    skipped: tuple[Row, ...] = ()
+    ok: bool = True
+
+
 CommandEvent = (
     HelpShown
+    | SessionRenamed
     | ReviewFindings
     | VimToggled
     | ModelsOffered
@@ -314,17 +338,18 @@ CommandEvent = (
     | SessionForked
     | RewindOffered
     | ConversationRewound
+    | FilesRewound
+    | ChangesUndone
     | CopyRequested
     | ExitRequested
-    | ThemeChanged
     | SetupOffered
     | DiffShown
-    | SkillsListed
     | ContextSummarised
     | TodosShown
-    | ToolsListed
-    | PermissionsShown
-    | StatusShown
     | AgentsListed
     | AgentShown
+    | AgentMerged
+    | ConversationExported
+    | ShellCommandRan
+    | CommandFailed
 )

@@ -10,8 +10,9 @@ from enum import Enum
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from engine.command_results import CommandEvent, CommandReply
+from engine.command_results import CommandEvent
 from engine.record import record
+from engine.settings_results import SettingsEvent
 
 if TYPE_CHECKING:
     # Only an annotation here: importing it would load pydantic before the TUI's first frame.
@@ -139,22 +140,6 @@ class TodoItem:
 @record
 class TodosChanged:
     todos: tuple[TodoItem, ...]
-
-
-@record
-class CommandResult(CommandReply):
-    """The result of a ``!`` command, or of a ``/`` command that is only text (``data`` says more to a script
-    reading the JSON output); the others are typed (``engine.command_results``)."""
-
-    kind: Literal["slash", "bang"]
-    command: str
-    text: str
-    ok: bool = True
-    data: dict[str, Any] = field(default_factory=dict)
-
-    @classmethod
-    def slash(cls, command: str, text: str, *, ok: bool = True, **data: Any) -> CommandResult:
-        return cls(kind="slash", command=command, text=text, ok=ok, data=data)
 
 
 @record
@@ -293,8 +278,8 @@ Event = (
     | ToolProgress
     | TodosChanged
     | AgentsChanged
-    | CommandResult
     | CommandEvent
+    | SettingsEvent
     | ModeChanged
     | ModelChanged
     | UsageUpdated

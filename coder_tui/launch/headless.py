@@ -18,11 +18,10 @@ from coder_tui.cli import session_input
 from coder_tui.link.terminal_text import json_text, terminal_text
 from engine.agents.records import AgentRecord, AgentState
 from engine.agents.worktree import WorktreeError
-from engine.command_results import CommandReply
+from engine.command_results import CommandReply, ShellCommandRan
 from engine.config import load_config
 from engine.config.startup import config_notices
 from engine.events import (
-    CommandResult,
     ErrorEvent,
     Event,
     MessageAdded,
@@ -45,7 +44,8 @@ from engine.interaction import (
     TrustRequest,
 )
 from engine.modes import Mode
-from engine.orchestrator import Orchestrator, TurnOutcome
+from engine.orchestrator.front_end import FrontEndEngine, start_engine
+from engine.orchestrator.outcome import TurnOutcome
 from engine.signals import install_ending_signals
 from engine.storage.errors import StorageError
 from engine.storage.sessions.rebuild import rebuilt_notice
@@ -162,13 +162,12 @@ class TextRenderer:
             case ToolProgress(tool=tool):
                 self._end_text()
                 self._print(self.err, f"[{tool}] {event.summary()}\n")
-            case CommandResult(kind="bang", data=data):
+            case ShellCommandRan(command=command, stdout=stdout, stderr=stderr, timed_out=timed_out):
                 # The command's own output, as the shell would print it: not the text the model reads.
                 self._end_text()
-                self._print(self.out, data.get("stdout", ""))
-                self._print(self.err, data.get("stderr", ""))
-                if data.get("timed_out"):
-                    command = data.get("command", "")
+                self._print(self.out, stdout)
+                self._print(self.err, stderr)
+                if timed_out:
                     self._print(self.err, f"error: !{command} timed out; its process group was killed\n")
             case CommandReply(text=text, ok=ok):
                 self._end_text()
@@ -237,7 +236,7 @@ async def run_headless(
     for notice, _level in config_notices(loaded, workspace):
         err.write(f"{terminal_text(notice)}\n")
     try:
-        orchestrator = Orchestrator(
+        orchestrator = start_engine(
             workspace=workspace,
             config=loaded.config,
             interaction=HeadlessInteraction(),
@@ -307,7 +306,7 @@ def _silence(stream: TextIO) -> None:
 
 
 async def _run_agent(
-    orchestrator: Orchestrator, text: str, mode: str | None, name: str
+    orchestrator: FrontEndEngine, text: str, mode: str | None, name: str
 ) -> tuple[AgentRecord | None, TurnOutcome]:
     """``--worktree``: ``text`` runs as an agent on a worktree of its own (SPEC 26); the outcome is its end."""
     pool = orchestrator.agents
@@ -323,7 +322,7 @@ async def _run_agent(
     return ended, TurnOutcome("cancelled" if ended.state is AgentState.CANCELLED else "error", ended.note or None)
 
 
-def _result_line(outcome: TurnOutcome, orchestrator: Orchestrator, agent: AgentRecord | None) -> dict[str, object]:
+def _result_line(outcome: TurnOutcome, orchestrator: FrontEndEngine, agent: AgentRecord | None) -> dict[str, object]:
     worktree = {"branch": agent.branch, "worktree": agent.root} if agent is not None else {}
     return {
         "type": "result",

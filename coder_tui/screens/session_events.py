@@ -23,7 +23,6 @@ from engine.command_results import (
     SessionsListed,
     SessionStarted,
     SetupOffered,
-    ThemeChanged,
 )
 from engine.events import (
     AgentsChanged,
@@ -55,6 +54,7 @@ from engine.events import (
     VerificationStarted,
 )
 from engine.restored import RestoredEntry
+from engine.settings_results import ServerSet, ThemeChanged
 
 if TYPE_CHECKING:
     from coder_tui.screens.session import SessionScreen
@@ -171,7 +171,7 @@ def show_event(screen: SessionScreen, event: Event) -> None:
             screen.app.push_screen(HelpScreen([(item["usage"], item["summary"]) for item in commands]))
         case SetupOffered():
             _set_up(screen, event)
-        case CommandReply(command="/setup", ok=True):
+        case ServerSet():
             screen.status.model_missing = False  # a server is configured now
             transcript.add_command_result(event)
         case CommandReply():

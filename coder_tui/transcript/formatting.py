@@ -114,10 +114,16 @@ def is_bash_result(result: dict[str, Any]) -> bool:
 
 
 def bash_result_text(result: dict[str, Any]) -> str:
-    """A bash result (or a ``!`` command's) as fixed-structure text: command, exit code, stdout, stderr."""
-    lines = [f"$ {result.get('command', '')}", f"exit code {result.get('exit_code')}"]
-    for stream in ("stdout", "stderr"):
-        value = str(result.get(stream) or "").rstrip("\n")
+    """A bash call's result as fixed-structure text (``shell_text``)."""
+    return shell_text(result.get("command", ""), result.get("exit_code"), result.get("stdout"), result.get("stderr"))
+
+
+def shell_text(command: str, exit_code: int | None, stdout: str | None, stderr: str | None) -> str:
+    """A shell command's run (a bash call's, a ``!`` command's) as fixed-structure text: command, exit code,
+    stdout, stderr."""
+    lines = [f"$ {command}", f"exit code {exit_code}"]
+    for stream, value in (("stdout", stdout), ("stderr", stderr)):
+        value = str(value or "").rstrip("\n")
         if value:
             lines.append(f"{stream}:")
             lines.append(value)

@@ -1,10 +1,10 @@
 """The result of a ``!`` command (command, exit code, stdout, stderr) or a ``/`` command, in the transcript.
 
-Most results are their text. A few typed results (``engine.command_results``) read better laid out: ``/diff`` shows its per-file summary
-(coloured +/-) and then the whole coloured diff, so it reads top down; ``/skills`` shows each skill's name and
-where it comes from, with its description under it; ``/resume``'s list of sessions gives friendly times
-("today 09:31") rather than stored ISO stamps; ``/tools`` and ``/permissions`` are tables whose long cells wrap
-under their own column.
+Most results are their text. A few typed results (``engine.command_results``, ``engine.settings_results``) read
+better laid out: ``/diff`` shows its per-file summary (coloured +/-) and then the whole coloured diff, so it reads
+top down; ``/skills`` shows each skill's name and where it comes from, with its description under it; ``/resume``'s
+list of sessions gives friendly times ("today 09:31") rather than stored ISO stamps; ``/tools`` and ``/permissions``
+are tables whose long cells wrap under their own column.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
-from coder_tui.transcript.formatting import bash_result_text, is_bash_result, one_line, session_details
+from coder_tui.transcript.formatting import one_line, session_details, shell_text
 from coder_tui.widgets.diff_view import DiffView, diff_summary
 from coder_tui.widgets.table_view import Column, TableSection, TableView
 from coder_tui.widgets.todo_list import todos_checklist
@@ -27,15 +27,12 @@ from engine.command_results import (
     CommandReply,
     ContextSummarised,
     DiffShown,
-    PermissionsShown,
     SessionsListed,
-    SkillsListed,
-    StatusShown,
     ReviewFindings,
+    ShellCommandRan,
     TodosShown,
-    ToolsListed,
 )
-from engine.events import CommandResult
+from engine.settings_results import PermissionsShown, SkillsListed, StatusShown, ToolsListed
 
 
 class CommandOutput(Vertical):
@@ -120,8 +117,8 @@ class CommandOutput(Vertical):
 
     def _text(self) -> str:
         result = self.result
-        if isinstance(result, CommandResult) and result.kind == "bang" and is_bash_result(result.data):
-            return bash_result_text(result.data)
+        if isinstance(result, ShellCommandRan):
+            return shell_text(result.command, result.exit_code, result.stdout, result.stderr)
         return result.text
 
     def _sessions(self, sessions: list[dict[str, Any]], now: datetime) -> Content:

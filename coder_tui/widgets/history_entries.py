@@ -17,6 +17,7 @@ from typing import Any
 from textual.widget import Widget
 
 from coder_tui.transcript.formatting import format_tokens
+from coder_tui.transcript.stored_calls import parse_result, result_status, stored_key_argument
 from coder_tui.widgets.notice_line import NoticeLine
 from coder_tui.widgets.tool_call_view import ToolCallView
 from coder_tui.widgets.user_message import UserMessage
@@ -25,10 +26,6 @@ from engine.events import HistoryRestored, ToolStatus
 from engine.record import record
 
 Record = Mapping[str, Any]
-
-# The argument a summary shows for a stored call (the engine's own key argument is not stored).
-_KEY_ARGUMENTS = ("command", "path", "pattern", "url", "description", "question")
-
 
 @record
 class EntryFactory:
@@ -210,12 +207,6 @@ class StoredCall:
     status: ToolStatus
 
 
-def stored_key_argument(arguments_text: str) -> str:
-    """The argument a stored call's summary line shows, from its JSON arguments."""
-    arguments = _parse_object(arguments_text)
-    return next((str(arguments[name]) for name in _KEY_ARGUMENTS if name in arguments), "")
-
-
 @record
 class StoredResult:
     """A call's stored result as the live call showed it: its final state (stored beside the result; an older
@@ -244,19 +235,6 @@ def note_text(content: str) -> str:
     return f"note to the model: {content}"
 
 
-def result_status(result: Mapping[str, Any]) -> ToolStatus:
-    return ToolStatus.SUCCESS if result.get("ok", True) is not False else ToolStatus.ERROR
-
-
-def parse_result(text: str) -> dict[str, Any]:
-    """A tool message's content as the result object the live call showed."""
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError:
-        return {"ok": True, "output": text}
-    return value if isinstance(value, dict) else {"ok": True, "output": value}
-
-
 def _stored_call(call: Record, result: StoredResult | None, subagent: Sequence[Record]) -> ToolCallView:
     function = call.get("function") or {}
     view = ToolCallView(call.get("id", ""), function.get("name", "?"), stored_key_argument(function.get("arguments", "")))
@@ -267,11 +245,3 @@ def _stored_call(call: Record, result: StoredResult | None, subagent: Sequence[R
         return view
     view.show_result(result.status, result.parsed, diff=result.diff, duration_ms=result.duration_ms)
     return view
-
-
-def _parse_object(text: str) -> dict[str, Any]:
-    try:
-        value = json.loads(text or "{}")
-    except json.JSONDecodeError:
-        return {}
-    return value if isinstance(value, dict) else {}

@@ -14,6 +14,7 @@ from textual import events
 from textual.content import Content
 from textual.widgets import Static
 
+from coder_tui.transcript.stored_calls import parse_result, result_status, stored_key_argument
 from coder_tui.transcript.subagent_calls import SubagentCalls
 from coder_tui.widgets.sized_by_layout import SizedByLayout
 from engine.counted import counted
@@ -46,8 +47,6 @@ class SubagentCallsView(SizedByLayout, Static):
 
     def restore(self, records: Sequence[Mapping[str, Any]]) -> None:
         """A stored sub-agent conversation (message records, in order): its calls and its messages."""
-        from coder_tui.widgets.history_entries import parse_result, result_status, stored_key_argument
-
         results = {r.get("tool_call_id"): r.get("content") or "" for r in records if r.get("role") == "tool"}
         for record in records:
             for call in record.get("tool_calls") or ():

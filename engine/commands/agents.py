@@ -7,8 +7,8 @@ import shlex
 from typing import TYPE_CHECKING, Any
 
 from engine.agents.worktree import WorktreeError
-from engine.command_results import AgentShown, AgentsListed
-from engine.events import CommandResult, ModeChanged, TodosChanged
+from engine.command_results import AgentShown, AgentsListed, CommandFailed
+from engine.events import ModeChanged, TodosChanged
 from engine.interaction import QuestionRequest
 from engine.modes import Mode
 from engine.orchestrator.resume import history_restored
@@ -22,12 +22,12 @@ AGENTS_USAGE = "/agents [show <name> | main | cancel <name|all> | keep <name> | 
 _DISCARD, _KEEP = "Discard", "Keep"
 
 
-async def spawn_command(ctx: CommandContext, arg: str) -> AgentsListed | CommandResult:
+async def spawn_command(ctx: CommandContext, arg: str) -> AgentsListed | CommandFailed:
     try:
         mode, name, task = _spawn_args(arg)
         agent = await ctx.agents.spawn(task, mode, name)
     except (ValueError, WorktreeError) as exc:
-        return CommandResult.slash("/spawn", f"{exc}\nusage: {SPAWN_USAGE}", ok=False)
+        return CommandFailed("/spawn", f"{exc}\nusage: {SPAWN_USAGE}")
     text = (
         f"agent {agent.name} started on branch {agent.branch} in {agent.root} ({agent.mode} mode)"
         f"{'; it waits its turn (agents.max_running)' if agent.state.value == 'queued' else ''}\n"
@@ -57,11 +57,11 @@ def _spawn_args(arg: str) -> tuple[Mode | None, str | None, str]:
     return mode, name, rest
 
 
-async def agents_command(ctx: CommandContext, arg: str) -> AgentsListed | AgentShown | CommandResult:
+async def agents_command(ctx: CommandContext, arg: str) -> AgentsListed | AgentShown | CommandFailed:
     try:
         words = shlex.split(arg)
     except ValueError as exc:
-        return CommandResult.slash("/agents", f"{exc}\nusage: {AGENTS_USAGE}", ok=False)
+        return CommandFailed("/agents", f"{exc}\nusage: {AGENTS_USAGE}")
     action, names = (words[0], words[1:]) if words else ("", [])
     pool = ctx.agents
     try:
@@ -92,8 +92,8 @@ async def agents_command(ctx: CommandContext, arg: str) -> AgentsListed | AgentS
             case "discard", [name]:
                 return await _discard(ctx, name)
     except WorktreeError as exc:
-        return CommandResult.slash("/agents", str(exc), ok=False)
-    return CommandResult.slash("/agents", f"usage: {AGENTS_USAGE}", ok=False)
+        return CommandFailed("/agents", str(exc))
+    return CommandFailed("/agents", f"usage: {AGENTS_USAGE}")
 
 
 def _announce_view(ctx: CommandContext, runtime: SessionRuntime) -> None:
@@ -103,7 +103,7 @@ def _announce_view(ctx: CommandContext, runtime: SessionRuntime) -> None:
     ctx.emit(TodosChanged(tuple(runtime.tool_context.todos.items)))
 
 
-async def _discard(ctx: CommandContext, name: str) -> AgentsListed | CommandResult:
+async def _discard(ctx: CommandContext, name: str) -> AgentsListed | CommandFailed:
     agent = ctx.agents.get(name)
     question = (
         f"Discard agent {name}? Its worktree {agent.root} (with anything uncommitted in it) is removed and its branch "

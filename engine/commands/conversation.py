@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engine.command_results import CopyRequested, ExitRequested, SessionForked, SessionStarted
+from engine.command_results import CommandFailed, CopyRequested, ExitRequested, SessionForked, SessionStarted
 from engine.counted import counted
-from engine.events import CommandResult
 from engine.storage.errors import UnknownSession
 
 if TYPE_CHECKING:
@@ -25,7 +24,7 @@ async def clear_command(ctx: CommandContext, arg: str) -> SessionStarted:
     return SessionStarted("/clear", text, session_id, previous)
 
 
-async def fork_command(ctx: CommandContext, arg: str) -> CommandResult | SessionForked:
+async def fork_command(ctx: CommandContext, arg: str) -> SessionForked | CommandFailed:
     """A new session carrying this one's history; the original stays as it was and can be resumed. ``/fork <id>``
     (``--last``: the latest) copies a stored session instead, also one another process has open (``--fork``)."""
     original = ctx.session_id
@@ -33,10 +32,10 @@ async def fork_command(ctx: CommandContext, arg: str) -> CommandResult | Session
         if arg:
             original = ctx.store.sessions.latest_id() if arg == "--last" else ctx.store.sessions.resolve(arg)
             if original is None:
-                return CommandResult.slash("/fork", "no saved session in this workspace yet", ok=False)
+                return CommandFailed("/fork", "no saved session in this workspace yet")
         session_id = ctx.fork_session(original if arg else None)
     except UnknownSession as exc:
-        return CommandResult.slash("/fork", str(exc), ok=False)
+        return CommandFailed("/fork", str(exc))
     await ctx.announce_context()  # the copied history's size, as after a resume
     # The count /export and /resume's list give for the original; a compacted one's copy is its context.
     stored, copied = ctx.store.conversation.load(original).info.message_count, len(ctx.session.messages)
@@ -52,20 +51,18 @@ def assistant_answers(ctx: CommandContext) -> list[str]:
     return [m.content for m in ctx.session.messages if m.role == "assistant" and (m.content or "").strip()]
 
 
-async def copy_command(ctx: CommandContext, arg: str) -> CommandResult | CopyRequested:
+async def copy_command(ctx: CommandContext, arg: str) -> CopyRequested | CommandFailed:
     """``/copy``: the last answer; ``/copy N``: the N-th latest (``/copy 1`` is the last)."""
     answers = assistant_answers(ctx)
     try:
         nth = int(arg) if arg else 1
     except ValueError:
-        return CommandResult.slash("/copy", f"/copy takes a number (1 is the last answer), not {arg!r}", ok=False)
+        return CommandFailed("/copy", f"/copy takes a number (1 is the last answer), not {arg!r}")
     if not answers:
         text = "nothing to copy: the model has not answered in this conversation"
-        return CommandResult.slash("/copy", text, ok=False)
+        return CommandFailed("/copy", text)
     if not 1 <= nth <= len(answers):
-        return CommandResult.slash(
-            "/copy", f"there is no answer {nth}: this conversation has {len(answers)} (1 is the last)", ok=False
-        )
+        return CommandFailed("/copy", f"there is no answer {nth}: this conversation has {len(answers)} (1 is the last)")
     text = answers[-nth]
     lines = text.count("\n") + 1
     which = "the last answer" if nth == 1 else f"answer {nth} (counting back from the last)"

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engine.events import CommandResult
+from engine.settings_results import CostShown
 
 if TYPE_CHECKING:
     from engine.commands.context import CommandContext
 
 
-async def cost_command(ctx: CommandContext, arg: str) -> CommandResult:
+async def cost_command(ctx: CommandContext, arg: str) -> CostShown:
     tally, spend = ctx.usage, ctx.spend
     session_usd, today_usd = spend.session(ctx.session_id), spend.today()
     lines = [
@@ -33,10 +33,11 @@ async def cost_command(ctx: CommandContext, arg: str) -> CommandResult:
             f"not counted: the price of {names} on this server is not known; set it in the configuration "
             "(model_prices: input, output per million tokens)"
         )
-    return CommandResult.slash(
+    return CostShown(
         "/cost", "\n".join(lines), requests=tally.requests, prompt_tokens=tally.prompt_tokens,
         completion_tokens=tally.completion_tokens, cached_tokens=tally.cached_tokens,
-        session_usd=float(session_usd), today_usd=float(today_usd),
+        session_usd=float(session_usd), today_usd=float(today_usd), budget_usd=ctx.config.budget_usd,
+        unpriced=tuple(sorted(spend.unpriced)),
     )
 
 

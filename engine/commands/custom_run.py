@@ -7,7 +7,8 @@ from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 from engine.commands.custom import CustomCommands, discover_commands, skill_request
-from engine.events import CommandResult, Notice
+from engine.command_results import CommandFailed
+from engine.events import Notice
 from engine.orchestrator.outcome import TurnOutcome
 from engine.skills.skill import SkillSource
 
@@ -41,7 +42,7 @@ def extra_commands(ctx: CommandContext, reserved: Collection[str]) -> list[tuple
 
 async def run_custom_command(
     ctx: CommandContext, name: str, arguments: str, reserved: Collection[str]
-) -> CommandResult | TurnOutcome:
+) -> CommandFailed | TurnOutcome:
     found = custom_commands(ctx, reserved)
     # Said first, whatever runs: a command or skill of this name that is not used, and why (SPEC 19: never silent).
     for problem in found.problems:
@@ -59,4 +60,4 @@ async def run_custom_command(
     hint = ""
     if found.skipped_note and (ctx.workspace_root / ".coder" / "commands" / f"{name[1:]}.md").is_file():
         hint = f" ({found.skipped_note})"
-    return CommandResult.slash(name, f"unknown command {name}: type /help for the list{hint}", ok=False)
+    return CommandFailed(name, f"unknown command {name}: type /help for the list{hint}")

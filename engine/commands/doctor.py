@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine.config.loader import resolve_api_key
-from engine.events import CommandResult
 from engine.provider.server_check import check_server
+from engine.settings_results import ServerChecked
 
 if TYPE_CHECKING:
     from engine.commands.context import CommandContext
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
-async def doctor_command(ctx: CommandContext, arg: str) -> CommandResult:
+async def doctor_command(ctx: CommandContext, arg: str) -> ServerChecked:
     await ctx.server_ready()  # the window in use is then the server's, and its only model the one checked
     config = ctx.config
     check = await check_server(
@@ -26,9 +26,8 @@ async def doctor_command(ctx: CommandContext, arg: str) -> CommandResult:
         window_in_use=ctx.context_window,
         api=config.provider.api or "chat",
     )
-    ok = check.call is not None and check.model_served
-    return CommandResult.slash(
-        "/doctor", "model server check:\n" + check.report(), ok=ok, verdict=check.verdict(), server=check.info.kind,
+    return ServerChecked(
+        "/doctor", "model server check:\n" + check.report(), verdict=check.verdict(), server=check.info.kind,
         context_window=check.info.context_window, tool_calls=check.call.tool_calls if check.call else None,
-        streams=check.call.streamed if check.call else None,
+        streams=check.call.streamed if check.call else None, ok=check.call is not None and check.model_served,
     )

@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.commands.export_markdown import default_export_name, render_markdown
+from engine.command_results import CommandFailed, ConversationExported
 from engine.counted import counted
-from engine.events import CommandResult
 from engine.storage.atomic import write_atomic
 from engine.storage.sessions.records import HistoryMessage
 
@@ -15,13 +15,13 @@ if TYPE_CHECKING:
     from engine.commands.context import CommandContext
 
 
-async def export_command(ctx: CommandContext, arg: str) -> CommandResult:
+async def export_command(ctx: CommandContext, arg: str) -> ConversationExported | CommandFailed:
     info = ctx.store.conversation.load(ctx.session_id).info
     history = ctx.store.conversation.history(ctx.session_id)
     # The count /fork and /resume's list give: the stored messages, every epoch's, without those /rewind cut.
     messages = info.message_count
     if not any(isinstance(entry, HistoryMessage) for entry in history):
-        return CommandResult.slash("/export", "nothing to export: this conversation is empty", ok=False)
+        return CommandFailed("/export", "nothing to export: this conversation is empty")
     target = _target(ctx.workspace_root, arg, default_export_name(info.title, info.id))
     markdown = render_markdown(info.title, info.id, history)
     try:
@@ -30,9 +30,9 @@ async def export_command(ctx: CommandContext, arg: str) -> CommandResult:
         target.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(target, markdown.encode("utf-8"))
     except OSError as exc:
-        return CommandResult.slash("/export", f"could not write {target}: {exc}", ok=False)
+        return CommandFailed("/export", f"could not write {target}: {exc}")
     text = f"exported {counted(messages, 'message')} to {target}"
-    return CommandResult.slash("/export", text, path=str(target), messages=messages)
+    return ConversationExported("/export", text, path=str(target), messages=messages)
 
 
 def _target(root: Path, arg: str, default_name: str) -> Path:

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 
 from engine.agents.merge_plan import FileMerge, plan_merge
 from engine.agents.worktree import WorktreeError
+from engine.command_results import AgentMerged, CommandFailed
 from engine.errors import EngineError
-from engine.events import CommandResult
 from engine.interaction import ApprovalAnswer, ApprovalDecision, ApprovalRequest
 from engine.text_diff import unified_diff
 from engine.tools.write import WriteParams, WriteTool
@@ -24,10 +24,10 @@ if TYPE_CHECKING:
 USAGE = "/merge <agent>"
 
 
-async def merge_command(ctx: CommandContext, arg: str) -> CommandResult:
+async def merge_command(ctx: CommandContext, arg: str) -> AgentMerged | CommandFailed:
     name = arg.strip()
     if not name or " " in name:
-        return CommandResult.slash("/merge", f"usage: {USAGE} (/agents lists them)", ok=False)
+        return CommandFailed("/merge", f"usage: {USAGE} (/agents lists them)")
     try:
         agent = ctx.agents.get(name)
         if agent.state.running:
@@ -35,7 +35,7 @@ async def merge_command(ctx: CommandContext, arg: str) -> CommandResult:
         await ctx.agents.commit_work(name)
         plan = await asyncio.to_thread(plan_merge, ctx.workspace_root, agent.branch, agent.base_commit, ctx.env)
     except WorktreeError as exc:
-        return CommandResult.slash("/merge", str(exc), ok=False)
+        return CommandFailed("/merge", str(exc))
     runtime = ctx.runtime
     applied: list[str] = []
     declined: list[str] = []
@@ -69,14 +69,14 @@ async def merge_command(ctx: CommandContext, arg: str) -> CommandResult:
         runtime.undo.end_turn()
     if applied:
         ctx.note_to_model(f"The user merged agent {name}'s work ({agent.branch}) into: {', '.join(applied)}.")
-    return CommandResult.slash(
+    return AgentMerged(
         "/merge",
         _summary(name, agent.branch, applied, declined, failed, plan.conflicts, plan.skipped),
-        applied=applied,
-        declined=declined,
-        failed=failed,
-        conflicts=[{"path": path, "why": why} for path, why in plan.conflicts],
-        skipped=[{"path": path, "why": why} for path, why in plan.skipped],
+        applied=tuple(applied),
+        declined=tuple(declined),
+        failed=tuple(failed),
+        conflicts=tuple({"path": path, "why": why} for path, why in plan.conflicts),
+        skipped=tuple({"path": path, "why": why} for path, why in plan.skipped),
     )
 
 

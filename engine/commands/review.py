@@ -15,8 +15,7 @@ import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.command_results import ReviewFindings, Row
-from engine.events import CommandResult
+from engine.command_results import CommandFailed, ReviewFindings, Row
 from engine.modes import Mode
 
 if TYPE_CHECKING:
@@ -124,11 +123,11 @@ def findings_of(answer: str, workspace: Path) -> tuple[Row, ...]:
     return tuple(rows)
 
 
-async def review_command(ctx: CommandContext, arg: str) -> TurnOutcome | CommandResult:
+async def review_command(ctx: CommandContext, arg: str) -> TurnOutcome | CommandFailed:
     try:
         what, diff = review_target(ctx.workspace_root, arg)
     except ReviewError as exc:
-        return CommandResult.slash("/review", str(exc), ok=False)
+        return CommandFailed("/review", str(exc))
     mode = ctx.mode
     if mode is not Mode.PLAN:
         ctx.set_mode(Mode.PLAN)

@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engine.command_results import ConversationRewound, RewindOffered
+from engine.command_results import CommandFailed, ConversationRewound, FilesRewound, RewindOffered
 from engine.counted import counted
-from engine.events import CommandResult
 from engine.messages import Message
 from engine.orchestrator.session_commands import confirm_overwrite
 from engine.record import record
@@ -74,7 +73,9 @@ def _find_request(messages: tuple[Message, ...], text: str, start: int) -> int |
     return None
 
 
-async def rewind_command(ctx: CommandContext, arg: str) -> CommandResult | RewindOffered | ConversationRewound:
+async def rewind_command(
+    ctx: CommandContext, arg: str
+) -> RewindOffered | ConversationRewound | FilesRewound | CommandFailed:
     points = rewind_points(ctx)
     if not arg:
         if not points:
@@ -91,28 +92,27 @@ async def rewind_command(ctx: CommandContext, arg: str) -> CommandResult | Rewin
     except ValueError:
         number = None
     if number is None or scope is None:
-        return CommandResult.slash(
-            "/rewind", f"/rewind takes a request number and optionally code or conversation, not {arg!r}", ok=False
+        return CommandFailed(
+            "/rewind", f"/rewind takes a request number and optionally code or conversation, not {arg!r}"
         )
     chosen = next((p for p in points if p.number == number), None)
     if chosen is None:
-        return CommandResult.slash(
-            "/rewind", f"there is no request {number}: /rewind lists the {len(points)} of this conversation", ok=False
+        return CommandFailed(
+            "/rewind", f"there is no request {number}: /rewind lists the {len(points)} of this conversation"
         )
     if chosen.index is None and scope != "code":
-        return CommandResult.slash(
+        return CommandFailed(
             "/rewind",
             f"request {number} was summarised by a compaction: its conversation cannot come back, only its files "
             f"(/rewind {number} code)",
-            ok=False,
         )
-    restored: dict[str, list[str]] = {}
+    restored: dict[str, tuple[str, ...]] = {}
     missed: list[str] = []
     if scope != "conversation":
         later = {p.task_id for p in points if p.number >= number}
         restored, missed, problem = await _restore_files(ctx, later)
         if problem:
-            return CommandResult.slash("/rewind", problem, ok=False, **restored)
+            return FilesRewound("/rewind", problem, **restored, ok=False)
     done = "; ".join(f"{verb} {', '.join(paths)}" for verb, paths in restored.items() if paths)
     files = done or "no file had changed since that request"
     if missed:
@@ -120,7 +120,7 @@ async def rewind_command(ctx: CommandContext, arg: str) -> CommandResult | Rewin
     name = f'request {number} ("{_one_line(chosen.text)}")'
     if scope == "code":
         ctx.note_to_model(f"[The user put the files back as they were before an earlier request: {files}]")
-        return CommandResult.slash("/rewind", f"restored the files to before {name}: {files}.", **restored)
+        return FilesRewound("/rewind", f"restored the files to before {name}: {files}.", **restored)
     assert chosen.index is not None
     kept = ctx.session.messages[: chosen.index]
     ctx.session.rewind_to(chosen.index)
@@ -131,9 +131,9 @@ async def rewind_command(ctx: CommandContext, arg: str) -> CommandResult | Rewin
         text,
         chosen.text,
         tuple(m.to_record() for m in kept),
-        restored=tuple(restored.get("restored", ())),
-        deleted=tuple(restored.get("deleted", ())),
-        recreated=tuple(restored.get("recreated", ())),
+        restored=restored.get("restored", ()),
+        deleted=restored.get("deleted", ()),
+        recreated=restored.get("recreated", ()),
     )
 
 
@@ -146,7 +146,7 @@ def _files(point: RewindPoint) -> str:
 
 async def _restore_files(
     ctx: CommandContext, tasks: set[str]
-) -> tuple[dict[str, list[str]], list[str], str | None]:
+) -> tuple[dict[str, tuple[str, ...]], list[str], str | None]:
     """Undoes, newest first, every turn on the undo stack that belongs to ``tasks``. Returns what was put back and,
     when something stopped it, why (turns already undone stay undone; the conversation is then left as it was)."""
     # A file several turns touched ends as the oldest of them left it: its verb is the last one seen.
@@ -168,7 +168,8 @@ async def _restore_files(
         final.update(dict.fromkeys(result.restored, "restored"))
         final.update(dict.fromkeys(result.deleted, "deleted"))
         final.update(dict.fromkeys(result.recreated, "recreated"))
-    done = {verb: sorted(p for p, v in final.items() if v == verb) for verb in ("restored", "deleted", "recreated")}
+    verbs = ("restored", "deleted", "recreated")
+    done = {verb: tuple(sorted(p for p, v in final.items() if v == verb)) for verb in verbs}
     return done, missed, problem
 
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from engine.command_results import SetupOffered
+from engine.command_results import CommandFailed, SetupOffered
 from engine.config import load_config
 from engine.config.paths import user_config_path
 from engine.config.project_file import read_config_file, write_config_file
-from engine.events import CommandResult
+from engine.settings_results import ServerSet
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 USAGE = "usage: /setup [URL [MODEL]], e.g. /setup http://localhost:11434/v1 qwen3:8b"
 
 
-async def setup_command(ctx: CommandContext, arg: str) -> CommandResult | SetupOffered:
+async def setup_command(ctx: CommandContext, arg: str) -> SetupOffered | ServerSet | CommandFailed:
     path = user_config_path(ctx.env)
     words = arg.split()
     if not words:
@@ -32,18 +32,18 @@ async def setup_command(ctx: CommandContext, arg: str) -> CommandResult | SetupO
             "/setup", text, ctx.config.provider.base_url or "", model, str(path), ctx.config.provider.api_key_env
         )
     if len(words) > 2 or not words[0].startswith(("http://", "https://")):
-        return CommandResult.slash("/setup", USAGE, ok=False)
+        return CommandFailed("/setup", USAGE)
     url, model = words[0], words[1] if len(words) == 2 else None
     try:
         await asyncio.to_thread(_save, path, url, model)
     except (OSError, ValueError) as exc:
-        return CommandResult.slash("/setup", f"not saved: {exc}", ok=False)
+        return CommandFailed("/setup", f"not saved: {exc}")
     loaded = await asyncio.to_thread(load_config, ctx.workspace_root, ctx.env, trust=ctx.trusted_for_run)
     await ctx.reconfigure(loaded.config)
     if model:
         ctx.set_model(model)
     chosen = model or "the server's own (asked now)"
-    return CommandResult.slash(
+    return ServerSet(
         "/setup", f"model server: {url}, model: {chosen} (saved in {path})", base_url=url, model=model,
         config_file=str(path),
     )

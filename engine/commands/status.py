@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from engine.command_results import StatusShown
+from engine.settings_results import StatusShown
 
 if TYPE_CHECKING:
     from engine.commands.context import CommandContext

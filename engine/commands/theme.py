@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 from engine.config.paths import user_config_path
 from engine.config.project_file import update_config_file
-from engine.command_results import ThemeChanged
-from engine.events import CommandResult
+from engine.command_results import CommandFailed
+from engine.settings_results import ThemeChanged
 
 if TYPE_CHECKING:
     from engine.commands.context import CommandContext
@@ -23,16 +23,14 @@ THEMES = (
 DEFAULT_THEME = "textual-dark"
 
 
-async def theme_command(ctx: CommandContext, arg: str) -> CommandResult | ThemeChanged:
+async def theme_command(ctx: CommandContext, arg: str) -> ThemeChanged | CommandFailed:
     current = ctx.config.theme or DEFAULT_THEME
     if not arg:
         listing = "\n".join(f"  {'*' if name == current else ' '} {name}" for name in THEMES)
         return ThemeChanged("/theme", f"theme: {current} (switch with /theme <name>):\n{listing}", current, THEMES)
     name = arg.strip().lower()
     if name not in THEMES:
-        return CommandResult.slash(
-            "/theme", f"unknown theme {arg!r}: choose one of {', '.join(THEMES)}", ok=False, themes=list(THEMES)
-        )
+        return CommandFailed("/theme", f"unknown theme {arg!r}: choose one of {', '.join(THEMES)}")
     ctx.set_theme(name)
     try:
         path = update_config_file(user_config_path(ctx.env), ("theme",), name)

@@ -7,9 +7,10 @@ import shlex
 from typing import TYPE_CHECKING, Any
 
 from engine.errors import ToolError
-from engine.events import CommandResult
+from engine.command_results import CommandFailed
 from engine.mcp.manager import PromptCommand
 from engine.mcp.results import block_text
+from engine.settings_results import McpServerRestarted, McpServersListed
 
 if TYPE_CHECKING:
     from engine.commands.context import CommandContext
@@ -18,17 +19,17 @@ if TYPE_CHECKING:
 USAGE = "/mcp [restart <name>]"
 
 
-async def mcp_command(ctx: CommandContext, arg: str) -> CommandResult:
+async def mcp_command(ctx: CommandContext, arg: str) -> McpServersListed | McpServerRestarted | CommandFailed:
     ctx.mcp.start()  # a headless `/mcp` comes before anything started them
     words = arg.split()
     if words and words[0] == "restart":
         return await _restart(ctx, words[1:])
     if words:
-        return CommandResult.slash("/mcp", f"unknown argument {arg!r}: usage {USAGE}", ok=False)
+        return CommandFailed("/mcp", f"unknown argument {arg!r}: usage {USAGE}")
     return _listing(ctx)
 
 
-def _listing(ctx: CommandContext) -> CommandResult:
+def _listing(ctx: CommandContext) -> McpServersListed:
     manager = ctx.mcp
     rows = []
     for name, connection in manager.connections.items():
@@ -69,22 +70,22 @@ def _listing(ctx: CommandContext) -> CommandResult:
         text = "\n".join(lines)
     if problems:
         text += "\nproblems:\n" + "\n".join(f"  {p}" for p in problems)
-    return CommandResult.slash("/mcp", text, servers=rows, problems=problems)
+    return McpServersListed("/mcp", text, servers=tuple(rows), problems=tuple(problems))
 
 
-async def _restart(ctx: CommandContext, names: list[str]) -> CommandResult:
+async def _restart(ctx: CommandContext, names: list[str]) -> McpServerRestarted | CommandFailed:
     if len(names) != 1:
-        return CommandResult.slash("/mcp", f"usage: {USAGE}", ok=False)
+        return CommandFailed("/mcp", f"usage: {USAGE}")
     name = names[0]
     if name not in ctx.mcp.connections:
         known = ", ".join(ctx.mcp.connections) or "none"
-        return CommandResult.slash("/mcp", f"no MCP server named {name!r} (configured: {known})", ok=False)
+        return CommandFailed("/mcp", f"no MCP server named {name!r} (configured: {known})")
     connection = await ctx.mcp.restart(name)
     await ctx.mcp.settle()
     state = connection.state.value
     detail = f": {connection.error}" if connection.error else f" ({len(ctx.mcp.tools_of(name))} tools)"
-    return CommandResult.slash(
-        "/mcp", f"MCP server {name} restarted: {state}{detail}", ok=connection.error is None, server=name, state=state
+    return McpServerRestarted(
+        "/mcp", f"MCP server {name} restarted: {state}{detail}", server=name, state=state, ok=connection.error is None
     )
 
 
@@ -92,19 +93,19 @@ def prompt_command_rows(ctx: CommandContext) -> list[PromptCommand]:
     return ctx.mcp.prompt_commands()
 
 
-async def run_prompt_command(ctx: CommandContext, command: PromptCommand, arg: str) -> CommandResult | TurnOutcome:
+async def run_prompt_command(ctx: CommandContext, command: PromptCommand, arg: str) -> CommandFailed | TurnOutcome:
     """Fetches the prompt with its arguments and runs a turn on its text, as if the user had typed it."""
     try:
         arguments = prompt_arguments(command, arg)
     except ValueError as exc:
-        return CommandResult.slash(command.command, f"{exc}\nusage: {command.usage}", ok=False)
+        return CommandFailed(command.command, f"{exc}\nusage: {command.usage}")
     try:
         result = await command.connection.get_prompt(command.prompt.name, arguments)
     except ToolError as exc:
-        return CommandResult.slash(command.command, str(exc), ok=False)
+        return CommandFailed(command.command, str(exc))
     text = prompt_text(result.messages)
     if not text.strip():
-        return CommandResult.slash(command.command, f"the prompt {command.prompt.name} is empty", ok=False)
+        return CommandFailed(command.command, f"the prompt {command.prompt.name} is empty")
     return await ctx.run_prompt(text)
 
 

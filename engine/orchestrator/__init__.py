@@ -1,6 +1,2 @@
-"""The orchestrator and its turn pipeline."""
-
-from engine.orchestrator.orchestrator import Orchestrator
-from engine.orchestrator.outcome import TurnOutcome
-
-__all__ = ["Orchestrator", "TurnOutcome"]
+"""The orchestrator and its turn pipeline. Front ends start one with ``front_end.start_engine``; only this package
+imports the ``Orchestrator`` class (``orchestrator.py``)."""

@@ -51,7 +51,7 @@ from engine.storage.undo.session_journal import undo_objects
 from engine.tools.guard import Workspace
 
 if TYPE_CHECKING:
-    from engine.orchestrator.orchestrator import Orchestrator
+    from engine.orchestrator.engine_parts import EngineParts
     from engine.orchestrator.runtime import SessionRuntime
 
 STOPPED_WITH_ENGINE = "the engine stopped while it ran"
@@ -73,7 +73,7 @@ class AgentTree:
 
 
 class AgentPool:
-    def __init__(self, orch: Orchestrator, *, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, orch: EngineParts, *, clock: Callable[[], float] = time.time) -> None:
         self._orch = orch
         self._now = clock
         self._agents = {a.name: a for a in map(self._restored, load_agents(orch.store)) if a is not None}

@@ -8,7 +8,6 @@ import asyncio
 import contextvars
 import logging
 import uuid
-from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from engine.errors import ProviderError
@@ -20,20 +19,18 @@ from engine.orchestrator.outcome import TurnOutcome
 from engine.orchestrator.recorder import TaskRecorder
 from engine.orchestrator.runtime import running_runtime
 from engine.orchestrator.slash import run_slash
-from engine.orchestrator.turn import TurnState, run_turn
+from engine.orchestrator.turn import TurnState, TurnSteps, run_turn
 from engine.orchestrator.deps import TurnDeps
 from engine.storage.errors import StorageError
 
 if TYPE_CHECKING:
-    from engine.orchestrator.orchestrator import Orchestrator
+    from engine.orchestrator.engine_parts import EngineParts
     from engine.orchestrator.runtime import SessionRuntime
 
 log = logging.getLogger(__name__)
 
-TurnSteps = Callable[[TurnState, TurnDeps], Awaitable[TurnState]]
 
-
-async def run_input(orch: Orchestrator, runtime: SessionRuntime, text: str) -> TurnOutcome:
+async def run_input(orch: EngineParts, runtime: SessionRuntime, text: str) -> TurnOutcome:
     """Runs one input of ``runtime``'s session to its end, in a task of its own that ``runtime.cancel`` stops (a
     request or a ``!`` command; a ``/`` command acts on the session in view, so only there)."""
     text = text.strip()
@@ -66,7 +63,7 @@ async def run_input(orch: Orchestrator, runtime: SessionRuntime, text: str) -> T
     return outcome
 
 
-async def dispatch(orch: Orchestrator, runtime: SessionRuntime, text: str, turn_id: str) -> TurnOutcome:
+async def dispatch(orch: EngineParts, runtime: SessionRuntime, text: str, turn_id: str) -> TurnOutcome:
     """Runs one input of ``runtime``'s session (a ``/`` command acts on the session in view)."""
     try:
         if text.startswith("!"):
@@ -90,7 +87,7 @@ async def dispatch(orch: Orchestrator, runtime: SessionRuntime, text: str, turn_
         return TurnOutcome("error", message)
 
 
-async def run_prompt(orch: Orchestrator, runtime: SessionRuntime, text: str, turn_id: str | None = None) -> TurnOutcome:
+async def run_prompt(orch: EngineParts, runtime: SessionRuntime, text: str, turn_id: str | None = None) -> TurnOutcome:
     """A turn with ``text`` as the user's request: typed, or made by a command (``/init``, a custom command, an MCP
     prompt). Starts the MCP servers if nothing did yet; a non-interactive run waits (bounded) for them.
     ``@server:uri`` mentions of MCP resources are attached here (``@path`` files in ``prepare_turn_state``)."""
@@ -118,7 +115,7 @@ async def run_prompt(orch: Orchestrator, runtime: SessionRuntime, text: str, tur
 
 
 async def run_task(
-    orch: Orchestrator, runtime: SessionRuntime, state: TurnState, recorder: TaskRecorder, steps: TurnSteps
+    orch: EngineParts, runtime: SessionRuntime, state: TurnState, recorder: TaskRecorder, steps: TurnSteps
 ) -> TurnOutcome:
     """Runs a task of ``runtime``'s session: its steps with its lifecycle events and its undo snapshot around
     them."""
@@ -151,7 +148,7 @@ async def run_task(
     return TurnOutcome(state.end_reason, state.error, state.final_text)
 
 
-def turn_deps(orch: Orchestrator, runtime: SessionRuntime, recorder: TaskRecorder | None = None) -> TurnDeps:
+def turn_deps(orch: EngineParts, runtime: SessionRuntime, recorder: TaskRecorder | None = None) -> TurnDeps:
     """The collaborators the steps of a turn of ``runtime``'s session are handed: its session, policy, tools'
     state, compaction state, loop detector and undo journal, and the engine's provider, hooks and settings. Raises
     ``ProviderError`` when no model is configured."""

@@ -21,14 +21,14 @@ from engine.interaction import (
 from engine.orchestrator.recorder import TaskRecorder
 
 if TYPE_CHECKING:
-    from engine.orchestrator.orchestrator import Orchestrator
+    from engine.orchestrator.engine_parts import EngineParts
 
 
 class CancellingInteraction:
     """Wraps the front end's handler so that Esc in a dialog cancels the whole task, as SPEC 5 requires: the task
     of the session that asked."""
 
-    def __init__(self, inner: InteractionHandler, orchestrator: Orchestrator) -> None:
+    def __init__(self, inner: InteractionHandler, orchestrator: EngineParts) -> None:
         self._inner = inner
         self._orchestrator = orchestrator
 

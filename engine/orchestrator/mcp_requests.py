@@ -21,13 +21,13 @@ from engine.policy import Action
 from engine.tools.base import ToolKind
 
 if TYPE_CHECKING:
-    from engine.orchestrator.orchestrator import Orchestrator
+    from engine.orchestrator.engine_parts import EngineParts
 
 INVALID_PARAMS = -32602
 
 
 class SessionServerRequests:
-    def __init__(self, orch: Orchestrator) -> None:
+    def __init__(self, orch: EngineParts) -> None:
         self._orch = orch
 
     async def sample(self, server: str, params: Any) -> Any:

@@ -12,10 +12,10 @@ from engine.mcp.specs import ServerSpec, server_specs
 from engine.orchestrator.mcp_requests import SessionServerRequests
 
 if TYPE_CHECKING:
-    from engine.orchestrator.orchestrator import Orchestrator
+    from engine.orchestrator.engine_parts import EngineParts
 
 
-def make_mcp(orch: Orchestrator) -> McpManager:
+def make_mcp(orch: EngineParts) -> McpManager:
     """The manager of ``orch``'s MCP servers; its "always" answers are every session's permission policy's too
     (``switching.make_runtime``)."""
 

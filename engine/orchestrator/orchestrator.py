@@ -1,8 +1,9 @@
 """The orchestrator: what front ends drive. It holds the open sessions, each one ``SessionRuntime`` value
-(``runtime``), and the one in view. ``run_input`` dispatches (SPEC 2, ``dispatch``) to the bang branch (``bang``),
-the slash branch (``slash``) or a turn (``turn``); ``cancel`` stops whatever runs. It emits events, each tagged with
-its session, and never formats for a screen. Switching sessions is ``switching``; its MCP servers are wired in
-``mcp_wiring``, its tools in ``tooling``; its model provider is held by ``provider_slot``.
+(``runtime``), and the one in view (``in_view``). ``run_input`` dispatches (SPEC 2, ``dispatch``) to the bang branch
+(``bang``), the slash branch (``slash``) or a turn (``turn``); ``cancel`` stops whatever runs. It emits events, each
+tagged with its session, and never formats for a screen. Switching sessions is ``switching``; its MCP servers are
+wired in ``mcp_wiring``, its tools in ``tooling``; the configuration in force and the model provider made from it are
+``run_config``. Its own modules are handed it as ``EngineParts`` (a Protocol), never import it.
 """
 
 from __future__ import annotations
@@ -22,12 +23,7 @@ from engine.context.system_prompt import Environment, build_system_prompt
 from engine.errors import ProviderError
 from engine.home_folder import own_config_folders
 from engine.hooks.dispatcher import HookDispatcher
-from engine.events import (
-    Event,
-    ModeChanged,
-    ModelChanged,
-    Notice,
-)
+from engine.events import Event, ModelChanged
 from engine.interaction import InteractionHandler
 from engine.messages import Message
 from engine.modes import Mode
@@ -39,10 +35,11 @@ from engine.orchestrator.agent_pool import AgentPool
 from engine.orchestrator.bus import EventBus
 from engine.orchestrator.context_meter import session_context
 from engine.orchestrator.deps import ApprovalSettings, TurnDeps
-from engine.orchestrator.dispatch import TurnSteps, run_input, run_prompt, run_task, turn_deps
+from engine.orchestrator.dispatch import run_input, run_prompt, run_task, turn_deps
+from engine.orchestrator.in_view import SessionsInView
 from engine.orchestrator.interaction import CancellingInteraction
 from engine.orchestrator.mcp_wiring import make_mcp
-from engine.orchestrator.provider_slot import ProviderSlot
+from engine.orchestrator.run_config import RunConfig
 from engine.orchestrator.outcome import TurnOutcome
 from engine.orchestrator.recorder import TaskRecorder
 from engine.orchestrator.resume import ResumePlan
@@ -52,12 +49,10 @@ from engine.orchestrator.slash import available_commands
 from engine.provider.warm import warm_provider
 from engine.commands.custom_run import extra_commands
 from engine.orchestrator.tooling import make_registry, tool_limits
-from engine.orchestrator.turn import TurnState
+from engine.orchestrator.turn import TurnState, TurnSteps
 from engine.orchestrator import switching
 from engine.policy import PermissionPolicy
-from engine.policy.presets import parse_preset
 from engine.provider.base import ChatProvider
-from engine.provider.profiles import effective_config, split_model_spec
 from engine.provider.server_models import model_configured
 from engine.orchestrator import server_answer
 from engine.skills import SkillCatalog
@@ -68,11 +63,9 @@ from engine.tools.guard import Workspace
 
 if TYPE_CHECKING:
     from engine.provider.server_window import ServerWindow
-    from engine.storage.undo.journal import UndoJournal
-    from engine.tools.base import ToolContext
 
 
-class Orchestrator:
+class Orchestrator(SessionsInView):
     def __init__(
         self,
         *,
@@ -92,10 +85,13 @@ class Orchestrator:
         ``counts_shown``: the front end shows the context's size (``UsageUpdated``); without it, messages are
         counted only when a compaction may be due (see ``TurnDeps.counts_shown``). ``origin``: the front end its
         sessions are marked with ("tui", "headless", "acp")."""
-        self._base_config = config
-        self.provider_profile, model = split_model_spec(config.model, config.providers)
-        self.config = config = effective_config(config, self.provider_profile, model)
         self._env = dict(os.environ) if env is None else env
+        # The configuration in force, the model provider made from it, and how approvals are answered.
+        self.run_config = RunConfig(
+            config, env=self._env, provider=provider, interactive=interactive,
+            on_answer=lambda: server_answer.apply_server_answer(self),
+        )
+        config = self.config
         self.workspace = Workspace(workspace, own_config_folders(self._env))
         self.interactive = interactive
         self.counts_shown = counts_shown
@@ -103,15 +99,13 @@ class Orchestrator:
         # resumed session stored.
         self.model_pinned = model_pinned or bool(self._env.get("CODER_MODEL"))
         # A model was named somewhere: the server's list never replaces it (SPEC 18, "just the URL").
-        self.model_chosen = self.model_pinned or model_configured(self._base_config)
+        self.model_chosen = self.model_pinned or model_configured(self.base_config)
         self._bus = EventBus()
         # What the server counted for this run's requests (``/cost``).
         self.usage = UsageTally()
         self._bus.subscribe(self.usage)
         self.spend = SpendMeter(SpendLedger(ledger_path(self._env)))
         self._interaction = CancellingInteraction(interaction, self)
-        self._slot = ProviderSlot(provider, self._env, self._apply_server_window)
-        self._approvals = ApprovalSettings.from_config(config, interactive=interactive)
         self._trusted_for_run = False
         self.skills = SkillCatalog.for_workspace(
             self.workspace.root, self._env, project_trusted=folder_trusted(self.workspace.root, self._env)
@@ -148,71 +142,40 @@ class Orchestrator:
         # Sessions on worktrees of their own, running beside this one (SPEC 26).
         self.agents = AgentPool(self)
 
-    # -- the sessions ---------------------------------------------------------------------------------------------
-    @property
-    def runtime(self) -> SessionRuntime:
-        """The session in view: the one commands act on and front ends show."""
-        return self.runtimes.view
-
-    def keep_open_locks(self) -> None:
-        self.runtimes.keep_locks()
-
-    def active_runtime(self) -> SessionRuntime:
-        """The session whose input the running task serves, else the one in view."""
-        return self.runtimes.active() or self.runtime
-
+    # -- the sessions (the one in view: ``SessionsInView``) -------------------------------------------------------
     def open_session(self) -> SessionRuntime:
         """A new, empty session beside the one in view, whose turns run at the same time (``switching``)."""
         return switching.open_session(self)
 
-    @property
-    def session(self) -> Session:
-        return self.runtime.session
-
-    @property
-    def undo(self) -> UndoJournal:
-        return self.runtime.undo
-
-    @property
-    def policy(self) -> PermissionPolicy:
-        return self.runtime.policy
-
-    @property
-    def tool_context(self) -> ToolContext:
-        return self.runtime.tool_context
-
     # -- what front ends read -------------------------------------------------------------------------------------
     @property
-    def busy(self) -> bool:
-        return self.runtime.busy
+    def config(self) -> Config:
+        return self.run_config.config
+
+    @config.setter
+    def config(self, config: Config) -> None:
+        self.run_config.config = config
 
     @property
-    def mode(self) -> Mode:
-        return self.policy.mode
-
-    @property
-    def model(self) -> str:
-        return self.session.model
+    def provider_profile(self) -> str | None:
+        """The provider profile in use (``/model profile:name`` switches it), None for the configured one."""
+        return self.run_config.profile
 
     @property
     def missing_model_setup(self) -> str | None:
         """How to configure a model, while none is (no key, no server URL): front ends say so from the start."""
-        return self._slot.missing_setup(self.config)
+        return self.run_config.missing_model_setup
 
     @property
     def server_window(self) -> ServerWindow:
         """The context window a local server reports, asked in the background (SPEC 18)."""
-        return self._slot.server_window
+        return self.run_config.server_window
 
     @property
     def env(self) -> dict[str, str]:
         """The environment the configuration reads (the API key, ``CODER_*``, the user's config folder): the
         process's unless one was given."""
         return self._env
-
-    @property
-    def session_id(self) -> str:
-        return self.session.id
 
     @property
     def workspace_root(self) -> Path:
@@ -229,7 +192,7 @@ class Orchestrator:
     @property
     def approvals(self) -> ApprovalSettings:
         """How an approval is answered now: by the user, by the configuration, or refused."""
-        return self._approvals
+        return self.run_config.approvals
 
     @property
     def theme(self) -> str | None:
@@ -276,24 +239,10 @@ class Orchestrator:
         bus = self._bus
         return lambda event: bus.emit(event, session_id)
 
-    def set_mode(self, mode: Mode) -> None:
-        self._mode_changed(refused=self.policy.set_mode(mode) is not mode)
-
-    def set_preset(self, preset: str) -> None:
-        self.policy.set_preset(preset)
-        self._mode_changed(refused=self.policy.preset != parse_preset(preset))
-
     def set_model(self, model: str) -> None:
         """``model``, or ``profile:model`` to switch to a provider profile as well (``ConfigError`` if unknown)."""
-        profile, name = split_model_spec(model, self._base_config.providers)
-        profile = profile or self.provider_profile
-        config = effective_config(self._base_config, profile, name)
-        if config.provider != self.config.provider:
-            self._slot.server_changed()
-        self.provider_profile, self.config = profile, config
+        model = self.run_config.switch_model(model)
         self.model_chosen = True
-        self.ask_server()
-        model = config.model
         self.session.model = model
         self.token_counter.set_model(model)
         self.store.sessions.update(self.session.id, model=model)
@@ -311,20 +260,14 @@ class Orchestrator:
         """Applies a reloaded configuration (``/trust on|off``): approvals, permission rules and the provider
         follow it; the mode too when the configured mode or preset changed. The session's "always" answers reset."""
         mode_changed = (config.mode, config.permissions.preset) != (self.config.mode, self.config.permissions.preset)
-        self._base_config = self.config = config
+        self.run_config.replace(config)
         self.model_chosen = self.model_pinned or model_configured(config)
         self.hooks.replace(config.hooks)
         self.skills.set_project_trusted(self.project_trusted)
-        self.ask_server()
-        self._approvals = ApprovalSettings.from_config(config, interactive=self.interactive)
         for runtime in self.runtimes.values():
-            current_mode = runtime.policy.mode
-            runtime.policy = PermissionPolicy.for_settings(config, config.mode, self.workspace.root)
-            runtime.policy.always_scopes = self.mcp.always_scopes
-            if not mode_changed:
-                runtime.policy.set_mode(current_mode)
-            runtime.tool_context.limits = tool_limits(config)
-        await self._slot.config_replaced()  # made from the config: the new one may point elsewhere
+            runtime.reconfigure(config, self.workspace.root, always_scopes=self.mcp.always_scopes,
+                                limits=tool_limits(config), keep_mode=not mode_changed)
+        await self.run_config.slot.config_replaced()  # made from the config: the new one may point elsewhere
         self._mode_changed()
         await self.mcp.reload()  # a project's servers come or go with its trust
 
@@ -335,11 +278,6 @@ class Orchestrator:
     def fork_session(self, source_id: str | None = None) -> str:
         """Continues in a copy of this session, or of the stored one ``source_id`` names (``switching``)."""
         return switching.fork_session(self, source_id)
-
-    def cancel(self, session_id: str | None = None) -> bool:
-        """Cancels the running input of the session in view (or of ``session_id``): the stream is aborted, a bash
-        group killed, an open approval dismissed."""
-        return (self.runtime if session_id is None else self.runtimes[session_id]).cancel()
 
     async def preload(self) -> None:
         """For an interactive front end, once its first frame is up: loads the model SDK and makes its client in a
@@ -362,10 +300,7 @@ class Orchestrator:
 
     def ask_server(self) -> None:
         """Asks the configured server for its window and models, in the background."""
-        self._slot.ask_server(self.config)
-
-    def _apply_server_window(self) -> None:
-        server_answer.apply_server_answer(self)
+        self.run_config.ask_server()
 
     async def server_ready(self) -> str | None:
         """Waits for the server's answer, so a turn and headless commands use its window and model; returns why a
@@ -375,12 +310,12 @@ class Orchestrator:
     @property
     def base_config(self) -> Config:
         """The configuration as loaded, before the model's profile and the server's window applied."""
-        return self._base_config
+        return self.run_config.base
 
     @property
     def context_window_source(self) -> str:
         """Where the context window in use comes from (``/status``)."""
-        return self.server_window.source(self._base_config, self.provider_profile, self.config)
+        return self.run_config.context_window_source
 
     async def aclose(self) -> None:
         """Cancels what runs and releases the provider's connections and the database. Called on exit."""
@@ -389,7 +324,7 @@ class Orchestrator:
         await asyncio.gather(*(task for task in tasks if task is not None), return_exceptions=True)
         await self.mcp.aclose()
         await self.skills.stop()
-        await self._slot.aclose()
+        await self.run_config.slot.aclose()
         self.tool_capture.close()
         self.store.close()
         self.session_locks.release_all()
@@ -437,24 +372,9 @@ class Orchestrator:
 
     def provider(self) -> ChatProvider:
         """The model provider, made at first use. Raises ``ProviderError`` when no model is configured."""
-        return self._slot.get(self.config)
+        return self.run_config.provider()
 
     # -- inside -----------------------------------------------------------------------------------------------------
-    def _mode_changed(self, refused: bool = False) -> None:
-        """``refused``: the policy kept plan mode (a home-folder workspace) instead of the mode asked for."""
-        if refused:
-            self.emit(
-                Notice(
-                    f"the workspace {self.policy.plan_only}: this session stays read-only, in plan mode (start "
-                    "coder-tui in a project folder to change files)",
-                    level="warning",
-                )
-            )
-        mode = self.policy.mode.value
-        self.session.mode = mode
-        self.store.sessions.update(self.session.id, mode=mode)
-        self.emit(ModeChanged(mode))
-
     async def run_task(self, state: TurnState, recorder: TaskRecorder, steps: TurnSteps) -> TurnOutcome:
         """Runs a task's steps with its lifecycle events and its undo snapshot around them (``dispatch``)."""
         return await run_task(self, self.runtime, state, recorder, steps)

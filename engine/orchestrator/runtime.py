@@ -20,11 +20,14 @@ from engine.events import Event
 from engine.modes import Mode
 from engine.orchestrator.session import Session
 from engine.policy import PermissionPolicy
-from engine.tools.base import ToolContext
+from engine.tools.base import ToolContext, ToolLimits
 from engine.workflow.loop_detection import LoopDetector
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from engine.capture.tool_capture import ToolCapture
+    from engine.config import Config
     from engine.hooks.dispatcher import HookDispatcher
     from engine.orchestrator.outcome import TurnOutcome
     from engine.storage.sessions.lock import SessionLocks
@@ -70,6 +73,18 @@ class SessionRuntime:
     @property
     def busy(self) -> bool:
         return self.input_task is not None
+
+    def reconfigure(
+        self, config: Config, root: Path, *, always_scopes: dict[str, str], limits: ToolLimits, keep_mode: bool
+    ) -> None:
+        """A reloaded configuration: a new policy (its "always" answers reset; the mode kept when ``keep_mode``) and
+        the tools' limits."""
+        mode = self.policy.mode
+        self.policy = PermissionPolicy.for_settings(config, config.mode, root)
+        self.policy.always_scopes = always_scopes
+        if keep_mode:
+            self.policy.set_mode(mode)
+        self.tool_context.limits = limits
 
     def cancel(self) -> bool:
         """Cancels the running input: the stream is aborted, a bash group killed, an open approval dismissed."""

@@ -14,10 +14,10 @@ from engine.provider.server_models import choose_model_text, server_models
 from engine.provider.server_probe import cached
 
 if TYPE_CHECKING:
-    from engine.orchestrator.orchestrator import Orchestrator
+    from engine.orchestrator.engine_parts import EngineParts
 
 
-def apply_server_answer(orch: Orchestrator) -> None:
+def apply_server_answer(orch: EngineParts) -> None:
     """Called once the server has answered."""
     window = orch.config.context_window
     orch.config = orch.server_window.applied(orch.base_config, orch.provider_profile, orch.config)
@@ -33,7 +33,7 @@ def apply_server_answer(orch: Orchestrator) -> None:
         asyncio.get_running_loop().create_task(orch.announce_context())  # the status line shows the new window
 
 
-async def server_ready(orch: Orchestrator) -> str | None:
+async def server_ready(orch: EngineParts) -> str | None:
     """Waits for the server's answer (asking it now if nothing did); returns why a turn cannot start: several
     models listed and none chosen."""
     if orch.server_window.idle:

@@ -5,8 +5,15 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from engine.command_results import DiffShown, SessionResumed, SessionsListed, SessionStarted
-from engine.events import CommandResult
+from engine.command_results import (
+    ChangesUndone,
+    CommandFailed,
+    DiffShown,
+    SessionRenamed,
+    SessionResumed,
+    SessionsListed,
+    SessionStarted,
+)
 from engine.interaction import QuestionRequest
 from engine.orchestrator.outcome import TurnOutcome
 from engine.orchestrator.resume import ResumePlan, history_restored, plan_resume
@@ -28,7 +35,7 @@ async def new_command(ctx: CommandContext, arg: str) -> SessionStarted:
     return SessionStarted("/new", f"new session {session_id}", session_id)
 
 
-async def resume_command(ctx: CommandContext, arg: str) -> CommandResult | SessionsListed | TurnOutcome:
+async def resume_command(ctx: CommandContext, arg: str) -> SessionsListed | CommandFailed | TurnOutcome:
     """``/resume`` lists recent sessions (the TUI shows a picker); ``/resume <id>`` or ``/resume --last`` restores
     one and finishes its interrupted turn, if an approval was pending in it; ``/resume <words>`` (no session has
     that id) lists the sessions that mention them (the picker opens with them typed in its search field)."""
@@ -59,7 +66,7 @@ async def resume_command(ctx: CommandContext, arg: str) -> CommandResult | Sessi
     if arg == "--last":
         latest = ctx.store.sessions.latest_id()
         if latest is None:
-            return CommandResult.slash("/resume", "no saved session in this workspace yet", ok=False)
+            return CommandFailed("/resume", "no saved session in this workspace yet")
         session_ref = latest
     shown, ctx.history_shown = ctx.history_shown, None
     try:
@@ -73,7 +80,7 @@ async def resume_command(ctx: CommandContext, arg: str) -> CommandResult | Sessi
         plan = plan_resume(ctx.store, session_ref)
     except (UnknownSession, SessionBusy) as exc:
         ctx.keep_open_locks()
-        return CommandResult.slash("/resume", str(exc), ok=False)
+        return CommandFailed("/resume", str(exc))
     except BaseException:
         # Planning failed otherwise (a storage error, a cancel): the session in use stays, and the lock claimed
         # for the switch (or the one the engine opened with) goes, so another process may open that session.
@@ -90,11 +97,11 @@ async def resume_command(ctx: CommandContext, arg: str) -> CommandResult | Sessi
     return await ctx.resume(plan)
 
 
-def _found_sessions(ctx: CommandContext, words: str, unknown: UnknownSession) -> SessionsListed | CommandResult:
+def _found_sessions(ctx: CommandContext, words: str, unknown: UnknownSession) -> SessionsListed | CommandFailed:
     """The sessions whose messages mention ``words``; when none does, ``unknown`` says what to do."""
     hits = search_sessions(ctx.workspace_root, words)
     if not hits:
-        return CommandResult.slash("/resume", f"{unknown} No message mentions {words!r} either.", ok=False)
+        return CommandFailed("/resume", f"{unknown} No message mentions {words!r} either.")
     sessions = ctx.store.sessions.summaries(20)
     rows = tuple(
         {"id": s.id, "title": s.title, "updated_at": s.updated_at, "message_count": s.message_count,
@@ -106,7 +113,7 @@ def _found_sessions(ctx: CommandContext, words: str, unknown: UnknownSession) ->
     return SessionsListed("/resume", text, rows, query=words)
 
 
-async def rename_command(ctx: CommandContext, arg: str) -> CommandResult:
+async def rename_command(ctx: CommandContext, arg: str) -> SessionRenamed | CommandFailed:
     """``/rename <title>`` names the session in view; ``/rename --session <id> <title>`` another one of the
     workspace (the picker's rename key)."""
     session_ref, title = ctx.session_id, arg
@@ -114,13 +121,13 @@ async def rename_command(ctx: CommandContext, arg: str) -> CommandResult:
         session_ref, _, title = arg.removeprefix("--session ").strip().partition(" ")
     title = " ".join(title.split())
     if not title:
-        return CommandResult.slash("/rename", "give the new title: /rename <title>", ok=False)
+        return CommandFailed("/rename", "give the new title: /rename <title>")
     try:
         session_id = ctx.store.sessions.resolve(session_ref)
         ctx.store.sessions.rename(session_id, title)
     except UnknownSession as exc:
-        return CommandResult.slash("/rename", str(exc), ok=False)
-    return CommandResult.slash("/rename", f"session {session_id} is now titled {title!r}", session_id=session_id)
+        return CommandFailed("/rename", str(exc))
+    return SessionRenamed("/rename", f"session {session_id} is now titled {title!r}", session_id, title)
 
 
 def _message_counts(stored: int, plan: ResumePlan) -> str:
@@ -131,25 +138,25 @@ def _message_counts(stored: int, plan: ResumePlan) -> str:
     return f"{stored} messages; the model's context holds {in_context} since its last compaction"
 
 
-async def undo_command(ctx: CommandContext, arg: str) -> CommandResult:
+async def undo_command(ctx: CommandContext, arg: str) -> ChangesUndone:
     result = ctx.undo.undo_last_turn()
     if not result.applied and result.conflicts:
         if not await confirm_overwrite(ctx, result):
-            return CommandResult.slash("/undo", result.summary(), ok=False, conflicts=list(result.conflicts))
+            return ChangesUndone("/undo", result.summary(), conflicts=result.conflicts, ok=False)
         result = ctx.undo.undo_last_turn(force=True)
     if not result.applied:
         ok = not result.errors and not result.conflicts and result.turn_id is None
-        return CommandResult.slash("/undo", result.summary(), ok=ok, errors=list(result.errors))
+        return ChangesUndone("/undo", result.summary(), errors=result.errors, ok=ok)
     ctx.note_to_model(
         "[The user undid the file changes of an earlier turn; the files are back as they were before it: "
         f"{result.summary()}]"
     )
-    return CommandResult.slash(
+    return ChangesUndone(
         "/undo",
         result.summary(),
-        restored=list(result.restored),
-        deleted=list(result.deleted),
-        recreated=list(result.recreated),
+        restored=result.restored,
+        deleted=result.deleted,
+        recreated=result.recreated,
         remaining=result.remaining,
     )
 

@@ -1,5 +1,5 @@
 """The slash branch (SPEC 7): a table of commands, each a small async handler of a ``CommandContext`` returning a
-typed result (``engine.command_results``) or a ``CommandResult`` of text.
+typed result (``engine.command_results``, ``engine.settings_results``).
 
 Commands about the session itself live in ``session_commands``.
 """
@@ -13,17 +13,8 @@ from engine.config.project_file import update_project_config
 from engine.errors import ProviderError
 from engine.mcp.commands import mcp_command, prompt_command_rows, run_prompt_command
 from engine.mcp.manager import PromptCommand
-from engine.command_results import (
-    CommandReply,
-    ContextSummarised,
-    HelpShown,
-    ModelsOffered,
-    PermissionsShown,
-    SkillsListed,
-    TodosShown,
-    ToolsListed,
-)
-from engine.events import CommandResult
+from engine.command_results import CommandFailed, CommandReply, ContextSummarised, HelpShown, ModelsOffered, TodosShown
+from engine.settings_results import ModelSwitched, ModeShown, PermissionsShown, SkillsListed, ToolsListed
 from engine.modes import Mode
 from engine.record import record
 from engine.tools.base import ToolKind
@@ -93,32 +84,31 @@ async def _help(ctx: CommandContext, arg: str) -> HelpShown:
     return HelpShown("/help", "\n".join(lines), tuple(commands), rules)
 
 
-async def _mode(ctx: CommandContext, arg: str) -> CommandResult:
+async def _mode(ctx: CommandContext, arg: str) -> ModeShown | CommandFailed:
     if not arg:
         names = ", ".join(m.value for m in Mode)
-        text = f"mode: {ctx.mode.value} (choose with /mode <{names}>)"
-        return CommandResult.slash("/mode", text, mode=ctx.mode.value)
+        return ModeShown("/mode", f"mode: {ctx.mode.value} (choose with /mode <{names}>)", ctx.mode.value)
     try:
         mode = Mode.parse(arg)
     except ValueError as exc:
-        return CommandResult.slash("/mode", str(exc), ok=False)
+        return CommandFailed("/mode", str(exc))
     ctx.set_mode(mode)
-    return CommandResult.slash("/mode", f"mode: {ctx.mode.value}", mode=ctx.mode.value)
+    return ModeShown("/mode", f"mode: {ctx.mode.value}", ctx.mode.value)
 
 
 def _mode_alias(name: str) -> Handler:
-    async def switch(ctx: CommandContext, arg: str) -> CommandResult:
+    async def switch(ctx: CommandContext, arg: str) -> ModeShown | CommandFailed:
         return await _mode(ctx, name)
 
     return switch
 
 
-async def _permissions(ctx: CommandContext, arg: str) -> CommandResult | PermissionsShown:
+async def _permissions(ctx: CommandContext, arg: str) -> PermissionsShown | CommandFailed:
     if arg:
         try:
             ctx.set_preset(arg)
         except ValueError as exc:
-            return CommandResult.slash("/permissions", str(exc), ok=False)
+            return CommandFailed("/permissions", str(exc))
     rows = ctx.policy.matrix()
     width = max((len(row) for row, _ in rows), default=0)
     sandbox = ctx.policy.sandbox_description()
@@ -158,7 +148,7 @@ def _tool_states(ctx: CommandContext) -> list[tuple[str, str, str]]:
     return rows
 
 
-async def _model(ctx: CommandContext, arg: str) -> CommandResult | ModelsOffered:
+async def _model(ctx: CommandContext, arg: str) -> ModelsOffered | ModelSwitched:
     if not arg:
         try:
             offered = await ctx.provider().list_models()
@@ -176,9 +166,8 @@ async def _model(ctx: CommandContext, arg: str) -> CommandResult | ModelsOffered
     try:
         path = update_project_config(ctx.workspace_root, ("model",), arg)
     except (OSError, ValueError) as exc:
-        text = f"model: {arg} (for this session only: could not save it: {exc})"
-        return CommandResult.slash("/model", text, model=arg)
-    return CommandResult.slash("/model", f"model: {arg} (saved in {path}){_model_override(ctx, arg)}", model=arg)
+        return ModelSwitched("/model", f"model: {arg} (for this session only: could not save it: {exc})", arg)
+    return ModelSwitched("/model", f"model: {arg} (saved in {path}){_model_override(ctx, arg)}", arg)
 
 
 def _model_override(ctx: CommandContext, model: str) -> str:
@@ -198,15 +187,15 @@ def _profiles_line(ctx: CommandContext) -> str:
     return f"\nprovider profiles (switch with /model <profile>:<model>): {', '.join(names)}" if names else ""
 
 
-async def _compact(ctx: CommandContext, arg: str) -> CommandResult | ContextSummarised:
+async def _compact(ctx: CommandContext, arg: str) -> ContextSummarised | CommandFailed:
     try:
         deps = ctx.turn_deps()
     except ProviderError as exc:
-        return CommandResult.slash("/compact", str(exc), ok=False)
+        return CommandFailed("/compact", str(exc))
     result = await maybe_compact(deps, force=True, focus=arg.strip())
     if result is None or not result.applied:
         reason = result.reason if result is not None else "the model call failed"
-        return CommandResult.slash("/compact", f"not compacted: {reason}", ok=False)
+        return CommandFailed("/compact", f"not compacted: {reason}")
     return ContextSummarised(
         "/compact",
         f"context compacted ({result.tokens_before} -> {result.tokens_after} tokens):\n\n{result.summary}",
@@ -299,7 +288,7 @@ def _mcp_prompts(ctx: CommandContext) -> list[SlashCommand]:
 
 
 def _prompt_handler(row: PromptCommand) -> Handler:
-    async def run(ctx: CommandContext, arg: str) -> CommandResult | TurnOutcome:
+    async def run(ctx: CommandContext, arg: str) -> CommandFailed | TurnOutcome:
         return await run_prompt_command(ctx, row, arg)
 
     return run

@@ -27,7 +27,7 @@ from engine.tools.task import SUBAGENT_INSTRUCTIONS, SUBAGENT_TOOL_NAMES
 from engine.workflow.loop_detection import LoopDetector
 
 if TYPE_CHECKING:
-    from engine.orchestrator.orchestrator import Orchestrator
+    from engine.orchestrator.engine_parts import EngineParts
 
 REFUSAL_HINT = "A sub-agent may only read; leave changes and other commands to the agent that gave you the task."
 
@@ -42,7 +42,7 @@ def subagent_prompt(mode: Mode, environment: Environment, instructions: str) -> 
 class NestedTurnRunner:
     """Implements ``engine.tools.task.SubagentRunner`` for an orchestrator."""
 
-    def __init__(self, orchestrator: Orchestrator) -> None:
+    def __init__(self, orchestrator: EngineParts) -> None:
         self._orchestrator = orchestrator
 
     async def run(self, description: str, prompt: str, parent_call_id: str) -> str:

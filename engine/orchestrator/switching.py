@@ -23,12 +23,12 @@ from engine.storage.undo.session_journal import open_journal
 
 if TYPE_CHECKING:
     from engine.orchestrator.agent_pool import AgentTree
-    from engine.orchestrator.orchestrator import Orchestrator
+    from engine.orchestrator.engine_parts import EngineParts
     from engine.orchestrator.resume import ResumePlan
 
 
 def session_args(
-    orch: Orchestrator, model: str | None = None, *, policy: PermissionPolicy | None = None
+    orch: EngineParts, model: str | None = None, *, policy: PermissionPolicy | None = None
 ) -> dict[str, object]:
     """What every ``Session`` of this orchestrator is made with. Its mode is ``policy``'s, by default the one in
     view's; its messages are announced as events of the session whose input appends them."""
@@ -42,7 +42,7 @@ def session_args(
 
 
 def make_runtime(
-    orch: Orchestrator,
+    orch: EngineParts,
     session: Session,
     policy: PermissionPolicy,
     *,
@@ -75,7 +75,7 @@ def make_runtime(
     )
 
 
-def start_session(orch: Orchestrator, session: Session, *, restored: bool = False) -> Session:
+def start_session(orch: EngineParts, session: Session, *, restored: bool = False) -> Session:
     """Makes ``session`` the one in view, in place of the one in view (a new one is stored first). The policy (mode
     and "always" answers) carries over. Raises ``SessionBusy`` when another live process holds it (SPEC 21)."""
     orch.session_locks.claim(session.id)
@@ -86,7 +86,7 @@ def start_session(orch: Orchestrator, session: Session, *, restored: bool = Fals
     return session
 
 
-def open_session(orch: Orchestrator) -> SessionRuntime:
+def open_session(orch: EngineParts) -> SessionRuntime:
     """A new, empty session beside the ones open (not in view), with its own policy in the configured mode: its
     turns run at the same time as theirs (``Orchestrator.run_input(text, session_id=...)``)."""
     policy = PermissionPolicy.for_settings(orch.config, orch.config.mode, orch.workspace.root)
@@ -98,12 +98,12 @@ def open_session(orch: Orchestrator) -> SessionRuntime:
     return runtime
 
 
-def new_session(orch: Orchestrator) -> str:
+def new_session(orch: EngineParts) -> str:
     """A new, empty session with the model in use."""
     return start_session(orch, Session(orch.workspace.root, **session_args(orch, orch.session.model))).id
 
 
-def fork_session(orch: Orchestrator, source_id: str | None = None) -> str:
+def fork_session(orch: EngineParts, source_id: str | None = None) -> str:
     """Continues in a new session that starts with a copy of this one's history and todos; the original stays as it
     was, resumable by its id. ``source_id``: copy that stored session instead (``--fork``), read only, so a live
     process may hold it; its open tool calls are marked interrupted in the copy."""
@@ -136,7 +136,7 @@ def foreign_session_notice(session_id: str, saved_mode: str, mode: str) -> str:
     )
 
 
-async def resume_session(orch: Orchestrator, plan: ResumePlan) -> TurnOutcome:
+async def resume_session(orch: EngineParts, plan: ResumePlan) -> TurnOutcome:
     """Switches to a stored session (planned by ``resume.plan_resume``) and finishes the turn the process died in,
     if an approval was pending in it. Runs inside ``run_input`` (``/resume``), so Esc cancels it."""
     info = plan.loaded.info

@@ -19,10 +19,10 @@ from engine.tools.skill import SkillTool
 from engine.tools.task import TaskTool
 
 if TYPE_CHECKING:
-    from engine.orchestrator.orchestrator import Orchestrator
+    from engine.orchestrator.engine_parts import EngineParts
 
 
-def make_registry(orch: Orchestrator) -> ToolRegistry:
+def make_registry(orch: EngineParts) -> ToolRegistry:
     config = orch.config
     return ToolRegistry(
         [
@@ -36,7 +36,7 @@ def make_registry(orch: Orchestrator) -> ToolRegistry:
 
 
 def make_tool_context(
-    orch: Orchestrator, policy: Callable[[], PermissionPolicy], workspace: Workspace | None = None
+    orch: EngineParts, policy: Callable[[], PermissionPolicy], workspace: Workspace | None = None
 ) -> ToolContext:
     """What every tool call of one session is given; fetch asks that session's ``policy`` at the time of the
     call. ``workspace``: the session's own (an agent's worktree), else the orchestrator's."""

@@ -8,22 +8,23 @@ from typing import TYPE_CHECKING
 
 from engine.config import load_config, project_config_path
 from engine.config.trust import folder_decision, trust_folder, untrust_folder
-from engine.events import CommandResult
+from engine.command_results import CommandFailed
+from engine.settings_results import TrustShown
 
 if TYPE_CHECKING:
     from engine.commands.context import CommandContext
 
 
-async def trust_command(ctx: CommandContext, arg: str) -> CommandResult:
+async def trust_command(ctx: CommandContext, arg: str) -> TrustShown | CommandFailed:
     root, env = ctx.workspace_root, ctx.env
     choice = arg.lower()
     if choice not in ("", "on", "off"):
-        return CommandResult.slash("/trust", "usage: /trust [on|off]", ok=False)
+        return CommandFailed("/trust", "usage: /trust [on|off]")
     if choice:
         try:
             written = await asyncio.to_thread(trust_folder if choice == "on" else untrust_folder, root, env)
         except (OSError, ValueError) as exc:
-            return CommandResult.slash("/trust", f"trust not changed: {exc}", ok=False)
+            return CommandFailed("/trust", f"trust not changed: {exc}")
         if choice == "off":
             ctx.trusted_for_run = False
         loaded = await asyncio.to_thread(load_config, root, env)
@@ -42,11 +43,11 @@ async def trust_command(ctx: CommandContext, arg: str) -> CommandResult:
     if choice:
         lines.append(f"(remembered in {written}; the configuration in force was reloaded)")
     lines.append("change with /trust on or /trust off")
-    return CommandResult.slash(
+    return TrustShown(
         "/trust",
         "\n".join(lines),
         folder=str(root),
         trusted=loaded.trusted,
         remembered=remembered,
-        ignored=list(loaded.ignored_untrusted),
+        ignored=tuple(loaded.ignored_untrusted),
     )

@@ -4,6 +4,8 @@ unit-tested alone."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 from engine.errors import ProviderError
 from engine.messages import Message, ToolCall
 from engine.orchestrator.deps import TurnDeps
@@ -18,6 +20,7 @@ from engine.orchestrator.token_loading import counts_settled
 
 __all__ = [
     "TurnState",
+    "TurnSteps",
     "auto_verify_step",
     "chat_step",
     "maybe_compact",
@@ -28,6 +31,10 @@ __all__ = [
     "run_turn",
     "tool_loop_step",
 ]
+
+
+# What a task runs over its state: a whole turn (``run_turn``), or the end of one the process died in.
+TurnSteps = Callable[[TurnState, TurnDeps], Awaitable[TurnState]]
 
 
 async def run_turn(state: TurnState, deps: TurnDeps) -> TurnState:

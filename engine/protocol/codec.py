@@ -9,7 +9,7 @@ the field's type hint: enums from their value, tuples from lists, nested datacla
 ``engine.messages.Message`` (pydantic) travels as its session-file record tagged ``"Message"`` and is decoded by a
 factory: ``MessageRecord.from_record`` by default, so the UI process never imports pydantic.
 
-Fields typed ``Any`` (a tool's arguments, ``CommandResult.data``) carry plain JSON both ways: a dataclass put there is
+Fields typed ``Any`` (a tool's arguments, a tool call's result) carry plain JSON both ways: a dataclass put there is
 encoded but comes back as its dict.
 """
 

@@ -1,4 +1,4 @@
-"""The serving loop: ``EngineHost`` drives one ``Orchestrator`` for one front end.
+"""The serving loop: ``EngineHost`` drives one engine (``FrontEndEngine``, made by ``start_engine``) for one front end.
 
 It loads the configuration and the engine, runs inputs one at a time from its queue, applies cancel and mode
 changes, and hands every event and every interaction request to its ``Frontend``. A protocol adapter is a
@@ -44,7 +44,8 @@ from engine.record import record
 
 if TYPE_CHECKING:
     from engine.config import Config
-    from engine.orchestrator import Orchestrator, TurnOutcome
+    from engine.orchestrator.front_end import FrontEndEngine
+    from engine.orchestrator.outcome import TurnOutcome
     from engine.server.opening import OpenedSession
 
 log = logging.getLogger(__name__)
@@ -106,7 +107,7 @@ class EngineHost:
         self._starting = False
         self._cancelled_early = False
         self._opened: OpenedSession | None = None
-        self.orchestrator: Orchestrator | None = None
+        self.orchestrator: FrontEndEngine | None = None
 
     async def start(self) -> EngineState:
         """Loads the configuration and builds the orchestrator (raises on a damaged database or config); the model
@@ -116,7 +117,7 @@ class EngineHost:
         if self.options.opening is not None:
             self._send_opening(self.options.opening)
             await asyncio.sleep(0)  # a front end in another process gets it now, before the engine's imports
-        from engine.orchestrator import Orchestrator
+        from engine.orchestrator.front_end import start_engine
         from engine.storage.sessions.rebuild import rebuilt_notice
 
         config = self._config
@@ -124,7 +125,7 @@ class EngineHost:
             config = await self._load_config()
         if self.options.model:
             config = config.model_copy(update={"model": self.options.model})
-        orchestrator = Orchestrator(
+        orchestrator = start_engine(
             workspace=self.options.workspace,
             config=config,
             interaction=self._frontend,
@@ -177,7 +178,7 @@ class EngineHost:
 
     async def run_input(self, text: str) -> TurnOutcome:
         """Runs one input now and returns its outcome (for a front end that awaits each prompt itself)."""
-        from engine.orchestrator import TurnOutcome
+        from engine.orchestrator.outcome import TurnOutcome
 
         orchestrator = self._require()
         # A resume needs neither the SDK nor the token encoding: it does not wait for them.
@@ -231,7 +232,7 @@ class EngineHost:
             self._opened, history = opened
             self._frontend.event(history)
 
-    def _require(self) -> Orchestrator:
+    def _require(self) -> FrontEndEngine:
         if self.orchestrator is None:
             raise RuntimeError("the engine has not started")
         return self.orchestrator
@@ -246,7 +247,7 @@ class EngineHost:
             self._frontend.event(Notice(text, level))
         return loaded.config  # type: ignore[no-any-return]
 
-    def _preloading(self, orchestrator: Orchestrator) -> asyncio.Task[None]:
+    def _preloading(self, orchestrator: FrontEndEngine) -> asyncio.Task[None]:
         """The orchestrator's preload; then what it loaded (the model SDK) is frozen too, and the background work
         (the token encoding, the skill and MCP watchers) starts unless an input is waiting or running (then it
         starts when that input ends)."""

@@ -16,7 +16,7 @@ def test_building_an_orchestrator_imports_no_heavy_library(tmp_path: Path) -> No
 import json, sys
 from pathlib import Path
 from engine.config import load_config
-from engine.orchestrator import Orchestrator
+from engine.orchestrator.orchestrator import Orchestrator
 from coder_tui.launch.headless import HeadlessInteraction
 loaded = load_config(Path({str(tmp_path)!r}), env={{}})
 Orchestrator(workspace=Path({str(tmp_path)!r}), config=loaded.config, interaction=HeadlessInteraction(), env={{}})

@@ -28,8 +28,8 @@ def test_a_bang_command_prints_its_own_output_and_exits_with_its_status(tmp_path
 def test_a_bang_command_keeps_its_structured_event_in_json_mode(tmp_path: Path) -> None:
     done = run_cli(["-p", "!echo hi; exit 2", "--output-format", "json"], tmp_path, None)
     lines = [json.loads(line) for line in done.stdout.splitlines()]
-    (bang,) = [line for line in lines if line["type"] == "CommandResult"]
-    assert bang["data"]["stdout"] == "hi\n" and bang["data"]["exit_code"] == 2
+    (bang,) = [line for line in lines if line["type"] == "ShellCommandRan"]
+    assert bang["stdout"] == "hi\n" and bang["exit_code"] == 2
     assert lines[-1]["type"] == "result" and lines[-1]["exit_status"] == 2
     assert done.returncode == 2
 

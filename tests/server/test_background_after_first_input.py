@@ -8,7 +8,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from engine.orchestrator import Orchestrator
+from engine.orchestrator.orchestrator import Orchestrator
 from engine.server.host import EngineHost, EngineOptions
 from tests.server.test_resume_before_preload import RecordingFrontend
 from tests.support.fakes import make_config

@@ -13,7 +13,7 @@ import pytest
 
 from engine.command_results import CommandReply
 from engine.events import Event, HistoryRestored
-from engine.orchestrator import Orchestrator
+from engine.orchestrator.orchestrator import Orchestrator
 from engine.protocol import EngineEvent, EngineReady, InputFinished, RunInput
 from engine.server.host import EngineHost, EngineOptions
 from engine.storage.sessions.lock import SessionLock

@@ -11,8 +11,9 @@ from typing import Any, Literal, Union, get_args, get_origin
 
 import pytest
 
-from engine.command_results import CommandReply, ConversationRewound, SessionsListed, StatusShown
-from engine.events import CommandResult, MessageAdded, ModeChanged, TextDelta
+from engine.command_results import CommandReply, ConversationRewound, SessionsListed
+from engine.events import MessageAdded, ModeChanged, TextDelta, ToolCallScheduled
+from engine.settings_results import StatusShown
 from engine.messages import FunctionCall, Message, ToolCall
 from engine.protocol import CODEC, Codec, EngineEvent, MessageRecord, ProtocolError, ProtocolMessage, RunInput
 from engine.protocol.codec import _MessageHint, _type_hints
@@ -84,9 +85,9 @@ def test_messages_reach_the_ui_as_records_without_pydantic() -> None:
 
 
 def test_any_fields_carry_plain_json_even_with_a_type_key() -> None:
-    result = CommandResult.slash("/resume", "ok", messages=[{"type": "Notice", "role": "user"}], count=(1, 2))
-    decoded = CODEC.loads(CODEC.dumps(EngineEvent(result))).event
-    assert decoded.data == {"messages": [{"type": "Notice", "role": "user"}], "count": [1, 2]}
+    arguments = {"messages": [{"type": "Notice", "role": "user"}], "count": (1, 2)}
+    decoded = CODEC.loads(CODEC.dumps(EngineEvent(ToolCallScheduled("c1", "todo", "", arguments)))).event
+    assert decoded.arguments == {"messages": [{"type": "Notice", "role": "user"}], "count": [1, 2]}
 
 
 def test_a_typed_command_result_crosses_as_its_type_with_its_rows() -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from engine.events import Event, HistoryRestored
 from engine.messages import Message
-from engine.orchestrator import Orchestrator
+from engine.orchestrator.orchestrator import Orchestrator
 from engine.server.host import EngineHost, EngineOptions
 from engine.storage.store import Store
 from tests.support.fakes import make_config

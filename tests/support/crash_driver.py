@@ -16,7 +16,7 @@ from pathlib import Path
 from engine.config import Config
 from engine.interaction import ApprovalDecision, ApprovalRequest, QuestionAnswer, QuestionRequest
 from engine.modes import Mode
-from engine.orchestrator import Orchestrator
+from engine.orchestrator.orchestrator import Orchestrator
 
 
 class NeverAnswers:

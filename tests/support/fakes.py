@@ -25,7 +25,7 @@ from engine.interaction import (
     TrustRequest,
 )
 from engine.modes import Mode
-from engine.orchestrator import Orchestrator
+from engine.orchestrator.orchestrator import Orchestrator
 
 
 class FakeInteraction:

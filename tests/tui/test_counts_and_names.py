@@ -55,4 +55,4 @@ async def test_the_export_name_ends_at_a_whole_word(workspace: Path, scripted_se
         await settle(pilot)
         await submit(pilot, "/export")
         await settle(pilot)
-        assert Path(last_output(app).result.data["path"]).name == "please-refactor-the-configuration-loader-so-that.md"
+        assert Path(last_output(app).result.path).name == "please-refactor-the-configuration-loader-so-that.md"

@@ -11,9 +11,10 @@ import pytest
 
 from engine.config.schema import ModelPrice
 from engine.cost.prices import request_cost
-from engine.events import CommandResult, ErrorEvent, UsageUpdated
+from engine.events import ErrorEvent, UsageUpdated
 from engine.messages import Usage
 from engine.provider.wire_chunks import usage_of
+from engine.settings_results import CostShown
 from tests.support.fakes import make_orchestrator
 from tests.support.scenario import reply, text
 from tests.support.scripted_server import ScriptedServer
@@ -27,9 +28,9 @@ async def test_cost_sums_the_servers_counts(tmp_path: Path, scripted_server: Scr
     await orch.run_input("first")
     await orch.run_input("second")
     await orch.run_input("/cost")
-    result = log.of(CommandResult)[-1]
-    assert result.data["requests"] == 2
-    assert (result.data["prompt_tokens"], result.data["completion_tokens"]) == (2500, 75)
+    result = log.of(CostShown)[-1]
+    assert result.requests == 2
+    assert (result.prompt_tokens, result.completion_tokens) == (2500, 75)
     assert "tokens this run: 2,575 (2,500 sent, 75 received) over 2 requests" in result.text
 
 
@@ -50,12 +51,12 @@ async def test_a_configured_price_counts_in_the_session_and_today(
     await orch.run_input("second")
     assert [event.session_cost_usd for event in log.of(UsageUpdated) if event.prompt_tokens] == [1.8, 2.3]
     await orch.run_input("/cost")
-    result = log.of(CommandResult)[-1]
+    result = log.of(CostShown)[-1]
     assert result.text.startswith("this session: $2.3000\ntoday (every session): $2.3000\n")
     # A new session starts at nothing; today still holds the first one's spend.
     await orch.run_input("/new")
     await orch.run_input("/cost")
-    assert log.of(CommandResult)[-1].text.startswith("this session: $0.0000\ntoday (every session): $2.3000\n")
+    assert log.of(CostShown)[-1].text.startswith("this session: $0.0000\ntoday (every session): $2.3000\n")
 
 
 async def test_a_turn_that_would_pass_the_budget_stops_before_the_request_is_sent(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine.commands.export_markdown import fence
-from engine.events import CommandResult
+from engine.command_results import CommandFailed, ConversationExported
 from engine.modes import Mode
 from tests.support.fakes import make_orchestrator
 from tests.support.scenario import reply, text, tool_call
@@ -21,16 +21,16 @@ async def test_export_writes_requests_answers_and_tool_calls(tmp_path: Path, scr
     orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url)
     await orch.run_input("What do the notes say?")
     await orch.run_input("/export")
-    result = log.of(CommandResult)[-1]
-    assert result.ok and result.data["path"] == str(tmp_path / "what-do-the-notes-say.md")
-    markdown = Path(result.data["path"]).read_text()
+    result = log.of(ConversationExported)[-1]
+    assert result.ok and result.path == str(tmp_path / "what-do-the-notes-say.md")
+    markdown = Path(result.path).read_text()
     assert markdown.startswith("# What do the notes say?\n")
     assert "## User\n\nWhat do the notes say?" in markdown
     assert "**Tool call** `read`\n\n```json\n{\n  \"path\": \"notes.txt\"\n}\n```" in markdown
     assert "**Result** of `read`" in markdown and "It says **hello**." in markdown
     # A second export never overwrites the first; a named file goes where it is told.
     await orch.run_input("/export")
-    assert log.of(CommandResult)[-1].data["path"] == str(tmp_path / "what-do-the-notes-say-2.md")
+    assert log.of(ConversationExported)[-1].path == str(tmp_path / "what-do-the-notes-say-2.md")
     await orch.run_input("/export out/session.md")
     assert (tmp_path / "out" / "session.md").read_text() == markdown
 
@@ -38,7 +38,7 @@ async def test_export_writes_requests_answers_and_tool_calls(tmp_path: Path, scr
 async def test_export_of_an_empty_conversation_says_so(tmp_path: Path, scripted_server: ScriptedServer) -> None:
     orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url)
     await orch.run_input("/export")
-    assert not log.of(CommandResult)[-1].ok and "empty" in log.of(CommandResult)[-1].text
+    assert not log.of(CommandFailed)[-1].ok and "empty" in log.of(CommandFailed)[-1].text
 
 
 async def test_export_to_a_folder_is_a_readable_error(tmp_path: Path, scripted_server: ScriptedServer) -> None:
@@ -47,7 +47,7 @@ async def test_export_to_a_folder_is_a_readable_error(tmp_path: Path, scripted_s
     orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url)
     await orch.run_input("hello")
     await orch.run_input("/export folder")
-    result = log.of(CommandResult)[-1]
+    result = log.of(CommandFailed)[-1]
     assert not result.ok and result.text.startswith(f"could not write {tmp_path / 'folder'}")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.events import CommandResult
+from engine.command_results import ConversationExported
 from engine.modes import Mode
 from tests.support.fakes import make_orchestrator
 from tests.support.scenario import reply, text, tool_call
@@ -22,7 +22,7 @@ async def test_export_shows_results_as_text(tmp_path: Path, scripted_server: Scr
     orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url, mode=Mode.YOLO)
     await orch.run_input("look")
     await orch.run_input("/export")
-    markdown = Path(log.of(CommandResult)[-1].data["path"]).read_text()
+    markdown = Path(log.of(ConversationExported)[-1].path).read_text()
     assert '"stdout":' not in markdown and '"ok": true' not in markdown
     assert "first line\n" in markdown and "second line" in markdown
     assert "$ printf 'a\\nb\\n'\nexit code 0\nstdout:\na\nb\n" in markdown

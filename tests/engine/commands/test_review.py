@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.command_results import ReviewFindings
-from engine.events import CommandResult, ModeChanged
+from engine.command_results import CommandFailed, ReviewFindings
+from engine.events import ModeChanged
 from engine.modes import Mode
 from tests.support.fakes import make_orchestrator
 from tests.support.scenario import reply, text, tool_call
@@ -85,10 +85,10 @@ async def test_outside_a_repository_or_with_nothing_to_review_nothing_is_asked(
     plain.mkdir()
     orch, log, _ = make_orchestrator(plain, scripted_server.base_url)
     await orch.run_input("/review")
-    assert "not in a git repository" in log.of(CommandResult)[-1].text
+    assert "not in a git repository" in log.of(CommandFailed)[-1].text
     orch, log, _ = make_orchestrator(repo, scripted_server.base_url)
     await orch.run_input("/review")
-    assert "nothing to review" in log.of(CommandResult)[-1].text
+    assert "nothing to review" in log.of(CommandFailed)[-1].text
     await orch.run_input("/review no-such-branch")
-    assert not log.of(CommandResult)[-1].ok
+    assert not log.of(CommandFailed)[-1].ok
     assert scripted_server.requests == []

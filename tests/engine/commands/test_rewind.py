@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.command_results import CommandReply
+from engine.command_results import CommandReply, FilesRewound
 from engine.modes import Mode
 from tests.support.fakes import make_orchestrator
 from tests.support.scenario import reply, text, tool_call
@@ -113,7 +113,7 @@ async def test_rewind_code_only_keeps_the_conversation(tmp_path: Path, scripted_
     users = [m.content for m in orch.session.messages if m.role == "user"]
     assert users[: len(users_before)] == users_before  # nothing cut; the model is told what came back
     assert "put the files back" in (users[-1] or "")
-    assert "prompt_text" not in result.data
+    assert isinstance(result, FilesRewound)  # the request is not put back in the prompt
 
 
 async def test_rewind_conversation_only_keeps_the_files(tmp_path: Path, scripted_server: ScriptedServer) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 from engine.events import Notice, ToolProgress
 from engine.interaction import ApprovalDecision, ElicitationAnswer
 from engine.modes import Mode
-from engine.orchestrator import Orchestrator
+from engine.orchestrator.orchestrator import Orchestrator
 from engine.orchestrator.mcp_requests import SessionServerRequests
 from mcp_types import ElicitRequestURLParams
 from tests.engine.mcp.broken_server import PNG

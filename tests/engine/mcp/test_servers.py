@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 
 from engine.errors import ToolError
-from engine.command_results import HelpShown
-from engine.events import CommandResult, SlashCommandsChanged
+from engine.command_results import CommandFailed, HelpShown
+from engine.settings_results import McpServerRestarted, McpServersListed
+from engine.events import SlashCommandsChanged
 from engine.mcp.connection import ServerState
-from engine.orchestrator import Orchestrator
+from engine.orchestrator.orchestrator import Orchestrator
 from engine.tools.base import ToolContext, ToolKind
 from engine.tools.guard import Workspace
 from tests.engine.mcp.conftest import broken, git_server, time_server, warnings
@@ -105,8 +106,8 @@ async def test_failing_servers_are_shown_and_the_rest_work(workspace: Path) -> N
     assert len(warnings(log.events)) == 4
     assert "crashing on purpose" in (workspace / ".coder" / "logs" / "mcp-crash.log").read_text()
     await orch.run_input("/mcp")
-    listing = log.of(CommandResult)[-1]
-    rows = {row["name"]: row for row in listing.data["servers"]}
+    listing = log.of(McpServersListed)[-1]
+    rows = {row["name"]: row for row in listing.servers}
     assert rows["time"]["state"] == "ready" and rows["time"]["tools"] == 2 and rows["time"]["transport"] == "stdio"
     assert rows["hang"]["state"] == "failed" and "did not start" in rows["hang"]["error"]
     assert "did not start within 3 s" in listing.text
@@ -135,7 +136,7 @@ async def test_dying_server_is_shown_as_failed_and_restart_brings_it_back(worksp
     assert any("MCP server broken failed" in w for w in warnings(log.events))
     await orch.run_input("/mcp restart broken")
     assert state(orch, "broken") is ServerState.READY
-    assert "restarted: ready" in log.of(CommandResult)[-1].text
+    assert "restarted: ready" in log.of(McpServerRestarted)[-1].text
     assert (await call(orch, "mcp__broken__echo", text="back"))["content"] == "echo: back"
 
 
@@ -147,7 +148,7 @@ async def test_prompts_are_slash_commands_in_help_and_completion(workspace: Path
     await orch.run_input("/help")
     assert "/mcp__broken__review <path> [focus]" in log.of(HelpShown)[-1].text
     await orch.run_input("/mcp__broken__review")
-    result = log.of(CommandResult)[-1]
+    result = log.of(CommandFailed)[-1]
     assert not result.ok and "missing argument: path" in result.text
 
 

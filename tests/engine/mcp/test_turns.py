@@ -15,7 +15,7 @@ from engine.command_results import CommandReply
 from engine.events import ToolCallExecuting, ToolCallFinished, ToolStatus
 from engine.interaction import ApprovalAnswer, ApprovalDecision
 from engine.modes import Mode
-from engine.orchestrator import Orchestrator
+from engine.orchestrator.orchestrator import Orchestrator
 from tests.engine.mcp.conftest import broken, time_server, warnings
 from tests.support.fakes import EventLog, FakeInteraction, make_orchestrator
 from tests.support.scenario import reply, text, tool_call

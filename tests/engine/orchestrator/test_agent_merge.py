@@ -8,7 +8,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from engine.events import CommandResult
+from engine.command_results import AgentMerged
 from engine.interaction import ApprovalAnswer, ApprovalDecision
 from tests.engine.orchestrator.test_agents import git, make_repo
 from tests.support.fakes import FakeInteraction, make_orchestrator
@@ -69,9 +69,9 @@ async def test_merge_applies_kept_hunks_merges_both_sides_names_conflicts_and_un
     assert merged["b.txt"] == changed(LINES, l1="one (agent)", l10="ten (main)")
     assert merged["c.txt"] == main_c
     assert not (repo / "new.txt").exists()
-    result = [e for e in log.events if isinstance(e, CommandResult) and e.command == "/merge"][-1]
-    assert result.data["applied"] == ["a.txt", "b.txt"] and result.data["declined"] == ["new.txt"]
-    assert result.data["conflicts"] == [{"path": "c.txt", "why": "changed on both sides in the same lines"}]
+    result = log.of(AgentMerged)[-1]
+    assert result.applied == ("a.txt", "b.txt") and result.declined == ("new.txt",)
+    assert result.conflicts == ({"path": "c.txt", "why": "changed on both sides in the same lines"},)
     assert "conflict, not written: c.txt" in result.text
     # One /undo took the whole merge back.
     assert (repo / "a.txt").read_text() == LINES

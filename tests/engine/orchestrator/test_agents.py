@@ -10,8 +10,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from engine.command_results import AgentShown, AgentsListed
-from engine.events import AgentsChanged, CommandResult, Event
+from engine.command_results import AgentShown, AgentsListed, CommandFailed
+from engine.events import AgentsChanged, Event
 from engine.interaction import ApprovalDecision, ApprovalRequest
 from tests.support.fakes import FakeInteraction, make_orchestrator
 from tests.support.scenario import ReplyLike, Stall, reply, text, tool_call
@@ -172,7 +172,7 @@ async def test_spawn_outside_a_git_repository_says_why(tmp_path: Path) -> None:
         outcome = await orchestrator.run_input("/spawn agent alpha: write your file")
 
     assert outcome.reason == "error"
-    said = [e for e in log.events if isinstance(e, CommandResult)][-1]
+    said = log.of(CommandFailed)[-1]
     assert "is not in a git repository" in said.text and "git init" in said.text
     assert not (folder / ".coder" / "worktrees").exists()
 

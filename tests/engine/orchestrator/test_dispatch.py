@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.command_results import CommandReply
+from engine.command_results import CommandReply, ShellCommandRan
 from engine.events import ModeChanged, ModelChanged, TurnFinished
 from engine.modes import Mode
 from tests.support.fakes import make_orchestrator
@@ -28,9 +28,9 @@ async def test_bang_runs_command_without_model(tmp_path: Path, scripted_server: 
     assert scripted_server.requests == []
     assert interaction.approval_requests == []
     (result,) = log.of(CommandReply)
-    assert result.kind == "bang" and result.ok is False
-    assert result.data["exit_code"] == 3
-    assert "hello.txt" in result.data["stdout"] and "oops" in result.data["stderr"]
+    assert isinstance(result, ShellCommandRan) and result.ok is False
+    assert result.exit_code == 3
+    assert "hello.txt" in result.stdout and "oops" in result.stderr
     # The model sees it in later turns, as fixed-structure text.
     (message,) = orch.session.messages
     assert message.role == "user"
@@ -44,7 +44,7 @@ async def test_bang_runs_in_the_workspace_even_in_plan_mode(tmp_path: Path, scri
     orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url, mode=Mode.PLAN)
     await orch.run_input("!touch made-by-user.txt && pwd")
     assert (tmp_path / "made-by-user.txt").exists()
-    assert log.of(CommandReply)[0].data["stdout"].strip() == str(tmp_path.resolve())
+    assert log.of(ShellCommandRan)[0].stdout.strip() == str(tmp_path.resolve())
 
 
 async def test_unknown_slash_command_gives_readable_error(tmp_path: Path, scripted_server: ScriptedServer) -> None:
@@ -139,9 +139,9 @@ async def test_new_starts_an_empty_session(tmp_path: Path, scripted_server: Scri
 async def test_bang_timeout_is_reported_plainly(tmp_path: Path, scripted_server: ScriptedServer) -> None:
     orch, log, _ = make_orchestrator(tmp_path, scripted_server.base_url, bash={"max_timeout": 0.5})
     outcome = await orch.run_input("!echo started; sleep 20")
-    (result,) = log.of(CommandReply)
-    assert result.ok is False and result.data["timed_out"] is True
-    assert "started" in result.data["stdout"]
+    (result,) = log.of(ShellCommandRan)
+    assert result.ok is False and result.timed_out is True
+    assert "started" in result.stdout
     assert "timed out after" in orch.session.messages[-1].content
     assert outcome.reason == "error" and "timed out" in (outcome.error or "")
 

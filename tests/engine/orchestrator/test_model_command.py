@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.events import CommandResult
+from engine.settings_results import ModelSwitched
 from engine.orchestrator.orchestrator import Orchestrator
 from tests.support.fakes import CREATED, EventLog, FakeInteraction, make_config
 from tests.support.scripted_server import ScriptedServer
@@ -24,7 +24,7 @@ async def test_model_names_the_environment_variable_that_overrides_it(
 ) -> None:
     orch, log = orchestrator(tmp_path, scripted_server, {"CODER_MODEL": "env-model"})
     await orch.run_input("/model other-model")
-    text = log.of(CommandResult)[-1].text
+    text = log.of(ModelSwitched)[-1].text
     assert f"saved in {tmp_path / '.coder' / 'config.json'}" in text
     assert "CODER_MODEL=env-model" in text and "wins over the saved model at the next launch" in text
 
@@ -32,4 +32,4 @@ async def test_model_names_the_environment_variable_that_overrides_it(
 async def test_no_warning_without_an_override(tmp_path: Path, scripted_server: ScriptedServer) -> None:
     orch, log = orchestrator(tmp_path, scripted_server, {})
     await orch.run_input("/model other-model")
-    assert "CODER_MODEL" not in log.of(CommandResult)[-1].text
+    assert "CODER_MODEL" not in log.of(ModelSwitched)[-1].text

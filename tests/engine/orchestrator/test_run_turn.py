@@ -220,7 +220,7 @@ async def test_provider_error_ends_turn_readably(tmp_path: Path, scripted_server
 
 async def test_no_model_configured_says_how(tmp_path: Path) -> None:
     from engine.config import Config
-    from engine.orchestrator import Orchestrator
+    from engine.orchestrator.orchestrator import Orchestrator
 
     orch = Orchestrator(workspace=tmp_path, config=Config(), interaction=FakeInteraction(), env={})
     outcome = await orch.run_input("hello")

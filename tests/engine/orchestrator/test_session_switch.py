@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from engine.events import ModelChanged, TodosChanged, UsageUpdated
-from engine.orchestrator import Orchestrator
+from engine.orchestrator.orchestrator import Orchestrator
 from tests.support.fakes import CREATED, EventLog, FakeInteraction, make_config, make_orchestrator
 from tests.support.scenario import reply, text, tool_call
 from tests.support.scripted_server import ScriptedServer

@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from engine.events import CommandResult, UsageUpdated
+from engine.events import UsageUpdated
+from engine.settings_results import CostShown
 from tests.support.fakes import make_orchestrator
 from tests.support.scenario import raw_sse, reply, text
 from tests.support.scripted_server import ScriptedServer
@@ -40,6 +41,6 @@ async def test_cached_tokens_reach_the_usage_events_and_cost(
 
     usage = [(u.prompt_tokens, u.cached_tokens) for u in log.of(UsageUpdated) if u.prompt_tokens]
     assert usage == [(1200, 1024), (1300, 1280), (1400, 0)]
-    result = log.of(CommandResult)[-1]
-    assert result.data["cached_tokens"] == 2304
+    result = log.of(CostShown)[-1]
+    assert result.cached_tokens == 2304
     assert "cached prompt tokens: 2,304 of 3,900 sent (59%" in result.text

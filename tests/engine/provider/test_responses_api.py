@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from engine.config.loader import load_config
-from engine.events import CommandResult, ReasoningDelta, TextDelta, UsageUpdated
+from engine.events import ReasoningDelta, TextDelta, UsageUpdated
+from engine.settings_results import ServerChecked
 from engine.provider.model_apis import known_api
 from tests.support.fakes import make_orchestrator
 from tests.support.responses_wire import response_events
@@ -185,8 +186,8 @@ async def test_doctor_asks_a_codex_model_on_the_responses_api(tmp_path: Path, sc
         tmp_path, scripted_server.base_url, model="gpt-5.1-codex", provider={"base_url": scripted_server.base_url}
     )
     await orchestrator.run_input("/doctor")
-    result = log.of(CommandResult)[-1]
-    assert result.ok and result.data["tool_calls"] == "native" and result.data["streams"] is True, result.text
+    result = log.of(ServerChecked)[-1]
+    assert result.ok and result.tool_calls == "native" and result.streams is True, result.text
     [asked] = [request for request in scripted_server.requests if request.method == "POST"]
     assert asked.path == "/v1/responses" and asked.body["tools"][0]["name"] == "read_file"
 

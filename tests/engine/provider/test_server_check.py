@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from engine.events import CommandResult
+from engine.settings_results import ServerChecked
 from tests.engine.provider.test_server_probe import play
 from tests.support.fakes import make_orchestrator
 from tests.support.scenario import raw_body, reply, text, tool_call
@@ -18,10 +18,10 @@ from tests.support.scripted_server import ScriptedServer
 REPO = Path(__file__).resolve().parents[3]
 
 
-async def doctor(tmp_path: Path, server: ScriptedServer, model: str, **config: object) -> CommandResult:
+async def doctor(tmp_path: Path, server: ScriptedServer, model: str, **config: object) -> ServerChecked:
     orchestrator, log, _ = make_orchestrator(tmp_path, server.base_url, model=model, **config)
     await orchestrator.run_input("/doctor")
-    return log.of(CommandResult)[-1]
+    return log.of(ServerChecked)[-1]
 
 
 async def test_ollama_with_native_tool_calls(tmp_path: Path, scripted_server: ScriptedServer) -> None:
@@ -31,8 +31,8 @@ async def test_ollama_with_native_tool_calls(tmp_path: Path, scripted_server: Sc
 
     result = await doctor(tmp_path, scripted_server, recorded["model"])
 
-    assert result.ok and result.data["server"] == "ollama" and result.data["tool_calls"] == "native"
-    assert result.data["streams"] is True and result.data["context_window"] == 8192
+    assert result.ok and result.server == "ollama" and result.tool_calls == "native"
+    assert result.streams is True and result.context_window == 8192
     assert "Ollama 0.12.6" in result.text and "qwen3:8b (offered by the server)" in result.text
     assert "8,192 tokens, from Ollama /api/show (num_ctx)" in result.text
     assert "works with coder-tui" in result.text and "small context" in result.text
@@ -46,7 +46,7 @@ async def test_llama_cpp_with_tool_calls_as_text(tmp_path: Path, scripted_server
 
     result = await doctor(tmp_path, scripted_server, recorded["model"])
 
-    assert result.data["server"] == "llama.cpp" and result.data["tool_calls"] == "text"
+    assert result.server == "llama.cpp" and result.tool_calls == "text"
     assert "written as text (Hermes/Qwen <tool_call>), read as calls automatically" in result.text
     assert "16,384 tokens, from llama.cpp /props (n_ctx)" in result.text
 
@@ -56,7 +56,7 @@ async def test_qwen3_coder_format_is_named(tmp_path: Path, scripted_server: Scri
     scripted_server.add(text("<tool_call>\n<function=read_file>\n<parameter=path>\nREADME.md\n</parameter>\n"
                              "</function>\n</tool_call>"))
     result = await doctor(tmp_path, scripted_server, recorded["model"])
-    assert result.data["server"] == "vllm" and "Hermes/Qwen <tool_call> with <function=...>" in result.text
+    assert result.server == "vllm" and "Hermes/Qwen <tool_call> with <function=...>" in result.text
 
 
 async def test_a_server_that_does_not_stream(tmp_path: Path, scripted_server: ScriptedServer) -> None:
@@ -69,7 +69,7 @@ async def test_a_server_that_does_not_stream(tmp_path: Path, scripted_server: Sc
 
     result = await doctor(tmp_path, scripted_server, recorded["model"])
 
-    assert result.data["streams"] is False and result.data["tool_calls"] == "native"
+    assert result.streams is False and result.tool_calls == "native"
     assert "no: the server sent the whole answer at once" in result.text and "LM Studio" in result.text
 
 
@@ -79,7 +79,7 @@ async def test_a_model_that_makes_no_call(tmp_path: Path, scripted_server: Scrip
 
     result = await doctor(tmp_path, scripted_server, "scripted-model")
 
-    assert result.data["tool_calls"] == "none" and result.data["server"] is None
+    assert result.tool_calls == "none" and result.server is None
     assert "made no tool call" in result.text and "not reported by the server" in result.text
 
 

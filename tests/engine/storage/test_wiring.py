@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.command_results import CommandReply
-from engine.events import CommandResult, MessageAdded
+from engine.command_results import CommandReply, ShellCommandRan
+from engine.events import MessageAdded
 from engine.messages import FunctionCall, Message, ToolCall
 from engine.modes import Mode
 from engine.storage.log.records import InteractionRequested, TaskEvent
@@ -39,7 +39,7 @@ def reader(tmp_path: Path) -> Iterator[Store]:
 
 def slash_results(log: object) -> list[CommandReply]:
     replies = log.of(CommandReply)  # type: ignore[attr-defined]
-    return [e for e in replies if not (isinstance(e, CommandResult) and e.kind == "bang")]
+    return [e for e in replies if not isinstance(e, ShellCommandRan)]
 
 
 async def test_every_message_is_in_the_database_when_it_is_announced(
