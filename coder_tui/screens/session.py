@@ -31,6 +31,7 @@ from coder_tui.widgets.footer_bar import FooterBar
 from coder_tui.widgets.prompt import Prompt
 from coder_tui.widgets.prompt_input import PromptInput
 from coder_tui.widgets.queue_view import QueueView
+from coder_tui.screens.input_progress import InputProgress
 from coder_tui.widgets.status_line import SessionState, StatusLine
 from coder_tui.widgets.todo_list import TodoList
 from coder_tui.widgets.tool_log import ToolLog
@@ -50,9 +51,6 @@ if TYPE_CHECKING:
 QUIET_AFTER_S = 0.3
 # ... and waits until no key has been pressed for this long (a pass is a pause no key is drawn in), or it is owed.
 KEYS_IDLE_S = 1.0
-# The status line's count of streamed tokens changes at most this often (and at each second's tick): each change
-# redraws the status line and writes a frame, and a fast model sends a delta every few milliseconds.
-TOKENS_SHOWN_EVERY_S = 0.1
 # How long a request's echo waits to be drawn with its answer's first entry (a fast model's), at most.
 ECHO_WAITS_S = 1 / 60
 # Below this width the side panes start hidden (Ctrl+T shows them); at 80x24 the transcript needs the room.
@@ -100,12 +98,6 @@ class SessionScreen(SingleReflow):
         super().__init__()
         # "Now" in the local zone, for the picker's "today 09:31" (tests fix it).
         self.clock = clock
-        # What a running input's time is measured with, in seconds (tests fix it: snapshots show no clock).
-        self.timer = timer
-        self._work_started = 0.0
-        self._tokens_done = 0  # the completion tokens of the input's finished requests
-        self._tokens_shown_at = 0.0  # when the status line's token count last changed
-        self._streamed_chars = 0  # what streamed since, counted in tokens as about four characters each
         self.link = link
         self.workspace = workspace
         self.location = location
@@ -122,6 +114,7 @@ class SessionScreen(SingleReflow):
         self.tool_log = ToolLog(id="tool-log")
         self.agents_pane = AgentsPane(id="agents-pane")
         self.status = StatusLine(id="status")
+        self.progress = InputProgress(self.status, timer)
         self.prompt = Prompt(self.workspace, self.history, id="prompt")
         self._collector = CollectionPacer()
         self._keys_rest_timer: Timer | None = None
@@ -331,9 +324,7 @@ class SessionScreen(SingleReflow):
             self.transcript.add_user(text)
             # Drawn with the answer's first entry if that comes within a frame's time, in one repaint.
             hold_for_next(self.transcript, ECHO_WAITS_S)
-        self._work_started, self._tokens_done, self._streamed_chars = self.timer(), 0, 0
-        self._tokens_shown_at = -TOKENS_SHOWN_EVERY_S
-        self.status.elapsed_s = self.status.streamed_tokens = 0
+        self.progress.start()
         self.status.state = "working"
         self.prompt.input.task_running = True
         self.app.refresh_bindings()
@@ -351,26 +342,9 @@ class SessionScreen(SingleReflow):
         self.app.refresh_bindings()
         self.transcript.when_drawn(lambda: self._idle(state))
 
-    def streamed(self, text: str) -> None:
-        """The model streamed ``text`` (answer or reasoning) for the running input."""
-        self._streamed_chars += len(text)
-        if self.timer() - self._tokens_shown_at >= TOKENS_SHOWN_EVERY_S:
-            self._show_tokens()
-
-    def _show_tokens(self) -> None:
-        self._tokens_shown_at = self.timer()
-        self.status.streamed_tokens = self._tokens_done + self._streamed_chars // 4
-
-    def request_used(self, completion_tokens: int) -> None:
-        """A request of the running input ended; the server counted what it streamed."""
-        self._tokens_done += completion_tokens
-        self._streamed_chars = 0
-        self.status.streamed_tokens = self._tokens_done
-
     def _show_elapsed(self) -> None:
         if self.link.busy:
-            self.status.elapsed_s = int(self.timer() - self._work_started)
-            self._show_tokens()
+            self.progress.tick()
 
     def _idle(self, state: SessionState) -> None:
         """Once the answer's last words are drawn; not if another input started meanwhile."""

@@ -68,10 +68,10 @@ def show_event(screen: SessionScreen, event: Event) -> None:
             pass  # the user's input is already shown by input_started
         case TextDelta(text=text):
             transcript.append_text(text)
-            screen.streamed(text)
+            screen.progress.streamed(text)
         case ReasoningDelta(text=text):
             transcript.append_reasoning(text)
-            screen.streamed(text)
+            screen.progress.streamed(text)
         case MessageAdded(message=message):
             if message.role == "assistant":
                 transcript.end_stream()
@@ -184,7 +184,7 @@ def show_event(screen: SessionScreen, event: Event) -> None:
             context_tokens=used, context_window=window, completion_tokens=completion, session_cost_usd=cost
         ):
             if completion:
-                screen.request_used(completion)
+                screen.progress.request_used(completion)
             screen.status.context_used = used
             screen.status.context_window = window
             if cost is not None:
