@@ -155,6 +155,17 @@ def own_config_inside(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return config_home / "coder"
 
 
+# What coder-tui itself keeps in its config folder as it runs (the folders that hold sessions, for the /resume
+# picker's "all folders"; the spend ledger): written by the engine, never by a tool.
+ENGINE_KEPT = ("session_folders", "spend.jsonl")
+
+
+def config_files(folder: Path) -> dict[Path, bytes]:
+    """Every file of the user's config folder with its bytes, but what the engine itself keeps there."""
+    return {p: p.read_bytes() for p in folder.rglob("*")
+            if p.is_file() and p.relative_to(folder).as_posix() not in ENGINE_KEPT}
+
+
 @pytest.mark.parametrize("mode", [Mode.AUTO_EDIT, Mode.YOLO])
 @pytest.mark.parametrize(
     ("tool", "target"),
@@ -169,7 +180,7 @@ def own_config_inside(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 async def test_coder_own_config_is_never_written_by_a_file_tool(
     tmp_path: Path, scripted_server: ScriptedServer, own_config_inside: Path, mode: Mode, tool: str, target: str
 ) -> None:
-    before = {p: p.read_bytes() for p in own_config_inside.rglob("*") if p.is_file()}
+    before = config_files(own_config_inside)
     if tool == "write":
         call = tool_call("write", path=target, content=PAYLOAD)
     elif tool == "edit":
@@ -177,8 +188,7 @@ async def test_coder_own_config_is_never_written_by_a_file_tool(
     else:
         call = tool_call("patch", patch=f"*** Begin Patch\n*** Add File: {target}\n+{PAYLOAD.strip()}\n*** End Patch\n")
     await write_once(tmp_path, scripted_server, call, mode, answers=[])
-    after = {p: p.read_bytes() for p in own_config_inside.rglob("*") if p.is_file()}
-    assert after == before
+    assert config_files(own_config_inside) == before
     result = last_result(scripted_server)
     assert result["ok"] is False and "coder-tui's own configuration" in str(result["error"])
 
@@ -196,13 +206,13 @@ async def test_bash_never_writes_coder_own_config_even_when_the_user_would_say_y
     tmp_path: Path, scripted_server: ScriptedServer, own_config_inside: Path, command: str
 ) -> None:
     (tmp_path / "notes.txt").write_text("n\n")
-    before = {p: p.read_bytes() for p in own_config_inside.rglob("*") if p.is_file()}
+    before = config_files(own_config_inside)
     interaction = await write_once(
         tmp_path, scripted_server, tool_call("bash", command=command), Mode.AUTO_EDIT, answers=[],
         permissions={"bash": {"echo *": "allow", "cp *": "allow", "tee *": "allow"}},
     )
     assert interaction.approval_requests == []
-    assert {p: p.read_bytes() for p in own_config_inside.rglob("*") if p.is_file()} == before
+    assert config_files(own_config_inside) == before
     result = last_result(scripted_server)
     assert result["ok"] is False and "coder-tui's own configuration" in str(result["error"])
 

@@ -82,7 +82,7 @@ def test_version_and_help(tmp_path: Path) -> None:
     shown = run_cli(["--help"], project(tmp_path)[0], None)
     assert shown.returncode == 0
     assert "coder-tui acp" in shown.stdout and "Agent Client Protocol" in shown.stdout
-    assert "-c, --continue" in shown.stdout and "-r [ID], --resume [ID]" in shown.stdout and "PROMPT" in shown.stdout
+    assert "-c, --continue" in shown.stdout and "-r [ID|WORDS], --resume [ID|WORDS]" in shown.stdout and "PROMPT" in shown.stdout
     assert "SPEC" not in shown.stdout and "issue" not in shown.stdout.lower()
 
 
