@@ -104,7 +104,7 @@ class VimKeys:
         return self._operator(operator, rest, count, explicit, text, cursor)
 
     def _plain(self, rest: str, count: int, explicit: bool, text: str, cursor: int) -> Outcome | None:
-        if rest in ("g",):
+        if _motion_prefix(rest):
             return None
         if rest in ("i", "a", "A", "I", "o", "O"):
             return self._insert(rest, text, cursor)
@@ -160,7 +160,7 @@ class VimKeys:
         return Outcome(True, Edit(at, at, block, at + len(block) - 1))
 
     def _operator(self, operator: str, rest: str, count: int, explicit: bool, text: str, cursor: int) -> Outcome | None:
-        if rest == operator or (rest == "c" and operator == "c"):
+        if rest == operator:
             start = _line_start(text, cursor)
             end = _line_end_after(text, cursor, count)
             return self._apply_lines(operator, text, start, end)
@@ -230,9 +230,8 @@ def _motion(rest: str, count: int, explicit: bool, text: str, cursor: int) -> tu
         case "0":
             return _line_start(text, cursor), False, False
         case "$":
-            return _line_end_after(text, cursor, count) - (1 if _line_end_after(text, cursor, count) > 0
-                                                          and text[_line_end_after(text, cursor, count) - 1] == "\n"
-                                                          else 0), False, False
+            end = _line_end_after(text, cursor, count)
+            return end - (1 if end > 0 and text[end - 1] == "\n" else 0), False, False
         case "j" | "k":
             return _vertical(text, cursor, count if rest == "j" else -count), True, False
         case "gg" | "G":

@@ -83,14 +83,16 @@ def review_target(workspace: Path, arg: str) -> tuple[str, str]:
     return what, diff
 
 
+def _names_a_commit(workspace: Path, ref: str) -> bool:
+    return subprocess.run(["git", "rev-parse", "--verify", "-q", ref], cwd=workspace, capture_output=True).returncode == 0
+
+
 def _has_head(workspace: Path) -> bool:
-    return subprocess.run(["git", "rev-parse", "--verify", "-q", "HEAD"], cwd=workspace,
-                          capture_output=True).returncode == 0
+    return _names_a_commit(workspace, "HEAD")
 
 
 def _is_branch(workspace: Path, name: str) -> bool:
-    return subprocess.run(["git", "rev-parse", "--verify", "-q", f"refs/heads/{name}"], cwd=workspace,
-                          capture_output=True).returncode == 0
+    return _names_a_commit(workspace, f"refs/heads/{name}")
 
 
 def _git_no_index(workspace: Path, path: str) -> str:
