@@ -59,6 +59,7 @@ FIGURES = (
 )
 # Printed beside the figures: keys are typed for as long as the answer streams, so a slower stream costs more CPU.
 DURATION = Figure("stream_s", "Enter until the answer's end is on screen", "s", "—", lambda tree, _: True)
+DRAWN = Figure("stream_kb", "bytes written to the terminal meanwhile", "kB", "—", lambda tree, _: True)
 
 
 @dataclass(frozen=True)
@@ -183,12 +184,12 @@ def print_table(sides: tuple[Side, Side], runs: dict[str, list[dict[str, float]]
     print(f"\nmedian of {len(runs[tree.name])} interleaved runs each, 120x40 pty, a key every 40 ms, "
           f"{os.cpu_count()} cores, load average {min(loads):.1f}-{max(loads):.1f} over the runs")
     print(f"| figure | {commit.name} | {tree.name} | ratio | target | met |\n| --- | --- | --- | --- | --- | --- |")
-    for figure in (*FIGURES, DURATION):
+    for figure in (*FIGURES, DURATION, DRAWN):
         ours = statistics.median(run[figure.key] for run in runs[tree.name])
         theirs = statistics.median(run[figure.key] for run in runs[commit.name])
         pairs = ", ".join(f"{a[figure.key]:.3g}/{b[figure.key]:.3g}"
                           for a, b in zip(runs[tree.name], runs[commit.name], strict=True))
-        met = "—" if figure is DURATION or figure.meets is None else "yes" if figure.meets(ours, theirs) else "NO"
+        met = "—" if figure in (DURATION, DRAWN) or figure.meets is None else "yes" if figure.meets(ours, theirs) else "NO"
         print(f"| {figure.label} | {fmt(theirs, figure.unit)} | {fmt(ours, figure.unit)} | "
               f"{ours / theirs:.2f}x | {figure.target} | {met} |   (tree/commit by round: {pairs})")
 
@@ -223,7 +224,7 @@ def main() -> None:
                     if round_:
                         runs[side.name].append(figures)
                     print(f"{'warm-up' if not round_ else f'round {round_}'} {side.name}: load {figures['load']:.2f}; "
-                          f"cpu {figures['stream_cpu']:.2f} s, streamed in {figures['stream_s']:.2f} s, "
+                          f"cpu {figures['stream_cpu']:.2f} s, {figures['stream_kb']:.0f} kB drawn, streamed in {figures['stream_s']:.2f} s, "
                           f"p95 {figures['stream_p95']:.0f} ms, "
                           f"max {figures['stream_max']:.0f} ms, peak {figures['peak_rss']:.0f} MB", flush=True)
             if args.threads:

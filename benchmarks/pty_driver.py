@@ -80,6 +80,8 @@ class Terminal:
     _ended: bool = False
     # When the output parsed last arrived.
     _last_arrived: float = 0.0
+    # Every byte the program wrote to the terminal so far (frames cost their writing and the terminal's parsing).
+    bytes_out: int = 0
 
     def __post_init__(self) -> None:
         columns, rows = self.size
@@ -119,6 +121,7 @@ class Terminal:
             if not data:
                 self._chunks.put(None)
                 return
+            self.bytes_out += len(data)
             self._chunks.put((now(), data))
 
     def close(self) -> None:

@@ -197,6 +197,7 @@ def run_session(
 
         with watch(term) if watch is not None else nullcontext():
             cpu_before = term.cpu_seconds()
+            bytes_before = term.bytes_out
             asked = term.type("STREAM a long answer please" + ENTER)
             term.wait_shown("handle_1")
             end = term.expect(END_MARKER, now())
@@ -215,6 +216,7 @@ def run_session(
                 measured += term.type_schedule(keys, expected, interval=KEY_INTERVAL_S)
                 line += 1
             stream_cpu = term.cpu_seconds() - cpu_before
+            stream_bytes = term.bytes_out - bytes_before
         term.settle(measured)
         ended = end.seen_at if end.seen_at is not None else math.inf
         streaming = latencies([e for e in measured if e.since < ended - 0.1])
@@ -234,6 +236,7 @@ def run_session(
             "finish_stall": max(finishing, default=math.nan),
             "peak_rss": peak,
             "stream_cpu": stream_cpu,
+            "stream_kb": stream_bytes / 1024,
             "stream_s": ended - asked,
             "esc_stopped": (stopped - pressed) * 1000,
         }

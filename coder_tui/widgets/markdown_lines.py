@@ -7,8 +7,7 @@ length. ``extend`` appends a chunk that starts on a block boundary, rendered on 
 rendered again (a streaming answer's finished blocks); ``replace`` swaps the whole text (its unfinished last
 block). Lines are kept as segment lists rather than ``Strip`` objects, each of which carries several caches: fewer
 objects for the garbage collector to walk in a long session. Only the rows drawn last are kept as strips
-(``DRAWN_KEPT``): a drawn row carries the offsets Textual's selection needs; made anew at every round of a streamed
-answer, they would be most of what drawing a row costs, and their new styles would miss Rich's caches further on.
+(``DRAWN_KEPT``). Rows drawn on screen carry no selection offsets (``render_line`` says why).
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ from rich.console import Console, ConsoleOptions
 from rich.segment import Segment
 from rich.style import Style
 from textual.cache import LRUCache
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.selection import Selection
 from textual.strip import Strip
 from textual.style import Style as VisualStyle
@@ -62,6 +61,7 @@ class MarkdownLines(SizedByLayout, Widget):
         self._theme = ""  # the app theme the lines were rendered in
         # Rows drawn (with their offsets), by (row, width): kept while the lines they show are.
         self._drawn: LRUCache[tuple[int, int], Strip] = LRUCache(DRAWN_KEPT)
+        self._drawing = False  # inside ``render_lines``: rows for the screen, not for the hit test
 
     @property
     def text(self) -> str:
@@ -139,20 +139,32 @@ class MarkdownLines(SizedByLayout, Widget):
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self._lines_at(width))
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._drawing = True
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._drawing = False
+
     def render_line(self, y: int) -> Strip:
+        """Row ``y``. Drawn on screen (``render_lines``) a row carries no selection offsets: Textual's hit test,
+        which finds where a drag starts and ends, asks ``render_line`` for the row under the mouse and gets them
+        there. Made at every round of a streamed answer, offsets were most of what drawing a row cost."""
         width = self.content_size.width
         lines = self._lines_at(width)
-        if y < len(lines):
-            selection = self.text_selection
-            if selection is None:
-                drawn = self._drawn.get((y, width))
-                if drawn is None:
-                    drawn = selectable_strip(lines[y], width, y, None, None)
-                    self._drawn.set((y, width), drawn)
-                return drawn
+        if y >= len(lines):
+            return Strip.blank(width, self.rich_style)
+        selection = self.text_selection
+        if selection is not None:
             highlight = VisualStyle.from_styles(self.screen.get_component_styles("screen--selection"))
             return selectable_strip(lines[y], width, y, selection, highlight)
-        return Strip.blank(width, self.rich_style)
+        if not self._drawing:
+            return selectable_strip(lines[y], width, y, None, None)
+        drawn = self._drawn.get((y, width))
+        if drawn is None:
+            drawn = Strip(lines[y], width)
+            self._drawn.set((y, width), drawn)
+        return drawn
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
         """The selected text as shown (Textual's selection; the lines at the width they are drawn at)."""

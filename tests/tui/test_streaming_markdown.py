@@ -7,6 +7,8 @@ import subprocess
 import sys
 
 import pytest
+from textual.geometry import Region
+from textual.strip import Strip
 
 from coder_tui.transcript.markdown_blocks import finished_length
 from coder_tui.transcript.markdown_look import fence_language
@@ -55,20 +57,30 @@ async def test_rendering_in_chunks_matches_rendering_the_whole_text() -> None:
         assert any("def parse(text):" in line for line in shown_lines(whole))
 
 
-async def test_a_row_drawn_is_kept_while_its_line_is() -> None:
-    """A drawn row carries the offsets Textual's selection needs; made anew for every row on screen at every round of
-    a streamed answer, that was most of what drawing cost (issue 46). It is kept until its line changes."""
+def _offsets(strip: Strip) -> list[object]:
+    return [segment.style.meta.get("offset") for segment in strip if segment.style is not None and segment.style._meta]
+
+
+async def test_rows_on_screen_carry_no_offsets_and_are_kept_the_hit_test_gets_offsets() -> None:
+    """Selection offsets made for every row on screen at every round of a streamed answer were most of what drawing
+    cost (issue 46): a row drawn for the screen has none and is kept until its line changes; the row Textual's hit
+    test asks for (where a drag starts and ends) has them."""
     lines = MarkdownLines("first paragraph\n\n")
     async with Host(lines).run_test(size=(40, 10)) as pilot:
         await pilot.pause()
-        row = lines.render_line(0)
-        assert "first paragraph" in row.text and lines.render_line(0) is row
+        width = lines.content_size.width
+        (drawn,) = lines.render_lines(Region(0, 0, width, 1))
+        assert "first paragraph" in drawn.text and not any(_offsets(drawn))
+        hit = lines.render_line(0)
+        assert "first paragraph" in hit.text and (0, 0) in _offsets(hit)
+        kept = lines._drawn.get((0, width))
         lines.extend("second paragraph\n")
         await pilot.pause()
-        assert lines.render_line(0) is row and any("second" in line for line in shown_lines(lines))
+        lines.render_lines(Region(0, 0, width, 1))
+        assert lines._drawn.get((0, width)) is kept and any("second" in line for line in shown_lines(lines))
         lines.replace("other words")
         await pilot.pause()
-        assert "other words" in lines.render_line(0).text
+        assert "other words" in lines.render_lines(Region(0, 0, width, 1))[0].text
 
 
 async def test_a_streaming_answer_re_renders_only_its_last_block() -> None:
