@@ -6,6 +6,7 @@ Kept short on purpose: rendering lives in the screen and widgets, engine plumbin
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import time
 from collections.abc import Callable
@@ -100,7 +101,9 @@ class CoderApp(App[int]):
         return driver
 
     def _display(self, screen: Screen[object], renderable: RenderableType | None) -> None:
-        super()._display(screen, renderable)
+        one_write = getattr(self._driver, "one_write", None)
+        with one_write() if one_write is not None else contextlib.nullcontext():
+            super()._display(screen, renderable)
         if renderable is not None and not self._batch_count:
             self.last_frame_at = time.monotonic()
 

@@ -34,6 +34,7 @@ from textual._xterm_parser import XTermParser
 from textual.drivers.linux_driver import LinuxDriver
 
 from coder_tui.input.bracketed_paste import PasteCutter
+from coder_tui.runtime.frame_writes import OneWritePerFrame
 
 # What Textual's input thread waits in ``select`` when no escape sequence is pending (it checks for exit meanwhile).
 IDLE_SELECT_S = 0.1
@@ -41,8 +42,9 @@ IDLE_SELECT_S = 0.1
 HELD_INPUT_S = 0.005
 
 
-class PromptEscapeDriver(LinuxDriver):
-    """``LinuxDriver`` whose input thread wakes when a pending Esc is due."""
+class PromptEscapeDriver(OneWritePerFrame, LinuxDriver):
+    """``LinuxDriver`` whose input thread wakes when a pending Esc is due, and which writes a frame at once
+    (``OneWritePerFrame``)."""
 
     def process_message(self, message: Message) -> None:
         if isinstance(message, events.Key) and hasattr(self._app, "last_key_at"):
