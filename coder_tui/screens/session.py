@@ -245,6 +245,9 @@ class SessionScreen(SingleReflow):
         self.agents_pane.set_open(opening)
         self.set_focus(self.agents_pane if opening else self.prompt.input)
 
+    def on_streaming_markdown_round_shown(self) -> None:
+        self.progress.show_streamed()
+
     def on_agents_pane_chosen(self, event: AgentsPane.Chosen) -> None:
         self.link.submit("/agents main" if event.agent is None else f"/agents show {event.agent}")
         self.link.start()

@@ -75,6 +75,10 @@ class StreamingMarkdown(SizedByLayout, UniformLines, Vertical):
     class Settled(Message):
         """The stream is finished and shown: the widget will not change again."""
 
+    class RoundShown(Message):
+        """New text was put on screen: what else changes with the stream (the status line's token count) changes
+        in the same frame, instead of writing frames of its own."""
+
     def __init__(self, *, classes: str = "", like: StreamingMarkdown | None = None) -> None:
         """``like``: the answer before this one in the same place, whose width this one presumes until laid out."""
         super().__init__(classes=classes)
@@ -227,6 +231,8 @@ class StreamingMarkdown(SizedByLayout, UniformLines, Vertical):
                 last.replace(self._tail)
             else:
                 last.replace_rendered(self._tail, last_renderer[0], rest_lines)
+        if arrived:
+            self.post_message(self.RoundShown())
 
 
 def _last_key_drawn(app: object) -> bool:

@@ -35,23 +35,36 @@ async def test_the_status_line_counts_time_and_tokens(workspace: Path, scripted_
         assert "1m 12s" not in status.render().plain
 
 
-async def test_the_token_count_changes_with_the_clock_not_with_every_delta(
+async def test_the_token_count_changes_with_the_answers_rounds_not_with_every_delta(
     workspace: Path, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A fast model streams a delta a millisecond: shown at each, the count redrew the status line and wrote a frame
-    for every one. With the clock standing still (and the second's tick, which shows the count too, left out), the
-    count shown first stays."""
+    for every one (issue 46). It changes when the answer's text changes on screen, a few times a second, in the same
+    frame. With the second's tick (which shows the count too) left out, it changes at most once a round."""
     monkeypatch.setattr(SessionScreen, "_show_elapsed", lambda self: None)
     scripted_server.add(slow(reply(text(ANSWER, chunk=4)), delay=0.005))  # 100 deltas, 5 ms apart
     app = make_app(workspace, scripted_server, timer=lambda: 100.0)
     async with app.run_test(size=(120, 30)) as pilot:
         await ready(pilot)
         status = app.session.query_one(StatusLine)
-        shown: list[int] = []
-        app.session.watch(status, "streamed_tokens", lambda count: shown.append(count), init=False)
+        shown: list[tuple[int, bool]] = []  # each count shown, and whether a round showed it
+        rounds: list[int] = []
+        app.session.watch(
+            status, "streamed_tokens", lambda count: shown.append((count, bool(rounds) and rounds[-1] == 1)), init=False
+        )
+        original = SessionScreen.on_streaming_markdown_round_shown
+
+        def counted(screen: SessionScreen) -> None:
+            rounds.append(1)
+            original(screen)
+            rounds[-1] = 0
+
+        monkeypatch.setattr(SessionScreen, "on_streaming_markdown_round_shown", counted)
         await submit(pilot, "go")
         await settle(pilot)
-    assert len(shown) == 1, shown  # not one change for each batch of deltas the screen received
+    assert shown and all(by_round for _count, by_round in shown), shown
+    assert len(shown) <= len(rounds) < 20, (shown, len(rounds))
+    assert shown[-1][0] == 100  # the whole answer's estimate
 
 
 async def test_at_80_columns_esc_to_interrupt_stays(workspace: Path, scripted_server: ScriptedServer) -> None:
