@@ -11,6 +11,12 @@ no longer has the fault.
   it is, and the compositor arranges the whole screen again for the same map. Each layout that mounted a widget
   arranged twice: in a session's full transcript, ~2 ms of the ~11 ms an exchange's layout takes. Here a reflow
   marks the map it made current.
+- ``TextArea.render_lines`` applies its theme's CSS (``TextAreaTheme.apply_css``: seven component styles, each
+  built anew, since every repaint clears the widget's style cache) each time it draws: at every key typed in the
+  prompt, the larger part of drawing the key's frame (issue 46). Here it is applied again only when something it
+  reads changed: the theme object, the widget's own style (its colours, inherited from its ancestors too), or its
+  component styles (the stylesheet replaces them whenever it applies rules to the widget: a class, a pseudo-class,
+  an app theme).
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ from functools import lru_cache
 
 from textual._compositor import Compositor
 from textual._styles_cache import StylesCache
+
+from coder_tui.input.text_area import TextArea
 
 
 def _fix_inner_outer_cache() -> None:
@@ -52,5 +60,28 @@ def _fix_full_map_after_reflow() -> None:
     Compositor.reflow = reflow  # type: ignore[method-assign]
 
 
+def _fix_text_area_theme_per_frame() -> None:
+    original = TextArea.render_lines
+    if "apply_css" not in original.__code__.co_names:
+        return  # the theme is no longer applied at each draw (or already wrapped): nothing to fix
+    draw = super(TextArea, TextArea).render_lines  # what TextArea's own draws after applying the theme
+
+    def render_lines(self, crop):  # type: ignore[no-untyped-def]
+        theme = self._theme
+        if not theme:
+            return draw(self, crop)
+        applied_for = (
+            id(theme), self.rich_style, id(self.app.current_theme), tuple(map(id, self._component_styles.values()))
+        )
+        if getattr(self, "_theme_applied_for", None) != applied_for:
+            theme.apply_css(self)
+            self._theme_applied_for = applied_for
+        return draw(self, crop)
+
+    render_lines.__doc__ = original.__doc__
+    TextArea.render_lines = render_lines  # type: ignore[method-assign]
+
+
 _fix_inner_outer_cache()
 _fix_full_map_after_reflow()
+_fix_text_area_theme_per_frame()

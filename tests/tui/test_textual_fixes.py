@@ -83,3 +83,68 @@ async def test_a_layout_that_mounts_a_widget_arranges_the_screen_once(monkeypatc
         fresh, _widgets = compositor._arrange_root(compositor.root, compositor.size, visible_only=False)
         assert compositor.full_map == fresh
         assert app.screen.find_widget(feed.children[-1]).region.height == 1
+
+
+class Typing(App[None]):
+    CSS = """
+    TextArea { background: #102030; border: none; padding: 0; }
+    .hot TextArea .text-area--cursor { background: #ff0000; }
+    .warm TextArea { background: #304050; }
+    """
+
+    def compose(self) -> ComposeResult:
+        from textual.widgets import TextArea
+
+        with Vertical(id="box"):
+            area = TextArea(id="area")
+            area.cursor_blink = False
+            yield area
+
+
+def _drawn_backgrounds(area: object) -> set[str]:
+    from textual.geometry import Region
+
+    strips = area.render_lines(Region(0, 0, area.size.width, 1))  # type: ignore[attr-defined]
+    return {segment.style.bgcolor.name for segment in strips[0] if segment.style and segment.style.bgcolor}
+
+
+async def test_a_text_area_applies_its_theme_once_not_at_every_key_and_again_when_its_styles_change() -> None:
+    """Issue 46: the prompt's TextArea built seven component styles anew at every draw (every key typed). The theme is
+    applied again when a class, an ancestor's colour or the app's theme changes what it reads, and the cursor and the
+    background drawn follow."""
+    from textual.widgets import TextArea
+    from textual._text_area_theme import TextAreaTheme
+
+    applied: list[int] = []
+    original = TextAreaTheme.apply_css
+
+    def counted(self: TextAreaTheme, text_area: TextArea) -> None:
+        applied.append(1)
+        original(self, text_area)
+
+    app = Typing()
+    async with app.run_test(size=(40, 10)) as pilot:
+        area = app.query_one("#area", TextArea)
+        area.focus()
+        await pilot.pause()
+        TextAreaTheme.apply_css = counted  # type: ignore[method-assign]
+        try:
+            for key in "hello world":
+                await pilot.press(key if key != " " else "space")
+            await pilot.pause()
+            assert area.text == "hello world"
+            assert len(applied) <= 1, len(applied)  # drawn at each key, applied at most once
+            before = _drawn_backgrounds(area)
+            assert "#ff0000" not in before
+
+            app.query_one("#box").add_class("hot")  # the cursor's component style changes
+            await pilot.pause()
+            area.move_cursor((0, 0))
+            await pilot.pause()
+            assert "#ff0000" in _drawn_backgrounds(area)
+
+            app.query_one("#box").add_class("warm")  # its own background changes (the cursor's line is a tint of it)
+            await pilot.pause()
+            assert not (before - {"#ff0000"}) & _drawn_backgrounds(area), (before, _drawn_backgrounds(area))
+        finally:
+            TextAreaTheme.apply_css = original  # type: ignore[method-assign]
