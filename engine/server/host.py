@@ -108,6 +108,8 @@ class EngineHost:
         self._cancelled_early = False
         self._opened: OpenedSession | None = None
         self.orchestrator: FrontEndEngine | None = None
+        # The queued input that runs now (a front end that attaches later is told it runs).
+        self.running_input: str | None = None
 
     async def start(self) -> EngineState:
         """Loads the configuration and builds the orchestrator (raises on a damaged database or config); the model
@@ -170,6 +172,23 @@ class EngineHost:
     @property
     def busy(self) -> bool:
         return self._runner is not None
+
+    def catch_up(self) -> list[Event]:
+        """What a front end that attaches to the running engine needs besides its state: the main session back in
+        view, its history and todos, and the agents (SPEC 26)."""
+        from engine.events import AgentsChanged, TodosChanged
+        from engine.orchestrator.resume import history_restored
+        from engine.storage.errors import StorageError
+
+        orchestrator = self._require()
+        if orchestrator.runtime.agent is not None:
+            orchestrator.agents.show(None)
+        events: list[Event] = []
+        with contextlib.suppress(StorageError):  # a session with nothing stored yet has no history to show
+            events.append(history_restored(orchestrator.store, orchestrator.session_id))
+        events.append(TodosChanged(tuple(orchestrator.runtime.tool_context.todos.items)))
+        events.append(AgentsChanged(orchestrator.agents.rows()))
+        return events
 
     def submit(self, input_id: str, text: str) -> None:
         """Queues an input (also before ``start``); the front end hears ``input_started`` / ``input_finished``."""
@@ -278,8 +297,12 @@ class EngineHost:
         try:
             while self._pending:
                 input_id, text = self._pending.popleft()
+                self.running_input = input_id
                 self._frontend.input_started(input_id)
-                outcome = await self.run_input(text)
+                try:
+                    outcome = await self.run_input(text)
+                finally:
+                    self.running_input = None
                 self._frontend.input_finished(input_id, outcome)
                 if self._preload is not None and self._preload.done():
                     self._start_background()
