@@ -40,16 +40,14 @@ DETACH_TIMEOUT_S = 10.0
 
 
 class EngineConnection(Protocol):
-    """A pipe to an engine: lines of the protocol each way. ``on_exit`` says why the engine stopped unasked."""
+    """A pipe to an engine: lines of the protocol each way. ``on_exit`` says why the engine stopped unasked. One to an
+    engine in another process also has ``async detach()``, called once the engine said ``Detached``: it lets go."""
 
     def open(self, on_line: Callable[[str], None], on_exit: Callable[[str], None]) -> None: ...
 
     def send_line(self, line: str) -> None: ...
 
     async def aclose(self) -> None: ...
-
-    # ``detach()``: leaves the engine running; called only once the engine said ``Detached`` (an engine in the app's
-    # own process never does).
 
 
 EngineStarter = Callable[[], EngineConnection]
@@ -315,9 +313,8 @@ class EngineLink:
                     view.engine_ready(state)
             case EngineFailed(message=text):
                 self._show_failure(text)
-            case Detached() | DetachFailed():
-                if self._detaching is not None and not self._detaching.done():
-                    self._detaching.set_result(message)
+            case Detached() | DetachFailed() if self._detaching is not None and not self._detaching.done():
+                self._detaching.set_result(message)
 
     async def _answer(self, request_id: str, request: object) -> None:
         from engine.interaction import ApprovalRequest, ElicitationRequest, TrustRequest
