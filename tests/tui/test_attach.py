@@ -132,3 +132,25 @@ def test_attach_takes_the_engine_as_it_is(workspace: Path, capsys: pytest.Captur
         main(["--attach", "--cwd", str(workspace), "--mode", "yolo"])
     assert exited.value.code == 2
     assert "--mode cannot go with it" in capsys.readouterr().err
+
+
+async def test_an_engine_that_cannot_be_left_running_says_so_and_the_app_stays(
+    workspace: Path, scripted_server: ScriptedServer
+) -> None:
+    """The in-memory engine of the tests has no process to leave running: the answer says so, nothing quits."""
+    from engine.events import AgentsChanged
+    from tests.tui.helpers import make_app
+    from tests.tui.test_agents_pane import MIXED
+
+    app = make_app(workspace, scripted_server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        app.session.show_event(AgentsChanged(MIXED))
+        await pilot.press("ctrl+d")
+        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen), "the quit question")
+        await pilot.press("2")  # Leave them running
+        await wait_until(pilot, lambda: bool(app._notifications), "the notice")
+        said = [notice.message for notice in app._notifications]
+        running = app.is_running
+    assert running and app.left_running is None
+    assert said == ["The agents cannot be left running: this engine cannot keep running without its front end"]
