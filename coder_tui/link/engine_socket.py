@@ -38,11 +38,11 @@ class AttachError(Exception):
 def attach_engine(workspace: Path) -> AttachedEngine:
     """Connects to the engine that waits for a UI in ``workspace`` (``AttachError`` when there is none, another UI
     is attached, or its socket cannot be trusted)."""
-    found = rendezvous.rendezvous_for(workspace)
     nothing = AttachError(f"no coder-tui engine is running for {workspace}: nothing to attach to")
-    if not os.path.lexists(found.socket):
-        raise nothing
     try:
+        found = rendezvous.rendezvous_for(workspace)
+        if not os.path.lexists(found.socket):
+            raise nothing
         rendezvous.check_folder(found.folder)
         rendezvous.check_socket(found.socket)
     except RendezvousError as exc:

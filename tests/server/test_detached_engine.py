@@ -106,14 +106,20 @@ def test_the_input_running_goes_on_and_the_next_client_hears_it_end(
     assert code == 0 and not Path(path).exists() and not Path(path).with_suffix(".json").exists()
 
 
-def test_a_client_that_leaves_without_shutdown_leaves_the_engine_waiting(engine: EngineClient) -> None:
+def test_a_client_that_leaves_or_detaches_again_leaves_the_engine_waiting(engine: EngineClient) -> None:
     path = detach(engine)
     first = SocketClient(path)
     first.wait_for(lambda m: isinstance(m, EngineReady), "the state")
-    first.close()
+    first.close()  # its terminal closed
     second = SocketClient(path)
-    greeting = second.wait_for(lambda m: True, "the greeting")
+    second.wait_for(lambda m: isinstance(m, EngineReady), "the state")
+    second.send(Detach())  # quit again, leaving the agents running
+    again = second.wait_for(lambda m: isinstance(m, Detached), "Detached")
     second.close()
+    third = SocketClient(path)
+    greeting = third.wait_for(lambda m: True, "the greeting")
+    third.close()
+    assert again.socket == path
     assert isinstance(greeting, Attached)
     assert engine.process.poll() is None
 
