@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -115,10 +116,9 @@ class DetachedServing:
         return f"{who} is attached to the engine (pid {os.getpid()}) of {self._workspace}: one at a time"
 
     async def _watch_idle(self, session: LineSession) -> None:
-        loop = asyncio.get_running_loop()
         limit = self._idle_limit_s()
         while True:
-            quiet = loop.time() - session.last_activity
+            quiet = time.monotonic() - session.last_activity
             if self._client_pid is None and quiet >= limit:
                 log.info("detached and idle for %.0f s: the engine ends", quiet)
                 self._ended.set()

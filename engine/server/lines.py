@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -88,7 +89,8 @@ def _nowhere(line: str) -> None:
 
 
 class LineSession:
-    """Serves one client: ``serve(lines)`` runs until ``Shutdown`` or the end of the input, then closes the engine."""
+    """Serves a client: ``serve(lines)`` runs until ``Shutdown`` or the end of the input (after ``Detach``: until the
+    detached engine ends), then closes the engine."""
 
     def __init__(
         self,
@@ -106,8 +108,8 @@ class LineSession:
         self._answers: dict[str, asyncio.Future[Any]] = {}
         # The requests waiting for an answer, in the order asked: a client that attaches is asked them again.
         self._asked: dict[str, InteractionRequest] = {}
-        # When the session last sent something (the loop's clock): a detached engine ends after long quiet.
-        self.last_activity = asyncio.get_running_loop().time()
+        # When the session last sent something (``time.monotonic``): a detached engine ends after long quiet.
+        self.last_activity = time.monotonic()
         self._request_ids = (f"r{number}" for number in itertools.count(1))
         # Streamed text waiting to be sent: its kind, its session, its parts, and the timer that sends it.
         self._delta_kind: type[TextDelta] | type[ReasoningDelta] | None = None
@@ -148,6 +150,7 @@ class LineSession:
 
     async def attach(self, write_line: Callable[[str], None], lines: AsyncIterator[str], greeting: Attached) -> Ending:
         """Serves a client that attached to the detached engine until it leaves; first tells it what it needs."""
+        self._send_delta()  # text streamed while no client was attached went nowhere: the greeting comes first
         self._write_line = write_line
         self._send(greeting)
         for message in self._catch_up():
@@ -157,7 +160,7 @@ class LineSession:
         finally:
             self._send_delta()
             self._write_line = _nowhere
-            self.last_activity = asyncio.get_running_loop().time()
+            self.last_activity = time.monotonic()
 
     def _catch_up(self) -> list[object]:
         """What a client attaching now needs to show the engine as it is: the main session's history, its todos and
@@ -229,7 +232,7 @@ class LineSession:
 
     def _send(self, message: object) -> None:
         self._send_delta()
-        self.last_activity = asyncio.get_running_loop().time()
+        self.last_activity = time.monotonic()
         self._write_line(self._codec.dumps(message))
 
     def _send_delta(self) -> None:
