@@ -192,10 +192,7 @@ class EngineLink:
 
         from engine.protocol import Detach, Detached
 
-        connection = self._connection
-        if connection is None:
-            raise RuntimeError("no engine is connected")
-        self._detaching = asyncio.get_running_loop().create_future()
+        connection, self._detaching = self._connection, asyncio.get_running_loop().create_future()
         self._send(Detach())
         try:
             answer = await asyncio.wait_for(self._detaching, DETACH_TIMEOUT_S)
@@ -203,10 +200,9 @@ class EngineLink:
             raise RuntimeError("the engine did not answer") from None
         finally:
             self._detaching = None
-        if not isinstance(answer, Detached):
-            raise RuntimeError(answer.message)
-        self._closing = True
-        self._connection = None
+        if not isinstance(answer, Detached) or connection is None:
+            raise RuntimeError(getattr(answer, "message", "no engine is connected"))
+        self._closing, self._connection = True, None
         await connection.detach()  # type: ignore[attr-defined]
         return answer.socket
 
