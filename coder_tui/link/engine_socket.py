@@ -38,7 +38,7 @@ class AttachError(Exception):
 def attach_engine(workspace: Path) -> AttachedEngine:
     """Connects to the engine that waits for a UI in ``workspace`` (``AttachError`` when there is none, another UI
     is attached, or its socket cannot be trusted)."""
-    nothing = AttachError(f"no coder-tui engine is running for {workspace}: nothing to attach to")
+    nothing = AttachError(f"no coder-tui engine was left running in {workspace}: nothing to attach to")
     try:
         found = rendezvous.rendezvous_for(workspace)
         if not os.path.lexists(found.socket):

@@ -49,8 +49,8 @@ class DetachedServing:
 
     async def open(self, session: LineSession) -> str:
         """Listens on the workspace's socket for clients of ``session`` (once; again: the same) and says so in the
-        file beside it; returns the socket's path. ``RendezvousError`` (or ``OSError``) when the folder cannot be trusted or another live engine
-        of this workspace listens there already."""
+        file beside it; returns the socket's path. ``RendezvousError`` (or ``OSError``) when the folder cannot be
+        trusted or another live engine of this workspace listens there already."""
         if self._server is not None and self._rendezvous is not None:
             return str(self._rendezvous.socket)
         self._session = session

@@ -124,7 +124,8 @@ def test_attach_with_no_engine_running_says_so_and_fails(
 ) -> None:
     code = main(["--attach", "--cwd", str(workspace)])
     assert code == 1
-    assert f"no coder-tui engine is running for {workspace.resolve()}" in capsys.readouterr().err
+    said = capsys.readouterr().err
+    assert f"no coder-tui engine was left running in {workspace.resolve()}: nothing to attach to" in said
 
 
 def test_attach_takes_the_engine_as_it_is(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
