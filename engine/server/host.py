@@ -142,6 +142,11 @@ class EngineHost:
             orchestrator.history_shown = self._opened.session_id
         if rebuilt := rebuilt_notice(orchestrator.store):
             self._frontend.event(Notice(rebuilt, "warning"))
+        if self.options.origin == "tui" and (waiting := self._engine_left_running()) is not None:
+            self._frontend.event(Notice(
+                f"agents left running in this folder go on in another engine (pid {waiting}): quit, then "
+                "coder-tui --attach shows them", "warning"
+            ))
         orchestrator.subscribe_tagged(self._frontend.event)
         self.orchestrator = orchestrator
         self._freeze_heap()
@@ -250,6 +255,17 @@ class EngineHost:
         if (opened := open_session(self.options.workspace, session_ref, env)) is not None:
             self._opened, history = opened
             self._frontend.event(history)
+
+    def _engine_left_running(self) -> int | None:
+        """The pid of an engine of this workspace left running by its UI (SPEC 26), when one waits for --attach."""
+        from engine.server import rendezvous
+
+        try:
+            found = rendezvous.rendezvous_for(self.options.workspace, self.options.env)
+        except rendezvous.RendezvousError:
+            return None
+        pid = rendezvous.read_pid(found)
+        return pid if pid is not None and pid != os.getpid() and rendezvous.alive(pid) else None
 
     def _require(self) -> FrontEndEngine:
         if self.orchestrator is None:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from engine.events import TextDelta
+from engine.events import Notice, TextDelta
 from engine.protocol import (
     Attached,
     Detach,
@@ -147,3 +147,17 @@ def test_a_detached_engine_alone_and_idle_past_its_limit_ends(workspace: Path, t
         raise
     assert code == 0
     assert not Path(path).exists()
+
+
+def test_an_engine_started_beside_one_left_running_says_where_the_agents_are(
+    engine: EngineClient, workspace: Path, tmp_path: Path, scripted_server: ScriptedServer
+) -> None:
+    detach(engine)
+    beside = EngineClient(workspace, scripted_server.base_url, env={"XDG_RUNTIME_DIR": str(tmp_path / "run")})
+    try:
+        beside.wait_for(lambda m: isinstance(m, EngineReady), "the second engine to be ready")
+    finally:
+        beside.close()
+    notices = [m.event.text for m in beside.received if isinstance(m, EngineEvent) and isinstance(m.event, Notice)]
+    assert any(f"another engine (pid {engine.process.pid})" in notice and "coder-tui --attach" in notice
+               for notice in notices), notices
