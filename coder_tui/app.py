@@ -33,10 +33,12 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
     from coder_tui.link.engine_process import EngineProcesses
+    from coder_tui.link.engine_socket import AttachedEngines
 
 
-# The answer to "agents are still running" that quits.
+# The answers to "agents are still running" that quit: stopping them, or leaving them running in the engine.
 QUIT_WITH_AGENTS = "Stop them and quit"
+LEAVE_AGENTS_RUNNING = "Leave them running"
 
 
 class CoderApp(App[int]):
@@ -84,6 +86,8 @@ class CoderApp(App[int]):
         # When the last frame was written: start-up's steps run just after the frame that showed a key.
         self.last_frame_at = 0.0
         self.attention = Attention(self)
+        # Where the engine waits for ``coder-tui --attach`` once the user left it running (SPEC 26).
+        self.left_running: str | None = None
 
     @property
     def session(self) -> SessionScreen:
@@ -146,7 +150,8 @@ class CoderApp(App[int]):
         self.link.cancel()
 
     def leave(self) -> None:
-        """Exits; with agents still running (SPEC 26), asks first: quitting stops them."""
+        """Exits; with agents still running (SPEC 26), asks first: stop them and quit, or leave them running in the
+        engine (``coder-tui --attach`` comes back to them), or stay."""
         running = self.session.agents_pane.running_names()
         if not running:
             self.exit(0)
@@ -156,15 +161,26 @@ class CoderApp(App[int]):
 
         question = (
             f"{len(running)} agent{'s are' if len(running) > 1 else ' is'} still running ({', '.join(running)}). "
-            "Quitting stops them; their work so far stays in their worktrees."
+            "Stop them (their work so far stays in their worktrees), or leave them running and come back with "
+            "coder-tui --attach?"
         )
 
         def chosen(answer: QuestionAnswer | None) -> None:
             if answer is not None and answer.answer == QUIT_WITH_AGENTS:
                 self.exit(0)
+            elif answer is not None and answer.answer == LEAVE_AGENTS_RUNNING:
+                self.run_worker(self._leave_running(), name="leave-running", exclusive=True)
 
-        request = QuestionRequest(question, (QUIT_WITH_AGENTS, "Stay"), allow_input=False)
+        request = QuestionRequest(question, (QUIT_WITH_AGENTS, LEAVE_AGENTS_RUNNING, "Stay"), allow_input=False)
         self.push_screen(QuestionScreen(request), callback=chosen)
+
+    async def _leave_running(self) -> None:
+        try:
+            self.left_running = await self.link.detach()
+        except RuntimeError as exc:
+            self.notify(f"The agents cannot be left running: {exc}", severity="error", timeout=8)
+            return
+        self.exit(0)
 
     def action_ctrl_c(self) -> None:
         """Copy a selection; else cancel the running task; on an idle prompt, twice exits."""
@@ -190,7 +206,7 @@ def run_tui(
     model: str | None = None,
     resume: str | None = None,
     cont: bool = False,
-    engine: EngineProcesses | None = None,
+    engine: EngineProcesses | AttachedEngines | None = None,
     fork: bool = False,
     prompt: str | None = None,
 ) -> int:
@@ -212,7 +228,10 @@ def run_tui(
     first_inputs = tuple(text for text in (opening, prompt) if text)
     app = CoderApp(workspace=workspace, engine=engine, first_inputs=first_inputs, start_mode=mode, model=model)
     code = app.run() or 0
-    if app.link.state is not None and (hint := resume_hint(workspace, app.link.state.session_id)):
+    if app.left_running is not None:
+        where = "" if Path.cwd().resolve() == workspace else f" --cwd {workspace}"
+        print(f"The agents keep running in the engine of {workspace}. Come back with: coder-tui --attach{where}")
+    elif app.link.state is not None and (hint := resume_hint(workspace, app.link.state.session_id)):
         print(hint)
     return code
 

@@ -70,6 +70,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="work on a new git worktree and branch coder/NAME (a name is made without one): with -p the input runs "
         "there as an agent and the branch is printed at the end; in the full screen the whole session works there",
     )
+    parser.add_argument(
+        "--attach",
+        action="store_true",
+        help="come back to the agents left running when you quit (the workspace's engine, still running): the full "
+        "screen shows its main session and the agents as they are",
+    )
     which = parser.add_mutually_exclusive_group()
     which.add_argument(
         "-r", "--resume", metavar="ID|WORDS", nargs="?", const="",
@@ -122,6 +128,8 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["CODER_BUDGET_USD"] = repr(args.max_budget_usd)  # the engine reads it as budget_usd
     if args.fork and not (args.cont or args.resume):
         parser.error("--fork copies a saved session: give --continue or --resume ID with it")
+    if args.attach:
+        return attach(parser, workspace, args)
     if args.opening_prompt is not None and (args.prompt is not None or args.check_server):
         parser.error(f"PROMPT ({args.opening_prompt!r}) opens the full screen: give it to -p instead to run headless")
 
@@ -189,6 +197,29 @@ def main(argv: list[str] | None = None) -> int:
         workspace=workspace, mode=mode, model=model, resume=args.resume, cont=args.cont, engine=engine,
         fork=args.fork, prompt=args.opening_prompt,
     )
+
+
+def attach(parser: argparse.ArgumentParser, workspace: Path, args: argparse.Namespace) -> int:
+    """``--attach``: the full screen on the engine of ``workspace`` left running (SPEC 26); 1 when there is none to
+    attach to, or another UI is attached to it."""
+    given = [name for name, value in (
+        ("PROMPT", args.opening_prompt), ("-p", args.prompt), ("--resume", args.resume), ("--continue", args.cont),
+        ("--fork", args.fork), ("--worktree", args.worktree), ("--mode", args.mode), ("--model", args.model),
+        ("--provider", args.provider), ("--check-server", args.check_server), ("--trust", args.trust),
+    ) if value not in (None, False)]
+    if given:
+        parser.error(f"--attach takes the running engine as it is: {', '.join(given)} cannot go with it")
+    from coder_tui.link.engine_socket import AttachedEngines, AttachError, attach_engine
+
+    try:
+        attached = attach_engine(workspace)
+    except AttachError as exc:
+        print(f"coder-tui: {exc}", file=sys.stderr)
+        return 1
+    prepare_ui_process()
+    from coder_tui.app import run_tui
+
+    return run_tui(workspace=workspace, engine=AttachedEngines(attached))
 
 
 def _session_worktree(parser: argparse.ArgumentParser, workspace: Path, name: str) -> Path:

@@ -27,16 +27,21 @@ from coder_tui.link.terminal_text import terminal_text
 from engine.modes import Mode, next_mode
 
 if TYPE_CHECKING:
+    import asyncio
+
     from coder_tui.link.interaction import TuiInteraction
     from engine.events import Event
-    from engine.protocol import EngineState, InputFinished
+    from engine.protocol import Detached, DetachFailed, EngineState, InputFinished
 
 # A crashed engine is restarted on its session this many times; then the screen says so and stays without one.
 MAX_RESTARTS = 3
+# How long the engine may take to start waiting for the next UI (``detach``).
+DETACH_TIMEOUT_S = 10.0
 
 
 class EngineConnection(Protocol):
-    """A pipe to an engine: lines of the protocol each way. ``on_exit`` says why the engine stopped unasked."""
+    """A pipe to an engine: lines of the protocol each way. ``on_exit`` says why the engine stopped unasked. One to an
+    engine in another process also has ``async detach()``, called once the engine said ``Detached``: it lets go."""
 
     def open(self, on_line: Callable[[str], None], on_exit: Callable[[str], None]) -> None: ...
 
@@ -94,6 +99,8 @@ class EngineLink:
         self._restarts_by_id: dict[str, str] = {}
         # The engine sent the history of the session it opens with before it started (``--resume``, ``--continue``).
         self._opened_early = False
+        # The engine's answer to ``Detach``: where it waits, or why it cannot.
+        self._detaching: asyncio.Future[Detached | DetachFailed] | None = None
         self.state: EngineState | None = None
         # The agents' sessions (id -> name, SPEC 26), and the agent whose session is in view (None: the main one).
         self._agent_sessions: dict[str, str] = {}
@@ -178,6 +185,27 @@ class EngineLink:
             connection.send_line(CODEC.dumps(Shutdown()))
             await connection.aclose()
 
+    async def detach(self) -> str:
+        """Leaves the engine running with its agents (SPEC 26) and lets go of it; returns the socket it waits on
+        for ``coder-tui --attach``. ``RuntimeError`` with the engine's reason when it cannot."""
+        import asyncio
+
+        from engine.protocol import Detach, Detached
+
+        connection, self._detaching = self._connection, asyncio.get_running_loop().create_future()
+        self._send(Detach())
+        try:
+            answer = await asyncio.wait_for(self._detaching, DETACH_TIMEOUT_S)
+        except TimeoutError:
+            raise RuntimeError("the engine did not answer") from None
+        finally:
+            self._detaching = None
+        if not isinstance(answer, Detached) or connection is None:
+            raise RuntimeError(getattr(answer, "message", "no engine is connected"))
+        self._closing, self._connection = True, None
+        await connection.detach()  # type: ignore[attr-defined]
+        return answer.socket
+
     def cycle_mode(self) -> None:
         """Shift+Tab: default → auto-edit → plan → default. The engine confirms with ``ModeChanged``."""
         mode = next_mode(self._mode)
@@ -209,6 +237,8 @@ class EngineLink:
         from engine.protocol import (
             CODEC,
             PROTOCOL_VERSION,
+            Detached,
+            DetachFailed,
             EngineEvent,
             EngineFailed,
             EngineReady,
@@ -252,8 +282,9 @@ class EngineLink:
                 text = self._pop_queued(input_id)
                 self._running = input_id
                 self._notify_queue()
-                # The opening /resume of a history already shown is not shown again.
-                echo = not (self._opened_early and text.startswith("/resume "))
+                # The opening /resume of a history already shown is not shown again, nor an input an earlier UI
+                # sent (the engine says it runs when this one attaches): its request is in the history shown.
+                echo = bool(text) and not (self._opened_early and text.startswith("/resume "))
                 self._opened_early = False
                 if view is not None and input_id not in self._restarts_by_id:
                     view.input_started(text, echo=echo)
@@ -278,6 +309,8 @@ class EngineLink:
                     view.engine_ready(state)
             case EngineFailed(message=text):
                 self._show_failure(text)
+            case Detached() | DetachFailed() if self._detaching is not None and not self._detaching.done():
+                self._detaching.set_result(message)
 
     async def _answer(self, request_id: str, request: object) -> None:
         from engine.interaction import ApprovalRequest, ElicitationRequest, TrustRequest

@@ -122,6 +122,17 @@ class EngineProcess:
             self._transport.close()
         self._stderr.close()
 
+    async def detach(self) -> None:
+        """Leaves the engine running (it has said ``Detached``): the pipes close, and it is neither waited for nor
+        killed; it serves the next UI over its socket."""
+        self._closing = True
+        with contextlib.suppress(OSError):
+            if self.process.stdin is not None:
+                self.process.stdin.close()
+        if self._transport is not None:
+            self._transport.close()
+        self._stderr.close()
+
     async def _report_exit(self, on_exit: Callable[[str], None]) -> None:
         import asyncio
 

@@ -105,6 +105,9 @@ class SubagentConfig(_Section):
 class AgentsConfig(_Section):
     # How many agents (SPEC 26) run at once; more wait their turn.
     max_running: int = Field(default=4, ge=1, le=32)
+    # An engine left running after its UI quit (``coder-tui --attach``) ends after this many hours in which nothing
+    # happened in it and no UI was attached.
+    detached_idle_hours: float = Field(default=24.0, gt=0)
 
 
 class FetchConfig(_Section):

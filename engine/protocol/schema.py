@@ -18,6 +18,15 @@ A session, front end (client) to engine (server)::
     client  → Cancel()                                 stops the running input (Esc); queued inputs still run
     client  → SetMode(mode)                            answered by an EngineEvent(ModeChanged)
     client  → Shutdown()                               cancels what runs, closes the store; the engine exits
+    client  → Detach()                                 the client leaves, the engine keeps running (SPEC 26)
+    engine  → Detached(socket)                         it listens there for the next client; it reads no more lines
+                                                       from this one (``engine.server.detached``); or
+    engine  → DetachFailed(message)                    it cannot, and goes on serving this client
+
+A client that attaches to a detached engine over its socket first hears ``Attached(pid, workspace)`` (or
+``AttachRefused(message)``, and the socket closes), then what a new client needs: the main session's history, its
+todos, the agents, ``EngineReady``, ``InputStarted`` for an input still running, and every interaction still waiting
+for an answer, in the order it was asked.
 
 Inputs may be sent before ``EngineReady``: they wait in the engine. A client checks ``state.protocol_version``.
 """
@@ -95,7 +104,12 @@ class Shutdown:
     pass
 
 
-Command = RunInput | Cancel | SetMode | AnswerRequest | Shutdown
+@record
+class Detach:
+    pass
+
+
+Command = RunInput | Cancel | SetMode | AnswerRequest | Shutdown | Detach
 
 
 # -- engine → client ------------------------------------------------------------------------------------------------
@@ -145,8 +159,47 @@ class InteractionWithdrawn:
     request_id: str
 
 
+@record
+class Detached:
+    """The engine listens on ``socket`` for the next client (``coder-tui --attach``)."""
+
+    socket: str
+
+
+@record
+class DetachFailed:
+    """The engine cannot wait for another client (an untrustworthy socket folder...); this one stays attached."""
+
+    message: str
+
+
+@record
+class Attached:
+    """The first line a client attaching over the socket hears: the engine's process and workspace."""
+
+    pid: int
+    workspace: str
+
+
+@record
+class AttachRefused:
+    """Another client is attached; the socket closes after this."""
+
+    message: str
+
+
 Reply = (
-    EngineReady | EngineFailed | EngineEvent | InputStarted | InputFinished | InteractionRequested | InteractionWithdrawn
+    EngineReady
+    | EngineFailed
+    | EngineEvent
+    | InputStarted
+    | InputFinished
+    | InteractionRequested
+    | InteractionWithdrawn
+    | Detached
+    | DetachFailed
+    | Attached
+    | AttachRefused
 )
 
 ProtocolMessage = Command | Reply

@@ -108,6 +108,8 @@ class EngineHost:
         self._cancelled_early = False
         self._opened: OpenedSession | None = None
         self.orchestrator: FrontEndEngine | None = None
+        # The queued input that runs now (a front end that attaches later is told it runs).
+        self.running_input: str | None = None
 
     async def start(self) -> EngineState:
         """Loads the configuration and builds the orchestrator (raises on a damaged database or config); the model
@@ -140,6 +142,11 @@ class EngineHost:
             orchestrator.history_shown = self._opened.session_id
         if rebuilt := rebuilt_notice(orchestrator.store):
             self._frontend.event(Notice(rebuilt, "warning"))
+        if self.options.origin == "tui" and (waiting := self._engine_left_running()) is not None:
+            self._frontend.event(Notice(
+                f"agents left running in this folder go on in another engine (pid {waiting}): quit, then "
+                "coder-tui --attach shows them", "warning"
+            ))
         orchestrator.subscribe_tagged(self._frontend.event)
         self.orchestrator = orchestrator
         self._freeze_heap()
@@ -170,6 +177,23 @@ class EngineHost:
     @property
     def busy(self) -> bool:
         return self._runner is not None
+
+    def catch_up(self) -> list[Event]:
+        """What a front end that attaches to the running engine needs besides its state: the main session back in
+        view, its history and todos, and the agents (SPEC 26)."""
+        from engine.events import AgentsChanged, TodosChanged
+        from engine.orchestrator.resume import history_restored
+        from engine.storage.errors import StorageError
+
+        orchestrator = self._require()
+        if orchestrator.runtime.agent is not None:
+            orchestrator.agents.show(None)
+        events: list[Event] = []
+        with contextlib.suppress(StorageError):  # a session with nothing stored yet has no history to show
+            events.append(history_restored(orchestrator.store, orchestrator.session_id))
+        events.append(TodosChanged(tuple(orchestrator.runtime.tool_context.todos.items)))
+        events.append(AgentsChanged(orchestrator.agents.rows()))
+        return events
 
     def submit(self, input_id: str, text: str) -> None:
         """Queues an input (also before ``start``); the front end hears ``input_started`` / ``input_finished``."""
@@ -232,6 +256,17 @@ class EngineHost:
             self._opened, history = opened
             self._frontend.event(history)
 
+    def _engine_left_running(self) -> int | None:
+        """The pid of an engine of this workspace left running by its UI (SPEC 26), when one waits for --attach."""
+        from engine.server import rendezvous
+
+        try:
+            found = rendezvous.rendezvous_for(self.options.workspace, self.options.env)
+        except rendezvous.RendezvousError:
+            return None
+        pid = rendezvous.read_pid(found)
+        return pid if pid is not None and pid != os.getpid() and rendezvous.alive(pid) else None
+
     def _require(self) -> FrontEndEngine:
         if self.orchestrator is None:
             raise RuntimeError("the engine has not started")
@@ -278,8 +313,12 @@ class EngineHost:
         try:
             while self._pending:
                 input_id, text = self._pending.popleft()
+                self.running_input = input_id
                 self._frontend.input_started(input_id)
-                outcome = await self.run_input(text)
+                try:
+                    outcome = await self.run_input(text)
+                finally:
+                    self.running_input = None
                 self._frontend.input_finished(input_id, outcome)
                 if self._preload is not None and self._preload.done():
                     self._start_background()

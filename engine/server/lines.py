@@ -7,6 +7,10 @@ A model streams a delta every few milliseconds (a fast one: a line per milliseco
 callback in the client's UI process). Consecutive text or reasoning deltas are sent as one, at most
 ``DELTA_INTERVAL_S`` after the first: the client draws streamed text a few times a second anyway. Any other message
 sends the waiting text first, so the order is kept.
+
+With a ``Detaching`` (the engine process's), a client may leave the engine running (``Detach``): the session stops
+reading it and serves the clients that attach later, one at a time (``attach``); each first gets what it needs to
+show the engine as it is (``catch_up``). Interaction requests keep waiting for an answer across clients.
 """
 
 from __future__ import annotations
@@ -14,8 +18,9 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import time
 from collections.abc import AsyncIterator, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from engine.events import ErrorEvent, Event, ReasoningDelta, TextDelta
 from engine.interaction import (
@@ -32,8 +37,12 @@ from engine.interaction import (
 from engine.protocol import (
     CODEC,
     AnswerRequest,
+    Attached,
     Cancel,
     Codec,
+    Detach,
+    Detached,
+    DetachFailed,
     EngineEvent,
     EngineFailed,
     EngineReady,
@@ -51,15 +60,37 @@ from engine.server.host import EngineHost, EngineOptions
 if TYPE_CHECKING:
     from engine.config import Config
     from engine.orchestrator.outcome import TurnOutcome
+    from engine.protocol.schema import InteractionRequest
 
 log = logging.getLogger(__name__)
 
 # How long a streamed delta may wait for the ones after it before it is sent.
 DELTA_INTERVAL_S = 0.02
 
+# How a client's lines ended: ``Shutdown``, the end of its input, or ``Detach`` (the engine keeps running).
+Ending = Literal["shutdown", "ended", "detached"]
+
+
+class Detaching(Protocol):
+    """Where a detached engine waits for its next client (``engine.server.detached.DetachedServing``)."""
+
+    async def open(self, session: LineSession) -> str:
+        """Starts listening for clients of ``session``; returns where (raises ``OSError`` or a ``RendezvousError``
+        when it cannot)."""
+
+    async def serve(self, session: LineSession) -> None:
+        """Serves the clients that attach until one shuts the engine down or it ends idle."""
+
+    async def close(self) -> None: ...
+
+
+def _nowhere(line: str) -> None:
+    """Where replies go while no client is attached: what they said reaches the next client as ``catch_up``."""
+
 
 class LineSession:
-    """Serves one client: ``serve(lines)`` runs until ``Shutdown`` or the end of the input, then closes the engine."""
+    """Serves a client: ``serve(lines)`` runs until ``Shutdown`` or the end of the input (after ``Detach``: until the
+    detached engine ends), then closes the engine."""
 
     def __init__(
         self,
@@ -68,11 +99,17 @@ class LineSession:
         *,
         config: Config | None = None,
         codec: Codec = CODEC,
+        detaching: Detaching | None = None,
     ) -> None:
         self._write_line = write_line
         self._codec = codec
+        self._detaching = detaching
         self.host = EngineHost(options, self, config=config)
         self._answers: dict[str, asyncio.Future[Any]] = {}
+        # The requests waiting for an answer, in the order asked: a client that attaches is asked them again.
+        self._asked: dict[str, InteractionRequest] = {}
+        # When the session last sent something (``time.monotonic``): a detached engine ends after long quiet.
+        self.last_activity = time.monotonic()
         self._request_ids = (f"r{number}" for number in itertools.count(1))
         # Streamed text waiting to be sent: its kind, its session, its parts, and the timer that sends it.
         self._delta_kind: type[TextDelta] | type[ReasoningDelta] | None = None
@@ -98,7 +135,8 @@ class LineSession:
             # The state as it is now: a queued input (the opening /resume) may have run since the start returned,
             # and its events (the resumed session's model) went out before this.
             self._send(EngineReady(self.host.state()))
-            await reader
+            if await reader == "detached" and self._detaching is not None:
+                await self._detaching.serve(self)
         finally:
             for task in (starting, reader):
                 task.cancel()
@@ -107,19 +145,69 @@ class LineSession:
                 answer.cancel()
             await self.host.aclose()
             self._send_delta()
+            if self._detaching is not None:
+                await self._detaching.close()
 
-    async def _read(self, lines: AsyncIterator[str]) -> None:
+    async def attach(self, write_line: Callable[[str], None], lines: AsyncIterator[str], greeting: Attached) -> Ending:
+        """Serves a client that attached to the detached engine until it leaves; first tells it what it needs."""
+        self._send_delta()  # text streamed while no client was attached went nowhere: the greeting comes first
+        self._write_line = write_line
+        self._send(greeting)
+        for message in self._catch_up():
+            self._send(message)
+        try:
+            return await self._read(lines)
+        finally:
+            self._send_delta()
+            self._write_line = _nowhere
+            self.last_activity = time.monotonic()
+
+    def _catch_up(self) -> list[object]:
+        """What a client attaching now needs to show the engine as it is: the main session's history, its todos and
+        the agents, the state, the input still running, and the requests still waiting for an answer."""
+        host = self.host
+        messages: list[object] = [EngineEvent(event) for event in host.catch_up()]
+        messages.append(EngineReady(host.state()))
+        if host.running_input is not None:
+            messages.append(InputStarted(host.running_input))
+        messages += [InteractionRequested(request_id, request) for request_id, request in self._asked.items()]
+        return messages
+
+    async def _read(self, lines: AsyncIterator[str]) -> Ending:
         async for line in lines:
-            if line.strip() and not self._handle(line):
-                return
+            if not line.strip():
+                continue
+            match self._handle(line):
+                case "shutdown":
+                    return "shutdown"
+                case "detached" if await self._detach():
+                    return "detached"
+        return "ended"
 
-    def _handle(self, line: str) -> bool:
-        """Applies one command; False on ``Shutdown``."""
+    async def _detach(self) -> bool:
+        """Starts waiting for the next client and leaves this one; False (said to it) when that cannot be done."""
+        if self._detaching is None:
+            self._send(DetachFailed("this engine cannot keep running without its front end"))
+            return False
+        from engine.server.rendezvous import RendezvousError
+
+        try:
+            where = await self._detaching.open(self)
+        except (OSError, RendezvousError) as exc:
+            log.warning("could not detach: %s", exc)
+            self._send(DetachFailed(f"cannot leave the agents running: {exc}"))
+            return False
+        self._send(Detached(where))
+        self._write_line = _nowhere
+        return True
+
+    def _handle(self, line: str) -> Ending | None:
+        """Applies one command; says when the client's lines end (``Shutdown``, ``Detach``)."""
         try:
             command = self._codec.loads(line)
         except ProtocolError as exc:
             self._send(EngineEvent(ErrorEvent(f"engine protocol: {exc}")))
-            return True
+            return None
         match command:
             case RunInput(input_id=input_id, text=text):
                 self.host.submit(input_id, text)
@@ -135,13 +223,16 @@ class LineSession:
                 if future is not None and not future.done():
                     future.set_result(answer)
             case Shutdown():
-                return False
+                return "shutdown"
+            case Detach():
+                return "detached"
             case _:
                 self._send(EngineEvent(ErrorEvent(f"engine protocol: {type(command).__name__} is not a command")))
-        return True
+        return None
 
     def _send(self, message: object) -> None:
         self._send_delta()
+        self.last_activity = time.monotonic()
         self._write_line(self._codec.dumps(message))
 
     def _send_delta(self) -> None:
@@ -192,6 +283,7 @@ class LineSession:
         request_id = next(self._request_ids)
         future: asyncio.Future[object] = asyncio.get_running_loop().create_future()
         self._answers[request_id] = future
+        self._asked[request_id] = request
         self._send(InteractionRequested(request_id, request))
         try:
             return await future
@@ -200,3 +292,4 @@ class LineSession:
             raise
         finally:
             del self._answers[request_id]
+            del self._asked[request_id]

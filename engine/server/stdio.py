@@ -1,6 +1,7 @@
 """The stdio transport: the engine process reads commands from stdin and writes replies to stdout, one JSON object
 per line. Stdout carries nothing else: the real stdout is kept for the protocol and fd 1 is pointed at stderr, so a
-stray print from a library cannot corrupt the stream.
+stray print from a library cannot corrupt the stream. After ``Detach`` the pipes are left alone and the engine serves
+the clients that attach over its socket (``engine.server.detached``).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import os
 import sys
 from collections.abc import AsyncIterator
 
+from engine.server.detached import DetachedServing
 from engine.server.host import EngineOptions
 from engine.signals import install_ending_signals
 from engine.server.lines import LineSession
@@ -73,7 +75,14 @@ async def serve_stdio(options: EngineOptions) -> int:
     """Serves until the client leaves or a signal ends the engine; returns the exit code (128 + a signal's number
     after SIGINT, SIGTERM or SIGHUP: the running input was cancelled, its bash group killed, everything saved)."""
     writer = LineWriter(protocol_stdout())
-    session = LineSession(options, writer)
+
+    def idle_limit_s() -> float:
+        orchestrator = session.host.orchestrator
+        return 3600 * (orchestrator.config.agents.detached_idle_hours if orchestrator is not None else 24.0)
+
+    # A client that leaves agents running (``Detach``): the engine then waits on a socket for ``coder-tui --attach``.
+    detaching = DetachedServing(options.workspace, idle_limit_s, options.env)
+    session = LineSession(options, writer, detaching=detaching)
     serving = asyncio.create_task(session.serve(read_lines()))
     signals = install_ending_signals(
         lambda: session.host.orchestrator, asyncio.get_running_loop(), on_signal=lambda _signum: serving.cancel()

@@ -21,8 +21,9 @@ WAIT_S = 60
 
 
 class EngineClient:
-    def __init__(self, workspace: Path, base_url: str, *extra_args: str) -> None:
-        env = {
+    def __init__(self, workspace: Path, base_url: str, *extra_args: str, env: dict[str, str] | None = None) -> None:
+        """``env``: more of the engine's environment."""
+        env = (env or {}) | {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "PYTHONPATH": str(ROOT),
             "HOME": str(workspace.parent / "home"),

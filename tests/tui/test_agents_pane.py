@@ -139,7 +139,7 @@ async def test_quitting_with_agents_running_asks_first(workspace: Path, scripted
         await pilot.press("ctrl+d")
         await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen), "the question")
         asked = app.screen.request.question
-        await pilot.press("2")  # Stay
+        await pilot.press("3")  # Stay
         await wait_until(pilot, lambda: not isinstance(app.screen, QuestionScreen), "the question to close")
         stayed = app.is_running
         await pilot.press("ctrl+d")
