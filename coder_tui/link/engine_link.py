@@ -17,12 +17,13 @@ import itertools
 from collections import deque
 from functools import cached_property
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from textual.app import App
 from textual.worker import Worker
 
 from coder_tui.link.drawable import drawable
+from coder_tui.link.ends import EngineConnection, EngineStarter, SessionView
 from coder_tui.link.terminal_text import terminal_text
 from engine.modes import Mode, next_mode
 
@@ -31,45 +32,12 @@ if TYPE_CHECKING:
 
     from coder_tui.link.interaction import TuiInteraction
     from engine.events import Event
-    from engine.protocol import Detached, DetachFailed, EngineState, InputFinished
+    from engine.protocol import Detached, DetachFailed, EngineState
 
 # A crashed engine is restarted on its session this many times; then the screen says so and stays without one.
 MAX_RESTARTS = 3
 # How long the engine may take to start waiting for the next UI (``detach``).
 DETACH_TIMEOUT_S = 10.0
-
-
-class EngineConnection(Protocol):
-    """A pipe to an engine: lines of the protocol each way. ``on_exit`` says why the engine stopped unasked. One to an
-    engine in another process also has ``async detach()``, called once the engine said ``Detached``: it lets go."""
-
-    def open(self, on_line: Callable[[str], None], on_exit: Callable[[str], None]) -> None: ...
-
-    def send_line(self, line: str) -> None: ...
-
-    async def aclose(self) -> None: ...
-
-
-EngineStarter = Callable[[], EngineConnection]
-
-
-class SessionView(Protocol):
-    """What the link tells the screen; the screen renders, the link never touches a widget."""
-
-    def engine_ready(self, state: EngineState) -> None: ...
-
-    def engine_failed(self, message: str) -> None: ...
-
-    def show_event(self, event: Event) -> None: ...
-
-    def input_started(self, text: str, *, echo: bool = True) -> None:
-        """``echo``: show the input in the transcript (not the opening ``/resume`` of a history already shown)."""
-
-    def input_finished(self, outcome: InputFinished) -> None: ...
-
-    def queue_changed(self, queued: list[str]) -> None: ...
-
-    def mode_changed(self, mode: str) -> None: ...
 
 
 class EngineLink:
