@@ -314,14 +314,17 @@ class AgentPool:
         return ""
 
     def _follow(self, event: Event, session_id: str | None) -> None:
-        """An agent's state, todo progress and tokens, from the events of its session."""
+        """An agent's state, todo progress and tokens, from the events of its session: it waits for the user while
+        an approval of its own is open or its ``question`` tool runs."""
         name = self._by_session.get(session_id or "")
         if name is None:
             return
         agent = self._agents[name]
         match event:
-            case ToolCallAwaitingApproval() if agent.state is AgentState.WORKING:
+            case ToolCallAwaitingApproval() | ToolCallExecuting(tool="question") if agent.state is AgentState.WORKING:
                 self._update(name, state=AgentState.WAITING)
+            case ToolCallExecuting(tool="question"):
+                return  # asked after an approval: it still waits for the user
             case ToolCallExecuting() | ToolCallFinished() if agent.state is AgentState.WAITING:
                 self._update(name, state=AgentState.WORKING)
             case TodosChanged(todos=todos):

@@ -12,7 +12,7 @@ from typing import Any
 
 from engine.command_results import AgentShown, AgentsListed, CommandFailed
 from engine.events import AgentsChanged, Event
-from engine.interaction import ApprovalDecision, ApprovalRequest
+from engine.interaction import ApprovalDecision, ApprovalRequest, QuestionAnswer, QuestionRequest
 from tests.support.fakes import FakeInteraction, make_orchestrator
 from tests.support.scenario import ReplyLike, Stall, reply, text, tool_call
 from tests.support.scripted_server import ScriptedServer
@@ -237,6 +237,44 @@ async def test_approvals_of_two_agents_wait_without_blocking_others_and_name_the
     ]
     assert [agent.state.value for agent in done] == ["done", "done"]
     assert (worktrees / "second" / "second.txt").is_file()
+
+
+class HeldQuestions(FakeInteraction):
+    """Holds every question until the test answers it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hold = asyncio.Event()
+
+    async def ask_question(self, request: QuestionRequest) -> QuestionAnswer:
+        self.questions.append(request)
+        await self.hold.wait()
+        return QuestionAnswer("blue")
+
+
+def asks_a_question(body: dict[str, Any]) -> ReplyLike:
+    if body["messages"][-1]["role"] == "user":
+        return reply(tool_call("question", question="Which colour?", options=["blue", "red"]))
+    return reply(text("blue it is"))
+
+
+async def test_an_agent_asking_a_question_waits_for_you_and_the_question_names_it(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    interaction = HeldQuestions()
+    with ScriptedServer(fallback=asks_a_question) as server:
+        orchestrator, _, _ = make_orchestrator(repo, server.base_url, interaction=interaction)
+        await spawn(orchestrator, "asker")
+        while not interaction.questions:
+            await asyncio.sleep(0.02)
+        asking = orchestrator.agents.get("asker").state.value
+        listed = await orchestrator.run_input("/agents")
+        interaction.hold.set()
+        done = await asyncio.wait_for(orchestrator.agents.wait("asker"), 30)
+
+    assert asking == "waiting for you"
+    assert listed.reason == "completed"
+    assert [(q.agent, q.question) for q in interaction.questions] == [("asker", "Which colour?")]
+    assert done.state.value == "done"
 
 
 async def test_in_an_agents_view_commands_run_beside_its_work_and_requests_wait_for_it(tmp_path: Path) -> None:
