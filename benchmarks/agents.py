@@ -98,6 +98,8 @@ FIGURES = (
            "< 50 ms", lambda v: v < 50),
     Figure("switch_max", "switch view (Enter in the pane) to the agent's text on screen: max", "ms", "< 50 ms",
            lambda v: v < 50),
+    Figure("switch_cpu", "CPU of every process of the app for one switch (Enter until the screen is still): median",
+           "ms", "(none)"),
     Figure("four_stream_s", "the 4 answers: release until the status line says all done", "s", "(none)"),
 )
 
@@ -200,23 +202,27 @@ def run_four(workspace: Path, env: dict[str, str], server: ScriptedServerProcess
                    "four_stream_s": (end.seen_at or math.nan) - start}
         clear_prompt(term)
         switches = [switch_to(term, name) for name in NAMES]
-        return figures | {"switch_median": statistics.median(switches), "switch_max": max(switches)}
+        shown = [wall for wall, _ in switches]
+        return figures | {"switch_median": statistics.median(shown), "switch_max": max(shown),
+                          "switch_cpu": statistics.median(cpu for _, cpu in switches)}
     finally:
         term.close()
 
 
-def switch_to(term: Terminal, name: str) -> float:
+def switch_to(term: Terminal, name: str) -> tuple[float, float]:
     """Ctrl+B, Down to the next row (the pane opens on the session in view), then Enter: the milliseconds from the
-    Enter to the output that shows ``name``'s text."""
+    Enter to the output that shows ``name``'s text, and the CPU milliseconds every process of the app used in the
+    switch (until the screen is still again)."""
     term.type(CTRL_B)
     term.wait_shown(PANE_OPEN)
     term.type(DOWN)
     term.pump(until=now() + PANE_SETTLE_S)
+    cpu_before = term.cpu_seconds()
     pressed = term.type(ENTER)
     shown = term.wait_shown(marker(name), timeout=30)
     term.wait_shown(f"agent {name} (done)")  # the switch is over: the next Ctrl+B is the next switch's
     term.pump(until=now() + PANE_SETTLE_S)
-    return (shown - pressed) * 1000
+    return (shown - pressed) * 1000, (term.cpu_seconds() - cpu_before) * 1000
 
 
 def run_watch(workspace: Path, env: dict[str, str], server: ScriptedServerProcess, seed: int) -> dict[str, float]:
