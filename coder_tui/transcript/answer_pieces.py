@@ -11,6 +11,7 @@ before it builds any of them.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # Pieces are cut once they hold this many characters (the last one may be shorter): about a screen of text.
 PIECE_CHARS = 3000
@@ -18,17 +19,18 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _LIST_ITEM = re.compile(r"^([-*+]|\d{1,9}[.)])(\s|$)")
 
 
-def answer_pieces(answer: str, at_most: int = PIECE_CHARS) -> list[str]:
+@lru_cache(maxsize=32)  # a history counts an answer's pieces, then builds them
+def answer_pieces(answer: str, at_most: int = PIECE_CHARS) -> tuple[str, ...]:
     """``answer`` cut at block starts into pieces of about ``at_most`` characters, in order; one piece when it is
     not longer than that."""
     if len(answer) <= at_most:
-        return [answer]
+        return (answer,)
     lines = answer.splitlines(keepends=True)
     pieces: list[str] = []
     start = offset = 0
     fence = ""
     for index, line in enumerate(lines):
-        if found := _FENCE.match(line):
+        if line.lstrip(" ")[:3] in ("```", "~~~") and (found := _FENCE.match(line)):
             marker = found.group(1)
             if not fence:
                 fence = marker
@@ -42,4 +44,4 @@ def answer_pieces(answer: str, at_most: int = PIECE_CHARS) -> list[str]:
             start = offset
     if start < len(answer):
         pieces.append(answer[start:])
-    return pieces
+    return tuple(pieces)

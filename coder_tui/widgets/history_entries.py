@@ -113,7 +113,7 @@ class RestoredHistory:
         if answer := record.get("content"):
             factories += [
                 EntryFactory(lambda piece=piece: MarkdownLines(piece, classes="-entry"), text_lines(piece))
-                for piece in (answer_pieces(answer) if self._in_pieces else [answer])
+                for piece in (answer_pieces(answer) if self._in_pieces else (answer,))
             ]
         subagents = self.subagents
         for call in record.get("tool_calls") or ():

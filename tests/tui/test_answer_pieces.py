@@ -47,7 +47,7 @@ def test_a_long_answer_is_cut_only_where_a_top_level_block_starts() -> None:
 
 
 def test_a_short_answer_is_one_piece() -> None:
-    assert answer_pieces("Short **answer**.\n\n- one\n- two\n") == ["Short **answer**.\n\n- one\n- two\n"]
+    assert answer_pieces("Short **answer**.\n\n- one\n- two\n") == ("Short **answer**.\n\n- one\n- two\n",)
 
 
 async def test_a_restored_long_answer_builds_its_last_pieces_then_the_rest_as_the_user_scrolls_up(
@@ -76,6 +76,6 @@ async def test_a_restored_long_answer_builds_its_last_pieces_then_the_rest_as_th
         built_all = [entry.text for entry in transcript.query(MarkdownLines)]
 
     pieces = answer_pieces(answer)
-    assert 1 <= len(built_first) < len(pieces) and built_first == pieces[-len(built_first):]
+    assert 1 <= len(built_first) < len(pieces) and built_first == list(pieces[-len(built_first):])
     assert last_on_screen
     assert "".join(built_all) == answer
