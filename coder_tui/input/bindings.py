@@ -73,7 +73,8 @@ KEY_TABLE: tuple[KeySpec, ...] = (
             show=False),
     KeySpec("ctrl+t", "toggle_panes", "Panes", "screen", "show or hide the todo and tool-event panes"),
     KeySpec("ctrl+b", "toggle_agents", "Agents", "screen",
-            "show or hide the agents pane (Enter on an agent shows its transcript)", show=False),
+            "show or hide the agents pane: Enter on an agent shows its transcript, m the main session's, c cancels "
+            "every agent", show=False),
     KeySpec("ctrl+f", "find", "Find", "screen",
             "search the transcript: Up/Down for the older/newer match, older parts loaded as needed",
             show=False, priority=True),
