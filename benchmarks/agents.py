@@ -91,6 +91,10 @@ FIGURES = (
     Figure("four_rss", "peak memory, every process: 4 agents streaming", "MB", "(none)"),
     Figure("per_agent_rss", "memory per running agent: (4 agents - solo) / 4", "MB", "<= 25 MB",
            lambda v: v <= 25),
+    Figure("watch_rss", "peak memory, every process: 4 agents streaming, one in view (its answer drawn)", "MB",
+           "(none)"),
+    Figure("per_agent_watch_rss", "memory per running agent, one in view: (watch - solo) / 4", "MB", "<= 25 MB",
+           lambda v: v <= 25),
     Figure("solo_engine_rss", "peak memory of the engine process: one session streaming alone", "MB", "(baseline)"),
     Figure("per_agent_engine_rss", "engine process only, per running agent: (4 agents - solo) / 4", "MB",
            "<= 25 MB", lambda v: v <= 25),
@@ -239,7 +243,8 @@ def run_watch(workspace: Path, env: dict[str, str], server: ScriptedServerProces
         end = term.expect(ALL_DONE, now())
         measured = type_until(term, end, seed)
         keys = during(measured, released_at(server, before), end.seen_at)
-        return {"watch_p95": percentile(keys, 0.95), "watch_max": max(keys, default=math.nan)}
+        return {"watch_p95": percentile(keys, 0.95), "watch_max": max(keys, default=math.nan),
+                "watch_rss": term.peak_rss_mb()}
     finally:
         term.close()
 
@@ -254,6 +259,7 @@ def one_round(root: Path, seed: int) -> dict[str, float]:
         figures |= run_four(root / "four", env, server, seed)
         figures |= run_watch(root / "watch", env, server, seed)
         figures["per_agent_rss"] = (figures["four_rss"] - figures["solo_rss"]) / AGENTS
+        figures["per_agent_watch_rss"] = (figures["watch_rss"] - figures["solo_rss"]) / AGENTS
         figures["per_agent_engine_rss"] = (figures["four_engine_rss"] - figures["solo_engine_rss"]) / AGENTS
         return figures
     finally:
