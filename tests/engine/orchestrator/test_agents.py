@@ -5,19 +5,16 @@ after a restart too."""
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import subprocess
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from engine.command_results import AgentShown, AgentsListed, CommandFailed
 from engine.events import AgentsChanged, Event
-from engine.interaction import ApprovalDecision, ApprovalRequest, QuestionAnswer, QuestionRequest
+from engine.interaction import ApprovalDecision, ApprovalRequest
 from tests.support.fakes import FakeInteraction, make_orchestrator
-from tests.support.scenario import ReplyLike, Stall, error, reply, text, tool_call
+from tests.support.scenario import ReplyLike, Stall, reply, text, tool_call
 from tests.support.scripted_server import ScriptedServer
 
 GIT_ENV = {"PATH": "/usr/bin:/bin:/usr/local/bin", "HOME": "/nonexistent", "LC_ALL": "C"}
@@ -283,44 +280,6 @@ async def test_approvals_of_two_agents_wait_without_blocking_others_and_name_the
     assert (worktrees / "second" / "second.txt").is_file()
 
 
-class HeldQuestions(FakeInteraction):
-    """Holds every question until the test answers it."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.hold = asyncio.Event()
-
-    async def ask_question(self, request: QuestionRequest) -> QuestionAnswer:
-        self.questions.append(request)
-        await self.hold.wait()
-        return QuestionAnswer("blue")
-
-
-def asks_a_question(body: dict[str, Any]) -> ReplyLike:
-    if body["messages"][-1]["role"] == "user":
-        return reply(tool_call("question", question="Which colour?", options=["blue", "red"]))
-    return reply(text("blue it is"))
-
-
-async def test_an_agent_asking_a_question_waits_for_you_and_the_question_names_it(tmp_path: Path) -> None:
-    repo = make_repo(tmp_path / "repo")
-    interaction = HeldQuestions()
-    with ScriptedServer(fallback=asks_a_question) as server:
-        orchestrator, _, _ = make_orchestrator(repo, server.base_url, interaction=interaction)
-        await spawn(orchestrator, "asker")
-        while not interaction.questions:
-            await asyncio.sleep(0.02)
-        asking = orchestrator.agents.get("asker").state.value
-        listed = await orchestrator.run_input("/agents")
-        interaction.hold.set()
-        done = await asyncio.wait_for(orchestrator.agents.wait("asker"), 30)
-
-    assert asking == "waiting for you"
-    assert listed.reason == "completed"
-    assert [(q.agent, q.question) for q in interaction.questions] == [("asker", "Which colour?")]
-    assert done.state.value == "done"
-
-
 async def test_in_an_agents_view_commands_run_beside_its_work_and_requests_wait_for_it(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo")
     tagged: list[tuple[Event, str | None]] = []
@@ -412,65 +371,3 @@ async def test_a_new_agent_never_takes_the_name_of_a_kept_worktree(tmp_path: Pat
 
     assert (first.name, second.name) == ("agent-beta-write", "agent-beta-write-2")
     assert (repo / ".coder" / "worktrees" / first.name / "beta.txt").is_file()
-
-
-def fails_at_once_or_after_a_write(body: dict[str, Any]) -> ReplyLike:
-    """``doomed``: the model refuses the first request; ``halfway``: writes its file, then the model refuses."""
-    if agent_of(body) == "halfway" and body["messages"][-1]["role"] == "user":
-        return reply(tool_call("write", path="halfway.txt", content="half\n"))
-    return error(400, "the model refused the request")
-
-
-def left_behind(repo: Path) -> tuple[list[str], str, list[str]]:
-    """The worktrees git knows (besides the main one), the coder/ branches, the folders under .coder/worktrees."""
-    listed = git(repo, "worktree", "list", "--porcelain").splitlines()
-    trees = [line.split(" ", 1)[1] for line in listed if line.startswith("worktree ")][1:]
-    folder = repo / ".coder" / "worktrees"
-    branches = git(repo, "branch", "--list", "coder/*").replace("+", "").strip()
-    return trees, branches, sorted(os.listdir(folder)) if folder.is_dir() else []
-
-
-async def test_a_spawn_whose_session_cannot_start_leaves_no_worktree_nor_branch(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import engine.orchestrator.agent_pool as agent_pool
-
-    def disk_full(*args: Any, **kwargs: Any) -> Any:
-        raise OSError(28, "No space left on device")
-
-    repo = make_repo(tmp_path / "repo")
-    monkeypatch.setattr(agent_pool, "make_runtime", disk_full)
-    with ScriptedServer(fallback=writes_its_file) as server:
-        orchestrator, log, _ = make_orchestrator(repo, server.base_url)
-        await orchestrator.run_input("/spawn --name broken agent broken: write your file")
-        listed = await orchestrator.run_input("/agents")
-
-    failed = log.of(CommandFailed)[-1]
-    assert failed.command == "/spawn"
-    assert "agent broken could not start: [Errno 28] No space left on device" in failed.text
-    assert "branch coder/broken were removed" in failed.text
-    assert left_behind(repo) == ([], "", [])
-    assert listed.reason == "completed" and orchestrator.agents.rows() == ()
-    assert git(repo, "status", "--porcelain") == ""
-
-
-async def test_an_agent_whose_model_fails_at_once_leaves_nothing_and_one_that_wrote_keeps_its_tree(
-    tmp_path: Path,
-) -> None:
-    repo = make_repo(tmp_path / "repo")
-    with ScriptedServer(fallback=fails_at_once_or_after_a_write) as server:
-        orchestrator, log, _ = make_orchestrator(repo, server.base_url)
-        for name in ("doomed", "halfway"):
-            await spawn(orchestrator, name)
-        doomed, halfway = [await asyncio.wait_for(orchestrator.agents.wait(n), 30) for n in ("doomed", "halfway")]
-        await orchestrator.run_input("/agents show doomed")
-
-    assert (doomed.state.value, halfway.state.value) == ("failed", "failed")
-    assert "the model refused the request" in doomed.note
-    assert doomed.note.endswith("branch coder/doomed were removed")
-    assert "branch coder/halfway stay (with changes in them): /agents discard removes them" in halfway.note
-    worktrees = repo / ".coder" / "worktrees"
-    assert left_behind(repo) == ([str(worktrees / "halfway")], "coder/halfway", ["halfway"])
-    assert (worktrees / "halfway" / "halfway.txt").read_text() == "half\n"
-    # Its transcript stays in the database; its tree is not opened again.
-    assert f"agent doomed's worktree {worktrees / 'doomed'} is gone" in log.of(CommandFailed)[-1].text
