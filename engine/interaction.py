@@ -59,6 +59,8 @@ class QuestionRequest:
     options: tuple[str, ...] = ()
     allow_input: bool = True
     call_id: str | None = None
+    # The agent that asks (SPEC 26); None for the main session.
+    agent: str | None = None
 
 
 @record

@@ -73,7 +73,8 @@ KEY_TABLE: tuple[KeySpec, ...] = (
             show=False),
     KeySpec("ctrl+t", "toggle_panes", "Panes", "screen", "show or hide the todo and tool-event panes"),
     KeySpec("ctrl+b", "toggle_agents", "Agents", "screen",
-            "show or hide the agents pane (Enter on an agent shows its transcript)", show=False),
+            "show or hide the agents pane: Enter on an agent shows its transcript, m the main session's, c cancels "
+            "every agent", show=False),
     KeySpec("ctrl+f", "find", "Find", "screen",
             "search the transcript: Up/Down for the older/newer match, older parts loaded as needed",
             show=False, priority=True),
@@ -139,6 +140,8 @@ KEY_TABLE: tuple[KeySpec, ...] = (
     KeySpec("pageup", "scroll_rows(-1)", "Scroll up", "help", "scroll the help up a page", show=False),
     KeySpec("pagedown", "scroll_rows(1)", "Scroll down", "help", "scroll the help down a page", show=False),
     KeySpec("m", "main_session", "Main", "agents", "show the main session's transcript again"),
+    KeySpec("c", "cancel_all", "Cancel all", "agents",
+            "cancel every agent that runs or waits (Esc in an agent's view cancels that one only)"),
     KeySpec("escape", "close", "Close", "agents", "close the agents pane"),
     KeySpec("escape", "close", "Close", "find", "close the transcript search; the view stays at the match"),
     KeySpec("up,ctrl+p", "move(-1)", "Older", "find", "the previous (older) match (Enter too)"),

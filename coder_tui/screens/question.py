@@ -61,7 +61,8 @@ class QuestionScreen(ModalScreen[QuestionAnswer]):
     def compose(self) -> ComposeResult:
         request = self.request
         with DialogBox(id="dialog"):
-            yield Static(Content(request.question), id="question")
+            asked = request.question if request.agent is None else f"Agent {request.agent} asks: {request.question}"
+            yield Static(Content(asked), id="question")
             if self.kind == "confirm":
                 with Horizontal(id="buttons"):
                     yield Button("Yes", id="yes", variant="success", compact=True)

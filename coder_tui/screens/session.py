@@ -112,7 +112,7 @@ class SessionScreen(SingleReflow):
         self.transcript = Transcript(id="transcript")
         self.todo_pane = TodoList(id="todo-pane")
         self.tool_log = ToolLog(id="tool-log")
-        self.agents_pane = AgentsPane(id="agents-pane")
+        self.agents_pane = AgentsPane(timer=timer, id="agents-pane")
         self.status = StatusLine(id="status")
         self.progress = InputProgress(self.status, timer)
         self.prompt = Prompt(self.workspace, self.history, id="prompt")
@@ -252,6 +252,10 @@ class SessionScreen(SingleReflow):
         self.link.submit("/agents main" if event.agent is None else f"/agents show {event.agent}")
         self.link.start()
         self.on_agents_pane_closed()
+
+    def on_agents_pane_cancel_all(self) -> None:
+        self.link.submit("/agents cancel all")
+        self.link.start()
 
     def agent_view_changed(self) -> None:
         """In an agent's view Esc interrupts that agent while it runs, as it does the main session's input; the

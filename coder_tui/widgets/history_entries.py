@@ -4,6 +4,9 @@ Entries are described as cheap factories, one per entry, from the end and only a
 transcript builds only the ones on screen (the tail at once, older ones as the user scrolls up), so resuming a
 5,000-message session costs little more than resuming a short one. The records stay plain dicts: no model objects are built for the screen.
 
+A long answer is shown in pieces (``answer_pieces``), so only the pieces on screen are rendered at first; a live
+exchange given back to the history (pruned) keeps its answer whole, one entry as it was shown.
+
 A tool call shows what it showed live: its output, or the diff it made (stored beside its message); a ``task``
 call carries its sub-agent's conversation, to expand; a compaction is a "context compacted here" line.
 """
@@ -16,6 +19,7 @@ from typing import Any
 
 from textual.widget import Widget
 
+from coder_tui.transcript.answer_pieces import answer_pieces
 from coder_tui.transcript.formatting import format_tokens
 from coder_tui.transcript.stored_calls import parse_result, result_status, stored_key_argument
 from coder_tui.widgets.notice_line import NoticeLine
@@ -55,25 +59,30 @@ class RestoredHistory:
     entries after it, read from the end as far as needed."""
 
     def __init__(self, restored: HistoryRestored) -> None:
-        self._start(json.loads(restored.entries_json), restored.subagents)
+        self._start(json.loads(restored.entries_json), restored.subagents, in_pieces=True)
 
     @classmethod
     def of_entries(cls, entries: list[dict[str, Any]]) -> RestoredHistory:
         """A history made of ``RestoredEntry`` dicts already at hand (a live exchange the transcript pruned)."""
         history = cls.__new__(cls)
-        history._start(entries, {})
+        history._start(entries, {}, in_pieces=False)
         return history
 
-    def _start(self, entries: list[dict[str, Any]], subagents: dict[str, tuple[dict[str, Any], ...]]) -> None:
+    def _start(
+        self, entries: list[dict[str, Any]], subagents: dict[str, tuple[dict[str, Any], ...]], *, in_pieces: bool
+    ) -> None:
         self.entries = entries
         self.subagents = subagents
+        # Long answers as pieces, each an entry of its own (a restored history), or whole.
+        self._in_pieces = in_pieces
         # Each tool call's result, by call id, from the entries at ``_results_from`` onwards.
         self._results: dict[str, StoredResult] = {}
         self._results_from = len(self.entries)
 
     def pending(self) -> PendingEntries:
         """Every entry the transcript shows, none built or even described yet."""
-        return PendingEntries(self._newest_first(), sum(_entry_count(entry) for entry in self.entries))
+        count = sum(_entry_count(entry, self._in_pieces) for entry in self.entries)
+        return PendingEntries(self._newest_first(), count)
 
     def _newest_first(self) -> Iterator[EntryFactory]:
         for index in range(len(self.entries) - 1, -1, -1):
@@ -102,7 +111,10 @@ class RestoredHistory:
                 lambda: MarkdownLines(reasoning, classes="-entry -reasoning"), text_lines(reasoning)
             ))
         if answer := record.get("content"):
-            factories.append(EntryFactory(lambda: MarkdownLines(answer, classes="-entry"), text_lines(answer)))
+            factories += [
+                EntryFactory(lambda piece=piece: MarkdownLines(piece, classes="-entry"), text_lines(piece))
+                for piece in (answer_pieces(answer) if self._in_pieces else (answer,))
+            ]
         subagents = self.subagents
         for call in record.get("tool_calls") or ():
             call_id = call.get("id", "")
@@ -141,7 +153,7 @@ class RestoredHistory:
         return calls[::-1]
 
 
-def _entry_count(entry: Record) -> int:
+def _entry_count(entry: Record, in_pieces: bool) -> int:
     """How many transcript entries a history entry makes (as ``RestoredHistory._factories``, without making them)."""
     if entry["kind"] == "compacted":
         return 1
@@ -151,7 +163,9 @@ def _entry_count(entry: Record) -> int:
         return 1 if record.get("origin") == "note" or split_added(record.get("content") or "")[0] else 0
     if role != "assistant":
         return 0
-    return bool(record.get("reasoning")) + bool(record.get("content")) + len(record.get("tool_calls") or ())
+    content = record.get("content")
+    answers = (len(answer_pieces(content)) if in_pieces else 1) if content else 0
+    return bool(record.get("reasoning")) + answers + len(record.get("tool_calls") or ())
 
 
 class PendingEntries:

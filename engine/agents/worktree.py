@@ -139,6 +139,17 @@ def remove_worktree(workspace: Path, root: Path, branch: str, env: Mapping[str, 
         raise WorktreeError(f"git branch -D {branch} failed: {deleted.stderr.strip()}")
 
 
+def remove_if_untouched(workspace: Path, worktree: Worktree, env: Mapping[str, str]) -> bool:
+    """Removes ``worktree`` and its branch when nothing was done in them (no change in the tree, no commit on the
+    branch); False, leaving them, otherwise."""
+    status = run_git(worktree.root, env, "status", "--porcelain")
+    head = run_git(worktree.root, env, "rev-parse", "HEAD")
+    if status.returncode != 0 or status.stdout.strip() or head.stdout.strip() != worktree.base_commit:
+        return False
+    remove_worktree(workspace, worktree.root, worktree.branch, env)
+    return True
+
+
 # Who an agent's commit is by when git knows no one (a fresh machine, a test's repository).
 _FALLBACK_IDENTITY = ("-c", "user.name=coder-tui agent", "-c", "user.email=agent@coder-tui.invalid")
 

@@ -26,6 +26,7 @@ from engine.agents.worktree import (
     check_name,
     commit_all,
     free_name,
+    remove_if_untouched,
     remove_worktree,
     worktree_path,
 )
@@ -132,24 +133,22 @@ class AgentPool:
         if name in self._agents:
             raise WorktreeError(f"an agent named {name!r} exists already: choose another name")
         worktree = await asyncio.to_thread(add_worktree, orch.workspace.root, name, orch.env)
-        chosen = mode or orch.runtime.policy.mode
-        policy = PermissionPolicy.for_settings(orch.config, chosen.value, worktree.workspace)
-        session = Session(orch.workspace.root, **session_args(orch, orch.session.model, policy=policy))
-        orch.session_locks.claim(session.id)
-        orch.store.sessions.create(
-            model=session.model, mode=session.mode, session_id=session.id, title=f"agent {name}: {task}"[:80]
-        )
-        runtime = self._open(name, worktree, session, policy, restored=False)
+        try:
+            runtime = self._start_session(name, task, worktree, mode or orch.runtime.policy.mode)
+        except Exception as exc:
+            self._close_session(name)
+            _, what = await self._remove_unused(worktree)
+            raise WorktreeError(f"agent {name} could not start: {exc}; {what}") from exc
         agent = AgentRecord(
             name=name,
             task=task,
-            session_id=session.id,
+            session_id=runtime.id,
             parent_session_id=orch.session_id,
             root=str(worktree.root),
             workspace=str(worktree.workspace),
             branch=worktree.branch,
             base_commit=worktree.base_commit,
-            mode=policy.mode.value,
+            mode=runtime.policy.mode.value,
             state=AgentState.QUEUED,
             started_at=self._now(),
         )
@@ -225,6 +224,28 @@ class AgentPool:
             tree.capture.close()
 
     # -- inside -----------------------------------------------------------------------------------------------------
+    def _start_session(self, name: str, task: str, worktree: Worktree, mode: Mode) -> SessionRuntime:
+        orch = self._orch
+        policy = PermissionPolicy.for_settings(orch.config, mode.value, worktree.workspace)
+        session = Session(orch.workspace.root, **session_args(orch, orch.session.model, policy=policy))
+        orch.session_locks.claim(session.id)
+        orch.store.sessions.create(
+            model=session.model, mode=session.mode, session_id=session.id, title=f"agent {name}: {task}"[:80]
+        )
+        return self._open(name, worktree, session, policy, restored=False)
+
+    async def _remove_unused(self, worktree: Worktree) -> tuple[bool, str]:
+        """Removes the worktree and branch of an agent that did nothing in them; whether it did, and what became of
+        them."""
+        try:
+            removed = await asyncio.to_thread(remove_if_untouched, self._orch.workspace.root, worktree, self._orch.env)
+        except WorktreeError as exc:
+            removed, why = False, f" ({exc})"
+        else:
+            why = "" if removed else " (with changes in them)"
+        its = f"its worktree {worktree.root} and branch {worktree.branch}"
+        return removed, f"{its} were removed" if removed else f"{its} stay{why}: /agents discard removes them"
+
     def _open(
         self, name: str, worktree: Worktree, session: Session, policy: PermissionPolicy, *, restored: bool
     ) -> SessionRuntime:
@@ -239,10 +260,11 @@ class AgentPool:
             ToolCapture(worktree.workspace, orch.config.undo, undo_objects(worktree.workspace)),
             asyncio.Lock(),
         )
-        tree.capture.start()
         runtime = make_runtime(orch, session, policy, restored=restored, tree=tree)
         orch.runtimes.add(runtime)
         self._runtimes[name], self._trees[name], self._by_session[session.id] = runtime, tree, name
+        # Last: a session that cannot open leaves no capture thread writing in a tree that is being removed.
+        tree.capture.start()
         return runtime
 
     def _reopen(self, agent: AgentRecord) -> SessionRuntime:
@@ -299,6 +321,11 @@ class AgentPool:
                 note = outcome.error or ("" if state is AgentState.DONE else outcome.reason)
                 if state is AgentState.DONE:
                     note = await self._commit(name, task)
+                elif state is AgentState.FAILED:  # its session closes with its tree, if that is removed
+                    removed, what = await self._remove_unused(self._trees[name].worktree)
+                    note = f"{note}; {what}"
+                    if removed:
+                        self._close_session(name)
                 self._update(name, state=state, finished_at=self._now(), note=note)
         except asyncio.CancelledError:
             note = STOPPED_WITH_ENGINE if self._closing else "cancelled"
@@ -314,14 +341,17 @@ class AgentPool:
         return ""
 
     def _follow(self, event: Event, session_id: str | None) -> None:
-        """An agent's state, todo progress and tokens, from the events of its session."""
+        """An agent's state, todo progress and tokens, from the events of its session: it waits for the user while
+        an approval of its own is open or its ``question`` tool runs."""
         name = self._by_session.get(session_id or "")
         if name is None:
             return
         agent = self._agents[name]
         match event:
-            case ToolCallAwaitingApproval() if agent.state is AgentState.WORKING:
+            case ToolCallAwaitingApproval() | ToolCallExecuting(tool="question") if agent.state is AgentState.WORKING:
                 self._update(name, state=AgentState.WAITING)
+            case ToolCallExecuting(tool="question"):
+                return  # asked after an approval: it still waits for the user
             case ToolCallExecuting() | ToolCallFinished() if agent.state is AgentState.WAITING:
                 self._update(name, state=AgentState.WORKING)
             case TodosChanged(todos=todos):
@@ -346,6 +376,15 @@ class AgentPool:
         agent = self.get(name)
         if agent.state.running:
             raise WorktreeError(f"agent {name} is still {agent.state.value}: cancel it first (/agents cancel {name})")
+        self._close_session(name)
+        self._tasks.pop(name, None)
+        del self._agents[name]
+        delete_agent(self._orch.store, name)
+        self._announce()
+        return agent
+
+    def _close_session(self, name: str) -> None:
+        """Closes the agent's session, if open, and the capture of its tree."""
         runtime = self._runtimes.pop(name, None)
         if runtime is not None:
             if self._orch.runtimes.view is runtime:
@@ -355,11 +394,6 @@ class AgentPool:
         tree = self._trees.pop(name, None)
         if tree is not None:
             tree.capture.close()
-        self._tasks.pop(name, None)
-        del self._agents[name]
-        delete_agent(self._orch.store, name)
-        self._announce()
-        return agent
 
     def _announce(self) -> None:
         self._announce_engine(AgentsChanged(self.rows()))

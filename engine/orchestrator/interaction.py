@@ -43,6 +43,8 @@ class CancellingInteraction:
 
     async def ask_question(self, request: QuestionRequest) -> QuestionAnswer:
         runtime = self._orchestrator.active_runtime()
+        if runtime.agent is not None:  # the dialog names the agent: several may ask at once
+            request = replace(request, agent=runtime.agent)
         recorder = TaskRecorder(self._orchestrator.store, runtime.id, runtime.task_id)
         interaction_id = recorder.question_asked(request)
         answer = await self._inner.ask_question(request)

@@ -30,10 +30,10 @@ def make_repo(root: Path) -> None:
 
 
 def agents_answer(body: dict[str, Any]) -> ReplyLike:
-    """``alpha`` writes its file then says so; ``slow`` never answers."""
+    """``alpha`` writes its file then says so; ``slow`` (and ``slow2``...) never answers."""
     request = next(m["content"] for m in body["messages"] if m["role"] == "user")
     name = re.search(r"agent (\w+)", request).group(1)  # type: ignore[union-attr]
-    if name == "slow":
+    if name.startswith("slow"):
         return Stall(after=reply(text("slow is thinking")), seconds=30)
     if body["messages"][-1]["role"] == "user":
         return reply(tool_call("write", path=f"{name}.txt", content=f"{name}\n"))
@@ -95,6 +95,74 @@ async def test_the_pane_switches_the_transcript_and_esc_cancels_only_the_agent_i
     assert state_of(app, "alpha") == "done"
     assert all(shown.startswith(("/spawn", "/agents")) for shown in back_requests)
     assert isinstance(app.session.agents_pane, AgentsPane) and not app.session.agents_pane.open
+
+
+async def test_c_in_the_agents_pane_cancels_every_running_agent_and_only_them(workspace: Path) -> None:
+    from coder_tui.input.bindings import help_rows
+
+    make_repo(workspace)
+    with ScriptedServer(fallback=agents_answer) as server:
+        app = make_app(workspace, server)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await ready(pilot)
+            await submit(pilot, "/spawn --mode auto-edit --name alpha agent alpha: write your file")
+            await wait_until(pilot, lambda: state_of(app, "alpha") == "done", "alpha to finish")
+            for name in ("slow", "slow2"):
+                await submit(pilot, f"/spawn --mode auto-edit --name {name} agent {name}: take your time")
+            await wait_until(pilot, lambda: state_of(app, "slow") == state_of(app, "slow2") == "working", "them")
+            await pilot.press("ctrl+b")
+            await wait_until(pilot, lambda: app.focused is app.session.agents_pane, "the pane")
+            await pilot.press("c")
+            await wait_until(pilot, lambda: not app.session.agents_pane.running_names(), "the agents to stop")
+            await settle(pilot)
+            states = {name: state_of(app, name) for name in ("alpha", "slow", "slow2")}
+            main_cancelled = "interrupted" in " ".join(str(w.render()) for w in app.session.transcript.children)
+
+    assert states == {"alpha": "done", "slow": "cancelled", "slow2": "cancelled"}
+    assert not main_cancelled
+    assert ("agents pane", "C", "cancel every agent that runs or waits (Esc in an agent's view cancels that one "
+            "only)") in help_rows()
+
+
+async def test_the_elapsed_time_of_running_agents_ticks_only_while_the_pane_is_shown(
+    workspace: Path, scripted_server: ScriptedServer
+) -> None:
+    from engine.events import AgentsChanged
+
+    clock = [100.0]
+    app = make_app(workspace, scripted_server, timer=lambda: clock[0])
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        pane, screen = app.session.agents_pane, app.session
+        app.session.show_event(AgentsChanged(MIXED))
+        await settle(pilot)
+        hidden_ticking = pane.ticking
+        await pilot.press("ctrl+b")
+        await wait_until(pilot, lambda: pane.open, "the pane")
+        await settle(pilot)
+        reflowed_at = screen._reflowed_at
+        clock[0] += 10
+        await wait_until(pilot, lambda: "1m33s" in row_text(pane, "fix-login"), "the clock to tick")
+        await settle(pilot)
+        ticked = {name: row_text(pane, name) for name in ("fix-login", "add-tests", "docs-pass", "bump-deps")}
+        relaid = screen._reflowed_at != reflowed_at
+        await pilot.press("escape")
+        await settle(pilot)
+        closed_ticking = pane.ticking
+        await pilot.press("ctrl+b")
+        app.session.show_event(AgentsChanged(tuple(dict(r, state="done") for r in MIXED)))
+        await settle(pilot)
+        all_done_ticking = pane.ticking
+
+    assert not hidden_ticking and not closed_ticking and not all_done_ticking
+    assert "1m33s" in ticked["fix-login"]  # 83 s, then 10 more
+    assert "57s" in ticked["add-tests"]  # waiting for you: it still runs
+    assert "5m12s" in ticked["docs-pass"] and "9s" in ticked["bump-deps"]  # ended: their time stands
+    assert not relaid  # only the pane's rows were drawn again, not the screen laid out
+
+
+def row_text(pane: AgentsPane, name: str) -> str:
+    return pane.get_option(f"agent:{name}").prompt.plain  # type: ignore[union-attr]
 
 
 def row(name: str, state: str, done: int, total: int, elapsed: float, tokens: int) -> dict[str, Any]:

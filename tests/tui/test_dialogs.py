@@ -311,6 +311,21 @@ async def test_question_select_returns_the_chosen_option(workspace: Path, script
         assert answers == [QuestionAnswer("beta")]
 
 
+async def test_an_agents_question_names_the_agent(workspace: Path, scripted_server: ScriptedServer) -> None:
+    from textual.widgets import Static
+
+    app = make_app(workspace, scripted_server)
+    async with app.run_test() as pilot:
+        await ready(pilot)
+        request = QuestionRequest("Which one?", options=("alpha", "beta"), allow_input=False, agent="survey")
+        answers = await ask(pilot, app, request)
+        shown = str(app.screen.query_one("#question", Static).render())
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: bool(answers), "the answer")
+    assert shown == "Agent survey asks: Which one?"
+    assert answers == [QuestionAnswer("alpha")]
+
+
 async def test_question_confirm_has_yes_and_no(workspace: Path, scripted_server: ScriptedServer) -> None:
     app = make_app(workspace, scripted_server)
     async with app.run_test() as pilot:

@@ -120,6 +120,47 @@ async def test_four_agents_at_most_max_running_at_once_and_one_cancelled(tmp_pat
     assert tree_files(repo) == {"README.md"}
 
 
+async def test_four_agents_run_at_once_each_in_its_own_tree_and_one_cancelled_leaves_the_others_to_finish(
+    tmp_path: Path,
+) -> None:
+    import threading
+
+    repo = make_repo(tmp_path / "repo")
+    together = threading.Barrier(4, timeout=20)  # every agent's first request waits for the other three
+    answered: list[str] = []
+
+    def all_at_once(body: dict[str, Any]) -> ReplyLike:
+        if body["messages"][-1]["role"] == "user":
+            together.wait()
+            answered.append(agent_of(body))
+        return writes_its_file(body)
+
+    seen: list[Event] = []
+    names = ("stuck", "one", "two", "three")
+    with ScriptedServer(fallback=all_at_once) as server:
+        orchestrator, _, _ = make_orchestrator(repo, server.base_url)  # agents.max_running: 4 by default
+        orchestrator.subscribe(seen.append)
+        for name in names:
+            await spawn(orchestrator, name)
+        while "stuck" not in answered:
+            await asyncio.sleep(0.02)
+        await orchestrator.run_input("/agents cancel stuck")
+        agents = {name: await asyncio.wait_for(orchestrator.agents.wait(name), 30) for name in names}
+
+    assert {name: agent.state.value for name, agent in agents.items()} == {
+        "stuck": "cancelled", "one": "done", "two": "done", "three": "done",
+    }
+    changes = [e.agents for e in seen if isinstance(e, AgentsChanged)]
+    assert max(sum(row["state"] == "working" for row in rows) for rows in changes) == 4
+    worktrees = repo / ".coder" / "worktrees"
+    for name in ("one", "two", "three"):
+        assert tree_files(worktrees / name) == {"README.md", f"{name}.txt"}
+        assert git(repo, "show", f"coder/{name}:{name}.txt") == f"{name}\n"
+    assert tree_files(worktrees / "stuck") == {"README.md"}
+    assert tree_files(repo) == {"README.md"}
+    assert git(repo, "status", "--porcelain") == ""
+
+
 async def test_agents_are_listed_after_a_restart(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo")
     with ScriptedServer(fallback=writes_its_file) as server:
