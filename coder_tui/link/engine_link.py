@@ -143,6 +143,12 @@ class EngineLink:
         self._send(Cancel())
         return True
 
+    def cancel_agents(self) -> None:
+        """Stops every running agent at once (SPEC 26), without waiting behind a running input."""
+        from engine.protocol import Cancel
+
+        self._send(Cancel(agents=True))
+
     async def aclose(self) -> None:
         """On exit: the engine cancels what runs, closes its store and exits."""
         self._closing = True

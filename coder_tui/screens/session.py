@@ -254,8 +254,7 @@ class SessionScreen(SingleReflow):
         self.on_agents_pane_closed()
 
     def on_agents_pane_cancel_all(self) -> None:
-        self.link.submit("/agents cancel all")
-        self.link.start()
+        self.link.cancel_agents()
 
     def agent_view_changed(self) -> None:
         """In an agent's view Esc interrupts that agent while it runs, as it does the main session's input; the

@@ -23,7 +23,7 @@ from engine.context.system_prompt import Environment, build_system_prompt
 from engine.errors import ProviderError
 from engine.home_folder import own_config_folders
 from engine.hooks.dispatcher import HookDispatcher
-from engine.events import Event, ModelChanged
+from engine.events import Event, ModelChanged, Notice
 from engine.interaction import InteractionHandler
 from engine.messages import Message
 from engine.modes import Mode
@@ -233,6 +233,13 @@ class Orchestrator(SessionsInView):
         """An event of the session whose input runs here (``active_runtime``)."""
         active = self.runtimes.active()
         self._bus.emit(event, active.id if active is not None else None)
+
+    def cancel_agents(self) -> int:
+        """Stops every running agent (SPEC 26), whatever runs in the main session; the session in view hears how
+        many."""
+        count = self.agents.cancel_all()
+        self._bus.emit(Notice(f"cancelled {count} agent{'s' if count != 1 else ''}"), self.runtime.id)
+        return count
 
     def emitter(self, session_id: str | None) -> Callable[[Event], None]:
         """Emits events tagged with ``session_id`` (None: the engine's own)."""

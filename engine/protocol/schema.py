@@ -85,7 +85,10 @@ class RunInput:
 
 @record
 class Cancel:
-    pass
+    """Stops the running input; with ``agents``, every running agent instead (at once: it does not wait in the
+    input queue behind a running turn)."""
+
+    agents: bool = False
 
 
 @record

@@ -227,6 +227,10 @@ class EngineHost:
             return True
         return False
 
+    def cancel_agents(self) -> int:
+        """Stops every running agent (SPEC 26) and says how many; the main session's input runs on."""
+        return 0 if self.orchestrator is None else self.orchestrator.cancel_agents()
+
     def set_mode(self, mode: str) -> None:
         chosen = Mode.parse(mode)
         if self.orchestrator is None:

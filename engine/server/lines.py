@@ -211,6 +211,8 @@ class LineSession:
         match command:
             case RunInput(input_id=input_id, text=text):
                 self.host.submit(input_id, text)
+            case Cancel(agents=True):
+                self.host.cancel_agents()
             case Cancel():
                 self.host.cancel()
             case SetMode(mode=mode):
