@@ -26,7 +26,7 @@ from engine.record import record
 
 MAX_DEPTH = 3
 # Risk reasons about a command's own redirection: they say what "writes to `f`" says, and more.
-_WRITE_RISKS = frozenset({"redirect_overwrite", "protected_write", "block_device_write"})
+_WRITE_RISKS = frozenset({"redirect_overwrite"})
 _ORDER = {Access.READ_ONLY: 0, Access.OTHER: 1, Access.MUTATING_GIT: 2}
 
 

@@ -11,10 +11,10 @@ through, a download run as code).
 
 Where a command writes is judged as a file tool's write is (SPEC 13, decision of 2026-12-07): the targets of its
 redirections and the operands of commands that create, change or remove files, resolved from every folder the line
-may be in. Under coder-tui's own configuration folder it is refused (``own_config_write``); under the workspace's
-`.git/` or `.coder/`, which the sandbox cannot carve out of a writable workspace, it asks (``protected_write``);
-anything but an ordinary workspace file reached without a link asks whatever rule or "always" covers the command
-(``unasked_write``), so that an allowance for `echo *` never covers `echo x > .mcp.json`.
+may be in. Under coder-tui's own configuration folder it is refused (``own_config_write``); anything but an
+ordinary workspace file reached without a link (``engine.policy.unasked_writes``: `.git/` and `.coder/`, which the
+sandbox cannot carve out of a writable workspace, a disk device, any path outside) asks whatever rule or "always"
+covers the command (``unasked_write``), so that an allowance for `echo *` never covers `echo x > .mcp.json`.
 """
 
 from __future__ import annotations
@@ -51,15 +51,13 @@ RISK_CODES: dict[str, str] = {
     "git_force_push": "`git push --force`",
     "git_reset_hard": "`git reset --hard`",
     "git_clean_force": "`git clean -f`",
-    "block_device_write": "writing to a disk device (`/dev/sda`...)",
     "fork_bomb": "fork bombs",
     "shutdown": "`shutdown`, `reboot`, `halt`",
     "kill_all": "`kill -9 -1`",
     "redirect_overwrite": "`>` onto an existing file",
     "env_override": "`PATH=`, `LD_PRELOAD=`, `GIT_CONFIG_*=`... in front of a command",
-    "protected_write": "a write under `.git/` or `.coder/`",
-    "unasked_write": "a write to anything but an ordinary file of the workspace (a dotfile, a dot-folder, a file "
-    "another tool runs, outside, through a link)",
+    "unasked_write": "a write to anything but an ordinary file of the workspace (a dotfile, a dot-folder such as "
+    "`.git/` or `.coder/`, a file another tool runs, outside such as a disk device, through a link)",
     "own_config_write": "a write under coder-tui's own configuration folder (refused)",
 }
 # Risks that refuse the command instead of asking (every mode but yolo).
@@ -78,8 +76,6 @@ _INTERPRETERS = {
     "node": "ep",
     "php": "r",
 }
-_DEVICE_WRITERS = frozenset({"tee", "cp", "mv", "install", "shred"})
-_BLOCK_DEVICE = re.compile(r"^/dev/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|disk\d|md\d|dm-\d|mapper/)")
 # Variables that change which program runs or what it loads: `PATH=. ls` may not run `ls` at all.
 _HIJACKING_VARIABLES = frozenset(
     {
@@ -90,7 +86,6 @@ _HIJACKING_VARIABLES = frozenset(
     }
 )  # fmt: skip
 _SHOWN_LIMIT = 80
-_PROTECTED_FOLDERS = (".git", ".coder")
 # Commands whose operands are files they create, change or remove.
 _FILE_CHANGERS = frozenset(
     {"tee", "cp", "mv", "install", "ln", "touch", "rm", "rmdir", "mkdir", "chmod", "chown", "chgrp", "truncate",
@@ -124,7 +119,7 @@ def command_risks(command: SimpleCommand, chain: Chain, line: str, folders: Fold
     """The risks of one simple command: every layer is checked (`sudo timeout 5 rm -rf x` is both `sudo` and
     `rm -rf`), and so is what `find -exec` runs."""
     risks = _assignment_risks([*command.assignments, *chain.assignments], line)
-    risks += _redirect_risks(command.redirects, line, folders.root)
+    risks += _overwrites(command.redirects, line, folders.root)
     risks += _write_risks(chain.innermost, command.redirects, line, folders)
     for layer in chain.layers:
         risks += _layer_risks(layer, line)
@@ -182,18 +177,14 @@ def _assignment_risks(assignments: Iterable[tuple[str, Word]], line: str) -> lis
     ]
 
 
-def _redirect_risks(redirects: Iterable[Redirect], line: str, cwd: Path) -> list[Risk]:
-    """`>` onto a file that exists (resolved from ``cwd``), and any write to a disk device."""
-    risks: list[Risk] = []
-    for redirect in redirects:
-        if not redirect.writes or redirect.target is None or redirect.target.value is None:
-            continue
-        target = redirect.target.value
-        if _BLOCK_DEVICE.match(target):
-            risks.append(Risk("block_device_write", f"`{line}` writes to the disk device `{target}`"))
-        elif redirect.truncates and _existing_file(cwd, target):
-            risks.append(Risk("redirect_overwrite", f"`{line}` overwrites the existing file `{target}`"))
-    return risks
+def _overwrites(redirects: Iterable[Redirect], line: str, cwd: Path) -> list[Risk]:
+    """`>` onto a file that exists (resolved from ``cwd``)."""
+    return [
+        Risk("redirect_overwrite", f"`{line}` overwrites the existing file `{redirect.target.value}`")
+        for redirect in redirects
+        if redirect.truncates and redirect.target is not None and redirect.target.value is not None
+        and _existing_file(cwd, redirect.target.value)
+    ]
 
 
 def _existing_file(cwd: Path, target: str) -> bool:
@@ -213,11 +204,7 @@ def _layer_risks(words: Sequence[Word], line: str) -> list[Risk]:
     if name is None:
         return [Risk("dynamic_command", f"`{line}` runs a command whose name is known only at run time")]
     args = [word.shown for word in words[1:]]
-    risks = [Risk(code, text.format(line=line)) for code, text in _named_risks(name, args)]
-    device = _device_operand(name, args)
-    if device is not None:
-        risks.append(Risk("block_device_write", f"`{line}` writes to the disk device `{device}`"))
-    return risks
+    return [Risk(code, text.format(line=line)) for code, text in _named_risks(name, args)]
 
 
 def _named_risks(name: str, args: list[str]) -> Iterable[tuple[str, str]]:
@@ -296,14 +283,6 @@ def _world_writable(arg: str) -> bool:
     return False
 
 
-def _device_operand(name: str, args: list[str]) -> str | None:
-    if name == "dd":
-        return next((arg[3:] for arg in args if arg.startswith("of=") and _BLOCK_DEVICE.match(arg[3:])), None)
-    if name in _DEVICE_WRITERS:
-        return next((arg for arg in operands(args) if _BLOCK_DEVICE.match(arg)), None)
-    return None
-
-
 def _downloads(words: Sequence[Word]) -> bool:
     return program_name(words[0]) in _DOWNLOADERS if words else False
 
@@ -332,17 +311,18 @@ def _runs_code_from_stdin(words: Sequence[Word]) -> bool:
 
 
 def _write_risks(words: Sequence[Word], redirects: Iterable[Redirect], line: str, folders: Folders) -> list[Risk]:
-    """The risks of one command's writes: at most one of each code, the strongest reason first."""
-    risks: dict[str, Risk] = {}
+    """The risks of one command's writes: for each target, at most one of each code (the folders a `cd` of the line
+    may have entered can give one target several texts)."""
+    risks: dict[tuple[str, str], Risk] = {}
     for target in _targets(words, redirects):
         if target.value is None:
             text = f"`{line}` writes to `{target.shown}`, a path known only at run time"
-            risks.setdefault("unasked_write", Risk("unasked_write", text))
+            risks.setdefault((target.shown, "unasked_write"), Risk("unasked_write", text))
             continue
         for base in folders.dirs:
             judged = _judge_write(target.value, base, folders, line)
             if judged is not None:
-                risks.setdefault(judged.code, judged)
+                risks.setdefault((target.value, judged.code), judged)
     return list(risks.values())
 
 
@@ -369,9 +349,6 @@ def _judge_write(target: str, base: Path, folders: Folders, line: str) -> Risk |
             "own_config_write",
             f"`{line}` writes under {own}, coder-tui's own configuration, which no tool changes",
         )
-    folder = next((name for name in _PROTECTED_FOLDERS if real.is_relative_to(folders.root / name)), None)
-    if folder is not None:
-        return Risk("protected_write", f"`{line}` writes under `{folder}/`, which only you should change")
     reason = unasked_write_reason(folders.root, written, base)
     return None if reason is None else Risk("unasked_write", f"`{line}` {reason}")
 
