@@ -116,8 +116,6 @@ class _Walk:
             floor, floor_problem = outer.floor, outer.floor_problem
             if not chain.transparent or inline.privileged:
                 floor, floor_problem = Access.OTHER, f"`{line}` runs through `{command.words[0].shown}`"
-            if inline.startup_file:
-                floor, floor_problem = Access.OTHER, f"`{line}` starts a shell that runs a start-up file of its own"
             if written is not None:
                 floor, floor_problem = Access.OTHER, f"`{line}` writes to `{written}`"
             self.script(inline.script, _Outer(outer.depth + 1, floor, floor_problem, forms))

@@ -83,8 +83,6 @@ class Unwrapped:
 class InlineScript:
     via: str  # "bash -c", "eval", ...
     script: str | None  # None when an expansion decides the script at run time
-    # `bash --rcfile f -c '...'`, `--init-file`: the shell runs a file of its own before the script.
-    startup_file: bool = False
 
     @property
     def privileged(self) -> bool:
@@ -255,7 +253,7 @@ def inline_script(words: Sequence[Word]) -> InlineScript | None:
 
 
 def _shell_dash_c(name: str, args: list[Word]) -> InlineScript | None:
-    startup = has_option([word.shown for word in args], long=("--rcfile", "--init-file"))
+    """The script of `bash -c '...'`; a start-up file (`--rcfile f -i`) runs in the script's sandbox, like the script."""
     dash_c = False
     index = 0
     while index < len(args):
@@ -272,7 +270,7 @@ def _shell_dash_c(name: str, args: list[Word]) -> InlineScript | None:
             dash_c = dash_c or (value[0] == "-" and "c" in value[1:])
             index += 1
             continue
-        return InlineScript(f"{name} -c", value, startup) if dash_c else None
+        return InlineScript(f"{name} -c", value) if dash_c else None
     return None
 
 
