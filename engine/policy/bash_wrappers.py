@@ -253,7 +253,7 @@ def inline_script(words: Sequence[Word]) -> InlineScript | None:
 
 
 def _shell_dash_c(name: str, args: list[Word]) -> InlineScript | None:
-    """The script of `bash -c '...'`; a start-up file (`--rcfile f -i`) runs in the script's sandbox, like the script."""
+    """The script of `bash -c '...'`; a start-up file (`--rcfile f -i`) runs in the script's sandbox."""
     dash_c = False
     index = 0
     while index < len(args):
