@@ -30,6 +30,7 @@ from engine.policy.bash_readonly import split_git
 from engine.policy.bash_records import ParsedScript, Redirect, SimpleCommand, Word
 from engine.policy.bash_wrappers import Chain, program_name
 from engine.policy.unasked_writes import unasked_write_reason
+from engine.sandbox.child_env import LOADING_PREFIXES, LOADING_VARIABLES
 from engine.record import record
 
 # code -> what it is about, for /permissions and documentation.
@@ -76,15 +77,6 @@ _INTERPRETERS = {
     "node": "ep",
     "php": "r",
 }
-# Variables that change which program runs or what it loads: `PATH=. ls` may not run `ls` at all.
-_HIJACKING_VARIABLES = frozenset(
-    {
-        "PATH", "BASH_ENV", "ENV", "IFS", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS", "PS4", "PAGER", "MANPAGER",
-        "EDITOR", "VISUAL", "GIT_PAGER", "GIT_EDITOR", "GIT_EXTERNAL_DIFF", "GIT_SSH", "GIT_SSH_COMMAND",
-        "GIT_EXEC_PATH", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "PYTHONPATH", "PYTHONSTARTUP",
-        "NODE_OPTIONS", "PERL5OPT", "PERL5LIB", "RUBYOPT",
-    }
-)  # fmt: skip
 _SHOWN_LIMIT = 80
 # Commands whose operands are files they create, change or remove.
 _FILE_CHANGERS = frozenset(
@@ -173,7 +165,7 @@ def _assignment_risks(assignments: Iterable[tuple[str, Word]], line: str) -> lis
     return [
         Risk("env_override", f"`{line}` sets `{name}`, which changes which program runs or what it loads")
         for name, _ in assignments
-        if name in _HIJACKING_VARIABLES or name.startswith(("LD_", "DYLD_", "GIT_", "BASH_FUNC_"))
+        if name == "PATH" or name in LOADING_VARIABLES or name.startswith(LOADING_PREFIXES)
     ]
 
 
