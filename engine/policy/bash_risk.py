@@ -33,34 +33,15 @@ from engine.policy.unasked_writes import unasked_write_reason
 from engine.sandbox.child_env import LOADING_PREFIXES, LOADING_VARIABLES
 from engine.record import record
 
-# code -> what it is about, for /permissions and documentation.
-RISK_CODES: dict[str, str] = {
-    "substitution": "command substitution `$(...)` or backticks",
-    "process_substitution": "process substitution `<(...)` / `>(...)`",
-    "eval": "`eval` of a string",
-    "parse_error": "a command that does not parse",
-    "dynamic_command": "a command or script known only at run time",
-    "rm_recursive_force": "`rm -rf`",
-    "rm_force": "forced `rm -f`",
-    "privileged": "`sudo`, `doas`, `su`, `pkexec`",
-    "dd": "`dd`",
-    "disk_format": "`mkfs`, `fdisk`, `wipefs`...",
-    "chmod_recursive": "`chmod -R`",
-    "world_writable": "`chmod 777`, `chmod o+w`",
-    "chown_recursive": "`chown -R`, `chgrp -R`",
-    "pipe_to_shell": "`curl ... | sh` and other downloads run as code",
-    "git_force_push": "`git push --force`",
-    "git_reset_hard": "`git reset --hard`",
-    "git_clean_force": "`git clean -f`",
-    "fork_bomb": "fork bombs",
-    "shutdown": "`shutdown`, `reboot`, `halt`",
-    "kill_all": "`kill -9 -1`",
-    "redirect_overwrite": "`>` onto an existing file",
-    "env_override": "`PATH=`, `LD_PRELOAD=`, `GIT_CONFIG_*=`... in front of a command",
-    "unasked_write": "a write to anything but an ordinary file of the workspace (a dotfile, a dot-folder such as "
-    "`.git/` or `.coder/`, a file another tool runs, outside such as a disk device, through a link)",
-    "own_config_write": "a write under coder-tui's own configuration folder (refused)",
-}
+# The stable code of each risk reason, which the rest of the policy and the test corpus name.
+RISK_CODES = frozenset(
+    {
+        "substitution", "process_substitution", "eval", "parse_error", "dynamic_command", "rm_recursive_force",
+        "rm_force", "privileged", "dd", "disk_format", "chmod_recursive", "world_writable", "chown_recursive",
+        "pipe_to_shell", "git_force_push", "git_reset_hard", "git_clean_force", "fork_bomb", "shutdown", "kill_all",
+        "redirect_overwrite", "env_override", "unasked_write", "own_config_write",
+    }
+)  # fmt: skip
 # Risks that refuse the command instead of asking (every mode but yolo).
 REFUSING_CODES = frozenset({"own_config_write"})
 

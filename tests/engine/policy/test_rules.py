@@ -98,7 +98,7 @@ def test_allow_pattern_never_silences_a_risk_reason(tmp_path: Path) -> None:
     assert bash(policy, "rm build.log") is Action.ALLOW
     decision = policy.decide("bash", ToolKind.EXECUTE, {"command": "rm -rf build"})
     assert decision.action is Action.ASK
-    assert decision.risk_codes == ("rm_recursive_force",)
+    assert decision.reasons == ("bash: `rm -rf build` deletes files recursively and without confirmation",)
     assert decision.rule == "bash risk analysis"
 
 
