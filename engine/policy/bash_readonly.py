@@ -20,8 +20,9 @@ from collections.abc import Callable, Sequence
 from enum import Enum
 
 from engine.policy.argv import has_long, has_option, has_short, operands
-from engine.policy.bash_records import HARMLESS_TARGETS, Word
+from engine.policy.bash_records import Word
 from engine.policy.bash_wrappers import is_trusted_path, program_name
+from engine.policy.unasked_writes import is_not_a_file
 from engine.record import record
 
 
@@ -47,15 +48,9 @@ ANY_ARGUMENTS = frozenset(
     }
 )  # fmt: skip
 _FIND_FORBIDDEN = {
-    "-exec": "runs a command",
-    "-execdir": "runs a command",
-    "-ok": "runs a command",
-    "-okdir": "runs a command",
+    **dict.fromkeys(("-exec", "-execdir", "-ok", "-okdir"), "runs a command"),
     "-delete": "deletes files",
-    "-fls": "writes a file",
-    "-fprint": "writes a file",
-    "-fprint0": "writes a file",
-    "-fprintf": "writes a file",
+    **dict.fromkeys(("-fls", "-fprint", "-fprint0", "-fprintf"), "writes a file"),
 }
 VERSION_QUERIES = (["--version"], ["-V"], ["-v"], ["version"])
 _AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
@@ -149,7 +144,7 @@ def _tree(args: Sequence[str]) -> str | None:
 
 
 def _tee(args: Sequence[str]) -> str | None:
-    files = [arg for arg in operands(args) if arg not in HARMLESS_TARGETS]
+    files = [arg for arg in operands(args) if not is_not_a_file(arg)]
     return f"writes to `{files[0]}`" if files else None
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from engine.policy.unasked_writes import is_not_a_file
 from engine.record import record
 
 if TYPE_CHECKING:
@@ -107,8 +108,6 @@ def _ansi_c(body: str) -> str | None:
         return None
 
 
-# Redirection targets that swallow or show output but are no file anyone keeps.
-HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
 # `<>` opens read-write and creates the file: it writes as much as `>>` does.
 WRITE_OPERATORS = frozenset({">", ">>", "&>", "&>>", ">|", ">&", "<>"})
 TRUNCATE_OPERATORS = frozenset({">", "&>", ">|", ">&"})
@@ -129,7 +128,7 @@ class Redirect:
             return True
         if self.operator == ">&" and (value.isdigit() or value == "-"):
             return False  # `>&2` duplicates a descriptor
-        return value not in HARMLESS_TARGETS and not value.startswith("/dev/fd/")
+        return not is_not_a_file(value)
 
     @property
     def truncates(self) -> bool:

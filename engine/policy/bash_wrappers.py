@@ -24,7 +24,7 @@ _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 @record
 class _Spec:
     value_short: str = ""  # single-letter options that take a value
-    value_long: frozenset[str] = frozenset()
+    value_long: tuple[str, ...] = ()
     leading_operands: int = 0  # `timeout 5 cmd`: the duration comes before the command
     transparent: bool = True  # False: the wrapper itself changes what the command may do (root rights)
     appends_args: bool = False  # xargs adds arguments read from standard input
@@ -35,38 +35,28 @@ class _Spec:
 
 
 _WRAPPERS: dict[str, _Spec] = {
-    "time": _Spec(
-        value_short="fo",
-        value_long=frozenset({"--format", "--output"}),
-        writing_short="o",
-        writing_long=("--output",),
-    ),
-    "nice": _Spec(value_short="n", value_long=frozenset({"--adjustment"})),
+    "time": _Spec("fo", ("--format", "--output"), writing_short="o", writing_long=("--output",)),
+    "nice": _Spec("n", ("--adjustment",)),
     "nohup": _Spec(),
     "setsid": _Spec(),
-    "stdbuf": _Spec(value_short="ioe", value_long=frozenset({"--input", "--output", "--error"})),
-    "timeout": _Spec(value_short="sk", value_long=frozenset({"--signal", "--kill-after"}), leading_operands=1),
+    "stdbuf": _Spec("ioe", ("--input", "--output", "--error")),
+    "timeout": _Spec("sk", ("--signal", "--kill-after"), leading_operands=1),
     "command": _Spec(lookup_flags="vV"),
     "builtin": _Spec(),
-    "exec": _Spec(value_short="a"),
+    "exec": _Spec("a"),
     "xargs": _Spec(
-        value_short="IndPLsaEd",
-        value_long=frozenset(
-            {"--max-args", "--max-procs", "--max-lines", "--max-chars", "--arg-file", "--eof", "--delimiter"}
-        ),
+        "IndPLsaEd",
+        ("--max-args", "--max-procs", "--max-lines", "--max-chars", "--arg-file", "--eof", "--delimiter"),
         appends_args=True,
     ),
     "sudo": _Spec(
-        value_short="ugCDhprtUTR",
-        value_long=frozenset(
-            {"--user", "--group", "--chdir", "--host", "--prompt", "--role", "--type", "--other-user"}
-        ),
+        "ugCDhprtUTR",
+        ("--user", "--group", "--chdir", "--host", "--prompt", "--role", "--type", "--other-user"),
         transparent=False,
     ),
-    "doas": _Spec(value_short="uC", transparent=False),
+    "doas": _Spec("uC", transparent=False),
 }
-
-_WATCH_OPTIONS = _Spec(value_short="nq", value_long=frozenset({"--interval"}))
+_WATCH_OPTIONS = _Spec("nq", ("--interval",))
 
 
 @record
