@@ -152,7 +152,7 @@ def _access(
     command: SimpleCommand, chain: Chain, line: str, written: str | None, own_risks: tuple[Risk, ...]
 ) -> tuple[Access, str | None, bool]:
     """The command's access, why it is not read-only, and whether its own risk reasons say that better."""
-    access, predicate = classify(chain.innermost, chain.appended)
+    access, predicate = classify(chain.innermost)
     if access is Access.READ_ONLY and not chain.transparent:
         return Access.OTHER, f"`{line}` runs through `{command.words[0].shown}`", False
     if access is Access.READ_ONLY and written is not None:

@@ -9,9 +9,9 @@ git has three fates: `status`/`diff`/`log`/`show`... are read-only, the mutating
 `reset`, `checkout`, `clean`...) are blocked in plan mode and ask elsewhere, and anything else (an alias, a plugin)
 is an ordinary command that asks. Some subcommands are both: `git branch` lists, `git branch x` creates.
 
-An argument whose value is known only at run time (`$X`, `$(...)`) could be any option, so only programs
-with no dangerous option at all accept one; the rest must be literal. The same holds for `xargs`, which
-appends arguments read from standard input.
+The checks read the options the line shows. An argument known only at run time (`$X`, what `xargs` appends) may
+turn out to be any option: what it then makes the program do runs confined like the program itself (SPEC 13), so
+it fails rather than asks, as a sed script's `w file` or an awk `system()` does.
 """
 
 from __future__ import annotations
@@ -54,13 +54,12 @@ _FIND_FORBIDDEN = {
 }
 VERSION_QUERIES = (["--version"], ["-V"], ["-v"], ["version"])
 _AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
-_UNKNOWN_ARGUMENT = "has an argument known only at run time, which could be any option"
 
 
 NOT_LISTED = "is not on the read-only list"
 
 
-def classify(words: Sequence[Word], appended: bool = False) -> tuple[Access, str | None]:
+def classify(words: Sequence[Word]) -> tuple[Access, str | None]:
     """The access of one command (no wrapper, see bash_wrappers) and, unless read-only, why not: a predicate
     to put after the command, "is not on the read-only list"."""
     if not words:
@@ -72,27 +71,20 @@ def classify(words: Sequence[Word], appended: bool = False) -> tuple[Access, str
     if not is_trusted_path(head):
         return Access.OTHER, f"runs a program of its own, not the system's `{name}`"
     args = [word.shown for word in words[1:]]
-    unknown = appended or any(word.value is None for word in words[1:])
     if name == "git":
         verdict = judge_git(args)
         if verdict.mutating:
             return Access.MUTATING_GIT, verdict.problem
-        if verdict.problem is not None:
-            return Access.OTHER, verdict.problem
-        if unknown:
-            return Access.OTHER, _UNKNOWN_ARGUMENT
-        return Access.READ_ONLY, None
+        return (Access.READ_ONLY, None) if verdict.problem is None else (Access.OTHER, verdict.problem)
     if name in ANY_ARGUMENTS:
         return Access.READ_ONLY, None
-    if args in VERSION_QUERIES and not unknown:
+    if args in VERSION_QUERIES:
         # `python --version`, `node -v`, `go version`: a program that prints its version. Run unasked, it is
         # confined like any other (SPEC 13), so whichever program it is, it reads nothing secret and writes nothing.
         return Access.READ_ONLY, None
     check = _CHECKS.get(name)
     if check is None:
         return Access.OTHER, NOT_LISTED
-    if unknown:
-        return Access.OTHER, _UNKNOWN_ARGUMENT
     problem = check(args)
     return (Access.READ_ONLY, None) if problem is None else (Access.OTHER, problem)
 
