@@ -152,11 +152,11 @@ def _assignment_risks(assignments: Iterable[tuple[str, Word]], line: str) -> lis
 
 def _overwrites(redirects: Iterable[Redirect], line: str, cwd: Path) -> list[Risk]:
     """`>` onto a file that exists (resolved from ``cwd``)."""
+    targets = [r.target.value for r in redirects if r.truncates and r.target is not None and r.target.value]
     return [
-        Risk("redirect_overwrite", f"`{line}` overwrites the existing file `{redirect.target.value}`")
-        for redirect in redirects
-        if redirect.truncates and redirect.target is not None and redirect.target.value is not None
-        and _existing_file(cwd, redirect.target.value)
+        Risk("redirect_overwrite", f"`{line}` overwrites the existing file `{target}`")
+        for target in targets
+        if _existing_file(cwd, target)
     ]
 
 
