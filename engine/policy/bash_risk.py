@@ -10,11 +10,12 @@ its prefix assignments, and where it writes), ``line_risks`` for a script as a w
 through, a download run as code).
 
 Where a command writes is judged as a file tool's write is (SPEC 13, decision of 2026-12-07): the targets of its
-redirections and the operands of commands that create, change or remove files, resolved from every folder the line
-may be in. Under coder-tui's own configuration folder it is refused (``own_config_write``); anything but an
-ordinary workspace file reached without a link (``engine.policy.unasked_writes``: `.git/` and `.coder/`, which the
-sandbox cannot carve out of a writable workspace, a disk device, any path outside) asks whatever rule or "always"
-covers the command (``unasked_write``), so that an allowance for `echo *` never covers `echo x > .mcp.json`.
+redirections, the operands of commands that create, change or remove files, and the files an output option names
+(`sort -o f`, `git log --output=f`, `find -fprint f`), resolved from every folder the line may be in. Under
+coder-tui's own configuration folder it is refused (``own_config_write``); anything but an ordinary workspace file
+reached without a link (``engine.policy.unasked_writes``: `.git/` and `.coder/`, which the sandbox cannot carve out
+of a writable workspace, a disk device, any path outside) asks whatever rule or "always" covers the command
+(``unasked_write``), so that an allowance for `echo *` never covers `echo x > .mcp.json` or `sort -o .mcp.json`.
 """
 
 from __future__ import annotations
@@ -64,6 +65,15 @@ _FILE_CHANGERS = frozenset(
     {"tee", "cp", "mv", "install", "ln", "touch", "rm", "rmdir", "mkdir", "chmod", "chown", "chgrp", "truncate",
      "shred", "unlink", "rsync", "tar", "unzip", "patch"}
 )  # fmt: skip
+# Options whose value is a file the program writes (the read-only list asks for them): program -> (the letter, the
+# long names, the program's other letters that take a value).
+_OUTPUT_OPTIONS = {
+    "sort": ("o", ("--output",), "kStT"),
+    "tree": ("o", (), "LPIHT"),
+    "time": ("o", ("--output",), "f"),
+    "git": ("", ("--output",), ""),
+}
+_FIND_OUTPUTS = frozenset({"-fls", "-fprint", "-fprint0", "-fprintf"})
 
 
 @record
@@ -93,7 +103,7 @@ def command_risks(command: SimpleCommand, chain: Chain, line: str, folders: Fold
     `rm -rf`), and so is what `find -exec` runs."""
     risks = _assignment_risks([*command.assignments, *chain.assignments], line)
     risks += _overwrites(command.redirects, line, folders.root)
-    risks += _write_risks(chain.innermost, command.redirects, line, folders)
+    risks += _write_risks(chain.layers, command.redirects, line, folders)
     for layer in chain.layers:
         risks += _layer_risks(layer, line)
         for embedded in _find_exec_commands(layer):
@@ -283,11 +293,16 @@ def _runs_code_from_stdin(words: Sequence[Word]) -> bool:
     return not scripts or scripts[0] == "-" or has_short(args, "s")
 
 
-def _write_risks(words: Sequence[Word], redirects: Iterable[Redirect], line: str, folders: Folders) -> list[Risk]:
+def _write_risks(
+    layers: Sequence[tuple[Word, ...]], redirects: Iterable[Redirect], line: str, folders: Folders
+) -> list[Risk]:
     """The risks of one command's writes: for each target, at most one of each code (the folders a `cd` of the line
     may have entered can give one target several texts)."""
     risks: dict[tuple[str, str], Risk] = {}
-    for target in _targets(words, redirects):
+    targets = [r.target for r in redirects if r.writes and r.target is not None and r.target.value != ""]
+    for outer, inner in zip(layers, (*layers[1:], ()), strict=True):
+        targets += _written(outer[: len(outer) - len(inner)])
+    for target in targets:
         if target.value is None:
             text = f"`{line}` writes to `{target.shown}`, a path known only at run time"
             risks.setdefault((target.shown, "unasked_write"), Risk("unasked_write", text))
@@ -299,15 +314,45 @@ def _write_risks(words: Sequence[Word], redirects: Iterable[Redirect], line: str
     return list(risks.values())
 
 
-def _targets(words: Sequence[Word], redirects: Iterable[Redirect]) -> list[Word]:
-    targets = [r.target for r in redirects if r.writes and r.target is not None and r.target.value != ""]
+def _written(words: Sequence[Word]) -> list[Word]:
+    """The files one program (a wrapper without the command it runs) writes by its operands or options."""
     name = program_name(words[0]) if words else None
-    if name in _FILE_CHANGERS or (name == "sed" and has_option([w.shown for w in words[1:]], "i", ("--in-place",))):
-        targets += [word for word in words[1:] if word.value is None or (word.value and word.value[0] != "-")]
+    args = words[1:]
+    operands = [word for word in args if word.value is None or (word.value and word.value[0] != "-")]
+    if name in _FILE_CHANGERS or (name == "sed" and has_option([w.shown for w in args], "i", ("--in-place",))):
+        return operands
+    if name == "uniq":
+        return operands[1:]
     if name == "dd":
-        outputs = [word for word in words[1:] if word.value and word.value.startswith("of=")]
-        targets += [Word(word.source[3:], (word.value or "")[3:]) for word in outputs]
-    return targets
+        return [Word(word.source[3:], word.value[3:]) for word in args if word.value and word.value.startswith("of=")]
+    if name == "find":
+        return [after for word, after in zip(args, args[1:], strict=False) if word.value in _FIND_OUTPUTS]
+    letter, long, value_letters = _OUTPUT_OPTIONS.get(name or "", ("", (), ""))
+    return _option_values(args, letter, long, value_letters)
+
+
+def _option_values(args: Sequence[Word], letter: str, long: Sequence[str], value_letters: str) -> list[Word]:
+    """The values of an output option: `-o f`, `-of`, `-no f`, `--output=f`, `--output f`, `--out=f`. A value cut
+    from a word known only at run time is known only at run time too."""
+    found: list[Word] = []
+    for index, word in enumerate(args):
+        text = word.shown
+        following = args[index + 1] if index + 1 < len(args) else Word("", "")
+        if text == "--":
+            break
+        if text.startswith("--"):
+            name, equals, value = text.partition("=")
+            if any(name == option or (len(name) > 2 and option.startswith(name)) for option in long):
+                found.append(Word(value, value if word.value is not None else None) if equals else following)
+        elif text.startswith("-") and letter:
+            cluster = text[1:]
+            for position, char in enumerate(cluster):
+                if char == letter:
+                    rest = cluster[position + 1 :]
+                    found.append(Word(rest, rest if word.value is not None else None) if rest else following)
+                if char == letter or char in value_letters:
+                    break
+    return [word for word in found if word.value != ""]
 
 
 def _judge_write(target: str, base: Path, folders: Folders, line: str) -> Risk | None:
