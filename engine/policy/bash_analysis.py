@@ -20,7 +20,7 @@ from engine.policy.arity import CommandPrefix
 from engine.policy.bash_parse import parse_script
 from engine.policy.bash_readonly import NOT_LISTED, Access, classify
 from engine.policy.bash_records import SimpleCommand, Word
-from engine.policy.bash_risk import Folders, Risk, command_risks, line_risks, shown
+from engine.policy.bash_risk import Folders, Risk, command_risks, line_risks, shown, written_targets
 from engine.policy.bash_wrappers import Chain, InlineScript, inline_script, program_name
 from engine.record import record
 
@@ -111,7 +111,7 @@ class _Walk:
         self.risks.extend(own_risks)
         self.truncates = self.truncates or any(r.truncates for r in command.redirects)
         forms = tuple(dict.fromkeys((_form(command.words), _form(chain.innermost), *outer.forms)))
-        written = next((r.target.shown for r in command.redirects if r.writes and r.target is not None), None)
+        written = next((target.shown for target in written_targets(command, chain)), None)
         if inline is not None and inline.script is not None and unseen is None:
             floor, floor_problem = outer.floor, outer.floor_problem
             if not chain.transparent or inline.privileged:

@@ -1,8 +1,9 @@
 """The read-only whitelist of SPEC 4: commands that run without asking in every mode, with argument checks.
 
 A command is read-only when its program is on the list and none of its arguments turns it into a writer or
-a launcher: `find` without `-exec`/`-delete`, `sed` without `-i`, `sort` without `-o`, `rg` without `--pre`.
-Redirections are not looked at here (the analysis adds them: `cat a > b` is not read-only whatever `cat` is).
+a launcher: `find` without `-exec`/`-delete`, `sed` without `-i`, `rg` without `--pre`. The files a command writes
+are not looked at here: the analysis finds them once for every command (``bash_risk.written_targets``: `cat a > b`,
+`tee b`, `sort -o b`), and a command that writes one is not read-only whatever its program is.
 What a read-only command reads is not judged: it runs confined by the kernel (SPEC 13, ``engine.sandbox``).
 
 git has three fates: `status`/`diff`/`log`/`show`... are read-only, the mutating subcommands (`commit`, `push`,
@@ -19,10 +20,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from enum import Enum
 
-from engine.policy.argv import has_long, has_option, has_short, operands
+from engine.policy.argv import has_long, has_option, operands
 from engine.policy.bash_records import Word
 from engine.policy.bash_wrappers import is_trusted_path, program_name
-from engine.policy.unasked_writes import is_not_a_file
 from engine.record import record
 
 
@@ -44,13 +44,12 @@ ANY_ARGUMENTS = frozenset(
         "sha512sum", "stat", "seq", "printf", "test", "[", "cd", "column", "fold", "strings", "od", "hexdump",
         "grep", "egrep", "fgrep", "nproc", "uptime", "free", "arch", "sleep", "exit", ":", "command",
         "exec", "time", "nice", "declare", "local", "readonly", "typeset", "unset", "set", "read", "mapfile",
-        "readarray", "getopts", "let", "jq", "export",
+        "readarray", "getopts", "let", "jq", "export", "tee", "tree", "uniq",
     }
 )  # fmt: skip
 _FIND_FORBIDDEN = {
     **dict.fromkeys(("-exec", "-execdir", "-ok", "-okdir"), "runs a command"),
     "-delete": "deletes files",
-    **dict.fromkeys(("-fls", "-fprint", "-fprint0", "-fprintf"), "writes a file"),
 }
 VERSION_QUERIES = (["--version"], ["-V"], ["-v"], ["version"])
 _AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
@@ -119,25 +118,7 @@ def _awk(args: Sequence[str]) -> str | None:
 
 
 def _sort(args: Sequence[str]) -> str | None:
-    if has_option(args, short="o", long=("--output",), value_letters="kStT"):
-        return "with `-o` writes a file"
-    if has_long(args, "--compress-program"):
-        return "with `--compress-program` runs a program"
-    return None
-
-
-def _uniq(args: Sequence[str]) -> str | None:
-    files = operands(args, value_short="fsw", value_long=("--skip-fields", "--skip-chars", "--check-chars"))
-    return "writes to its second file argument" if len(files) > 1 else None
-
-
-def _tree(args: Sequence[str]) -> str | None:
-    return "with `-o` writes a file" if has_short(args, "o", value_letters="LPIHT") else None
-
-
-def _tee(args: Sequence[str]) -> str | None:
-    files = [arg for arg in operands(args) if not is_not_a_file(arg)]
-    return f"writes to `{files[0]}`" if files else None
+    return "with `--compress-program` runs a program" if has_long(args, "--compress-program") else None
 
 
 def _date(args: Sequence[str]) -> str | None:
@@ -160,9 +141,6 @@ _CHECKS: dict[str, Callable[[Sequence[str]], str | None]] = {
     "rg": _rg,
     "sed": _sed,
     "sort": _sort,
-    "uniq": _uniq,
-    "tree": _tree,
-    "tee": _tee,
     "date": _date,
     "file": _file,
     "hostname": _hostname,
@@ -200,7 +178,6 @@ _CONFIG_WRITING = (
     "--edit", "--unset", "--unset-all", "--add", "--replace-all", "--rename-section", "--remove-section",
 )  # fmt: skip
 _READ_ONLY_FORBIDDEN = {
-    "--output": "writes its output to a file",
     "--ext-diff": "runs an external diff program",
     "--open-files-in-pager": "runs a pager program",
 }

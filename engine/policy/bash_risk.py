@@ -30,7 +30,7 @@ from engine.policy.argv import has_long, has_option, has_short, operands
 from engine.policy.bash_readonly import split_git
 from engine.policy.bash_records import ParsedScript, Redirect, SimpleCommand, Word
 from engine.policy.bash_wrappers import Chain, program_name
-from engine.policy.unasked_writes import unasked_write_reason
+from engine.policy.unasked_writes import is_not_a_file, unasked_write_reason
 from engine.sandbox.child_env import LOADING_PREFIXES, LOADING_VARIABLES
 from engine.record import record
 
@@ -65,8 +65,8 @@ _FILE_CHANGERS = frozenset(
     {"tee", "cp", "mv", "install", "ln", "touch", "rm", "rmdir", "mkdir", "chmod", "chown", "chgrp", "truncate",
      "shred", "unlink", "rsync", "tar", "unzip", "patch"}
 )  # fmt: skip
-# Options whose value is a file the program writes (the read-only list asks for them): program -> (the letter, the
-# long names, the program's other letters that take a value).
+# Options whose value is a file the program writes: program -> (the letter, the long names, the program's other
+# letters that take a value).
 _OUTPUT_OPTIONS = {
     "sort": ("o", ("--output",), "kStT"),
     "tree": ("o", (), "LPIHT"),
@@ -103,7 +103,7 @@ def command_risks(command: SimpleCommand, chain: Chain, line: str, folders: Fold
     `rm -rf`), and so is what `find -exec` runs."""
     risks = _assignment_risks([*command.assignments, *chain.assignments], line)
     risks += _overwrites(command.redirects, line, folders.root)
-    risks += _write_risks(chain.layers, command.redirects, line, folders)
+    risks += _write_risks(written_targets(command, chain), line, folders)
     for layer in chain.layers:
         risks += _layer_risks(layer, line)
         for embedded in _find_exec_commands(layer):
@@ -293,15 +293,19 @@ def _runs_code_from_stdin(words: Sequence[Word]) -> bool:
     return not scripts or scripts[0] == "-" or has_short(args, "s")
 
 
-def _write_risks(
-    layers: Sequence[tuple[Word, ...]], redirects: Iterable[Redirect], line: str, folders: Folders
-) -> list[Risk]:
+def written_targets(command: SimpleCommand, chain: Chain) -> list[Word]:
+    """Where a command writes: its redirections' targets, and for each layer (`time -o f`, then what it runs) the files
+    its operands or output options name; none that keeps no file (``/dev/null``...)."""
+    targets = [r.target for r in command.redirects if r.writes and r.target is not None and r.target.value != ""]
+    for outer, inner in zip(chain.layers, (*chain.layers[1:], ()), strict=True):
+        targets += _written(outer[: len(outer) - len(inner)])
+    return [target for target in targets if target.value is None or not is_not_a_file(target.value)]
+
+
+def _write_risks(targets: Iterable[Word], line: str, folders: Folders) -> list[Risk]:
     """The risks of one command's writes: for each target, at most one of each code (the folders a `cd` of the line
     may have entered can give one target several texts)."""
     risks: dict[tuple[str, str], Risk] = {}
-    targets = [r.target for r in redirects if r.writes and r.target is not None and r.target.value != ""]
-    for outer, inner in zip(layers, (*layers[1:], ()), strict=True):
-        targets += _written(outer[: len(outer) - len(inner)])
     for target in targets:
         if target.value is None:
             text = f"`{line}` writes to `{target.shown}`, a path known only at run time"
@@ -318,11 +322,11 @@ def _written(words: Sequence[Word]) -> list[Word]:
     """The files one program (a wrapper without the command it runs) writes by its operands or options."""
     name = program_name(words[0]) if words else None
     args = words[1:]
-    operands = [word for word in args if word.value is None or (word.value and word.value[0] != "-")]
     if name in _FILE_CHANGERS or (name == "sed" and has_option([w.shown for w in args], "i", ("--in-place",))):
-        return operands
+        return [word for word in args if word.value is None or (word.value and word.value[0] != "-")]
     if name == "uniq":
-        return operands[1:]
+        files = operands([w.shown for w in args], "fsw", ("--skip-fields", "--skip-chars", "--check-chars"))
+        return [word for word in args if word.shown in files[1:]]
     if name == "dd":
         return [Word(word.source[3:], word.value[3:]) for word in args if word.value and word.value.startswith("of=")]
     if name == "find":

@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from engine.policy.argv import has_option
 from engine.policy.arity import CommandPrefix, arity_prefix
 from engine.policy.bash_records import Word
 from engine.record import record
@@ -29,13 +28,10 @@ class _Spec:
     transparent: bool = True  # False: the wrapper itself changes what the command may do (root rights)
     appends_args: bool = False  # xargs adds arguments read from standard input
     lookup_flags: str = ""  # `command -v ls` looks a name up and runs nothing
-    # `time -o file` writes a file of its own: with one of these the wrapper is not transparent.
-    writing_short: str = ""
-    writing_long: tuple[str, ...] = ()
 
 
 _WRAPPERS: dict[str, _Spec] = {
-    "time": _Spec("fo", ("--format", "--output"), writing_short="o", writing_long=("--output",)),
+    "time": _Spec("fo", ("--format", "--output")),
     "nice": _Spec("n", ("--adjustment",)),
     "nohup": _Spec(),
     "setsid": _Spec(),
@@ -85,7 +81,7 @@ class Chain:
     """A command and the commands its wrappers run: `sudo timeout 5 rm x` has three layers."""
 
     layers: tuple[tuple[Word, ...], ...]
-    # No wrapper changes what the command may do (`sudo` does, `time -o f` writes a file of its own).
+    # No wrapper changes what the command may do (`sudo` does).
     transparent: bool
     # `xargs` appends arguments read from standard input.
     appended: bool
@@ -146,11 +142,7 @@ def unwrap(words: Sequence[Word]) -> Unwrapped | None:
         if spec.appends_args:
             return Unwrapped(tuple(words), (Word("echo", "echo"),), transparent=True, appends_args=True)
         return None
-    wrapper = tuple(words[:start])
-    options = [word.shown for word in wrapper[1:]]
-    other_values = "".join(c for c in spec.value_short if c not in spec.writing_short)
-    writes = has_option(options, spec.writing_short, spec.writing_long, other_values)
-    return Unwrapped(wrapper, tuple(words[start:]), spec.transparent and not writes, spec.appends_args)
+    return Unwrapped(tuple(words[:start]), tuple(words[start:]), spec.transparent, spec.appends_args)
 
 
 def _skip_options(words: Sequence[Word], start: int, spec: _Spec) -> int | None:
