@@ -20,7 +20,8 @@ from engine.policy.arity import CommandPrefix
 from engine.policy.bash_parse import parse_script
 from engine.policy.bash_readonly import NOT_LISTED, Access, classify
 from engine.policy.bash_records import SimpleCommand, Word
-from engine.policy.bash_risk import Folders, Risk, command_risks, line_risks, shown, written_targets
+from engine.policy.bash_risk import Folders, Risk, command_risks, line_risks, shown
+from engine.policy.bash_writes import written_targets
 from engine.policy.bash_wrappers import Chain, InlineScript, inline_script, program_name
 from engine.record import record
 

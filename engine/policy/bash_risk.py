@@ -1,6 +1,6 @@
 """Bash risk reasons (SPEC 5 step 3): what makes a command worth a human look even where the policy allows it.
 
-Every reason has a stable code (for the permission log and the test corpus) and a plain-words text that
+Every reason has a stable code (for the rest of the policy and the test corpus) and a plain-words text that
 names the command: "`rm -rf build` deletes files recursively and without confirmation". The checks work on
 parsed words, never on the raw string, so `echo "rm -rf /"`, `grep sudo notes.txt` and
 `git log --grep=reset` are not mistaken for what they mention.
@@ -9,13 +9,13 @@ Two entries: ``command_risks`` for one simple command (every layer of its wrappe
 its prefix assignments, and where it writes), ``line_risks`` for a script as a whole (what the parser could not see
 through, a download run as code).
 
-Where a command writes is judged as a file tool's write is (SPEC 13, decision of 2026-12-07): the targets of its
-redirections, the operands of commands that create, change or remove files, and the files an output option names
-(`sort -o f`, `git log --output=f`, `find -fprint f`), resolved from every folder the line may be in. Under
-coder-tui's own configuration folder it is refused (``own_config_write``); anything but an ordinary workspace file
-reached without a link (``engine.policy.unasked_writes``: `.git/` and `.coder/`, which the sandbox cannot carve out
-of a writable workspace, a disk device, any path outside) asks whatever rule or "always" covers the command
-(``unasked_write``), so that an allowance for `echo *` never covers `echo x > .mcp.json` or `sort -o .mcp.json`.
+Where a command writes is judged as a file tool's write is (SPEC 13, decision of 2026-12-07): the targets
+``bash_writes`` finds (redirections, operands of file changers, output options such as `sort -o f`, what `find -exec`
+runs), resolved from every folder the line may be in. Under coder-tui's own configuration folder it is refused
+(``own_config_write``); anything but an ordinary workspace file reached without a link (``unasked_writes``: `.git/`
+and `.coder/`, which the sandbox cannot carve out of a writable workspace, a disk device, any path outside) asks
+whatever rule or "always" covers the command (``unasked_write``): an allowance for `echo *` never covers
+`echo x > .mcp.json`, nor one for `sort *` `sort -o .mcp.json`.
 """
 
 from __future__ import annotations
@@ -29,8 +29,9 @@ from engine.home_folder import own_config_folder_of
 from engine.policy.argv import has_long, has_option, has_short, operands
 from engine.policy.bash_readonly import split_git
 from engine.policy.bash_records import ParsedScript, Redirect, SimpleCommand, Word
-from engine.policy.bash_wrappers import Chain, program_name
-from engine.policy.unasked_writes import is_not_a_file, unasked_write_reason
+from engine.policy.bash_wrappers import Chain, find_exec_commands, program_name
+from engine.policy.bash_writes import written_targets
+from engine.policy.unasked_writes import unasked_write_reason
 from engine.sandbox.child_env import LOADING_PREFIXES, LOADING_VARIABLES
 from engine.record import record
 
@@ -60,20 +61,6 @@ _INTERPRETERS = {
     "php": "r",
 }
 _SHOWN_LIMIT = 80
-# Commands whose operands are files they create, change or remove.
-_FILE_CHANGERS = frozenset(
-    {"tee", "cp", "mv", "install", "ln", "touch", "rm", "rmdir", "mkdir", "chmod", "chown", "chgrp", "truncate",
-     "shred", "unlink", "rsync", "tar", "unzip", "patch"}
-)  # fmt: skip
-# Options whose value is a file the program writes: program -> (the letter, the long names, the program's other
-# letters that take a value).
-_OUTPUT_OPTIONS = {
-    "sort": ("o", ("--output",), "kStT"),
-    "tree": ("o", (), "LPIHT"),
-    "time": ("o", ("--output",), "f"),
-    "git": ("", ("--output",), ""),
-}
-_FIND_OUTPUTS = frozenset({"-fls", "-fprint", "-fprint0", "-fprintf"})
 
 
 @record
@@ -106,7 +93,7 @@ def command_risks(command: SimpleCommand, chain: Chain, line: str, folders: Fold
     risks += _write_risks(written_targets(command, chain), line, folders)
     for layer in chain.layers:
         risks += _layer_risks(layer, line)
-        for embedded in _find_exec_commands(layer):
+        for embedded in find_exec_commands(layer):
             risks += [risk for inner in Chain.of(embedded).layers for risk in _layer_risks(inner, line)]
     return risks
 
@@ -293,15 +280,6 @@ def _runs_code_from_stdin(words: Sequence[Word]) -> bool:
     return not scripts or scripts[0] == "-" or has_short(args, "s")
 
 
-def written_targets(command: SimpleCommand, chain: Chain) -> list[Word]:
-    """Where a command writes: its redirections' targets, and for each layer (`time -o f`, then what it runs) the files
-    its operands or output options name; none that keeps no file (``/dev/null``...)."""
-    targets = [r.target for r in command.redirects if r.writes and r.target is not None and r.target.value != ""]
-    for outer, inner in zip(chain.layers, (*chain.layers[1:], ()), strict=True):
-        targets += _written(outer[: len(outer) - len(inner)])
-    return [target for target in targets if target.value is None or not is_not_a_file(target.value)]
-
-
 def _write_risks(targets: Iterable[Word], line: str, folders: Folders) -> list[Risk]:
     """The risks of one command's writes: for each target, at most one of each code (the folders a `cd` of the line
     may have entered can give one target several texts)."""
@@ -318,47 +296,6 @@ def _write_risks(targets: Iterable[Word], line: str, folders: Folders) -> list[R
     return list(risks.values())
 
 
-def _written(words: Sequence[Word]) -> list[Word]:
-    """The files one program (a wrapper without the command it runs) writes by its operands or options."""
-    name = program_name(words[0]) if words else None
-    args = words[1:]
-    if name in _FILE_CHANGERS or (name == "sed" and has_option([w.shown for w in args], "i", ("--in-place",))):
-        return [word for word in args if word.value is None or (word.value and word.value[0] != "-")]
-    if name == "uniq":
-        files = operands([w.shown for w in args], "fsw", ("--skip-fields", "--skip-chars", "--check-chars"))
-        return [word for word in args if word.shown in files[1:]]
-    if name == "dd":
-        return [Word(word.source[3:], word.value[3:]) for word in args if word.value and word.value.startswith("of=")]
-    if name == "find":
-        return [after for word, after in zip(args, args[1:], strict=False) if word.value in _FIND_OUTPUTS]
-    letter, long, value_letters = _OUTPUT_OPTIONS.get(name or "", ("", (), ""))
-    return _option_values(args, letter, long, value_letters)
-
-
-def _option_values(args: Sequence[Word], letter: str, long: Sequence[str], value_letters: str) -> list[Word]:
-    """The values of an output option: `-o f`, `-of`, `-no f`, `--output=f`, `--output f`, `--out=f`. A value cut
-    from a word known only at run time is known only at run time too."""
-    found: list[Word] = []
-    for index, word in enumerate(args):
-        text = word.shown
-        following = args[index + 1] if index + 1 < len(args) else Word("", "")
-        if text == "--":
-            break
-        if text.startswith("--"):
-            name, equals, value = text.partition("=")
-            if any(name == option or (len(name) > 2 and option.startswith(name)) for option in long):
-                found.append(Word(value, value if word.value is not None else None) if equals else following)
-        elif text.startswith("-") and letter:
-            cluster = text[1:]
-            for position, char in enumerate(cluster):
-                if char == letter:
-                    rest = cluster[position + 1 :]
-                    found.append(Word(rest, rest if word.value is not None else None) if rest else following)
-                if char == letter or char in value_letters:
-                    break
-    return [word for word in found if word.value != ""]
-
-
 def _judge_write(target: str, base: Path, folders: Folders, line: str) -> Risk | None:
     try:
         written = os.path.expanduser(target)
@@ -373,21 +310,3 @@ def _judge_write(target: str, base: Path, folders: Folders, line: str) -> Risk |
         )
     reason = unasked_write_reason(folders.root, written, base)
     return None if reason is None else Risk("unasked_write", f"`{line}` {reason}")
-
-
-def _find_exec_commands(words: Sequence[Word]) -> list[tuple[Word, ...]]:
-    """The commands `find -exec ... ;` runs, so that `find . -exec rm -rf {} +` is seen for what it does."""
-    if program_name(words[0] if words else None) != "find":
-        return []
-    found: list[tuple[Word, ...]] = []
-    index = 0
-    while index < len(words):
-        if words[index].value in ("-exec", "-execdir", "-ok", "-okdir"):
-            end = index + 1
-            while end < len(words) and words[end].value not in (";", "+"):
-                end += 1
-            if end > index + 1:
-                found.append(tuple(words[index + 1 : end]))
-            index = end
-        index += 1
-    return found

@@ -261,3 +261,20 @@ def _joined(args: Sequence[Word]) -> str | None:
         return None
     return " ".join(word.value for word in args if word.value is not None)
 
+
+def find_exec_commands(words: Sequence[Word]) -> list[tuple[Word, ...]]:
+    """The commands `find -exec ... ;` runs, so that `find . -exec rm -rf {} +` is seen for what it does."""
+    if program_name(words[0] if words else None) != "find":
+        return []
+    found: list[tuple[Word, ...]] = []
+    index = 0
+    while index < len(words):
+        if words[index].value in ("-exec", "-execdir", "-ok", "-okdir"):
+            end = index + 1
+            while end < len(words) and words[end].value not in (";", "+"):
+                end += 1
+            if end > index + 1:
+                found.append(tuple(words[index + 1 : end]))
+            index = end
+        index += 1
+    return found

@@ -113,6 +113,9 @@ async def test_always_for_write_does_not_cover_a_dotfile(tmp_path: Path, scripte
         # A read-only program's own output option or operand writes as a redirection does.
         "sort -o .mcp.json notes.txt", "sort --out=.envrc notes.txt", "uniq notes.txt lefthook.yml",
         "find . -maxdepth 0 -fprint .mcp.json", "git log --output=.mcp.json",
+        # And so does what `find -exec` runs.
+        "find . -maxdepth 0 -exec cp notes.txt .mcp.json \\;", "find . -maxdepth 0 -exec sh -c 'echo x > .envrc' \\;",
+        "find . -name lefthook.yml -exec cp notes.txt {} \\;",
     ],
 )  # fmt: skip
 async def test_a_bash_write_an_allow_rule_covers_still_asks_for_such_a_file(
@@ -120,6 +123,7 @@ async def test_a_bash_write_an_allow_rule_covers_still_asks_for_such_a_file(
 ) -> None:
     (tmp_path / ".zed").mkdir()
     (tmp_path / "notes.txt").write_text("b\na\n")
+    (tmp_path / "lefthook.yml").write_text("")  # empty, for `find -name ... {}` to find: written is not empty
     if command.startswith("git "):
         git(tmp_path, "init", "-q")
         git(tmp_path, "add", "notes.txt")
@@ -129,7 +133,7 @@ async def test_a_bash_write_an_allow_rule_covers_still_asks_for_such_a_file(
     interaction = await write_once(tmp_path, scripted_server, call, Mode.AUTO_EDIT, permissions={"bash": allowed})
     assert len(interaction.approval_requests) == 1
     written = [p for p in (tmp_path / ".mcp.json", tmp_path / ".zed" / "tasks.json", tmp_path / "lefthook.yml",
-                           tmp_path / ".envrc") if p.exists()]
+                           tmp_path / ".envrc") if p.exists() and p.read_text()]
     assert written == []
 
 
