@@ -21,12 +21,13 @@ from engine.policy.bash_parse import parse_script
 from engine.policy.bash_readonly import NOT_LISTED, Access, classify
 from engine.policy.bash_records import SimpleCommand, Word
 from engine.policy.bash_risk import Folders, Risk, command_risks, line_risks, shown
+from engine.policy.bash_writes import written_targets
 from engine.policy.bash_wrappers import Chain, InlineScript, inline_script, program_name
 from engine.record import record
 
 MAX_DEPTH = 3
 # Risk reasons about a command's own redirection: they say what "writes to `f`" says, and more.
-_WRITE_RISKS = frozenset({"redirect_overwrite", "protected_write", "block_device_write"})
+_WRITE_RISKS = frozenset({"redirect_overwrite"})
 _ORDER = {Access.READ_ONLY: 0, Access.OTHER: 1, Access.MUTATING_GIT: 2}
 
 
@@ -111,13 +112,11 @@ class _Walk:
         self.risks.extend(own_risks)
         self.truncates = self.truncates or any(r.truncates for r in command.redirects)
         forms = tuple(dict.fromkeys((_form(command.words), _form(chain.innermost), *outer.forms)))
-        written = next((r.target.shown for r in command.redirects if r.writes and r.target is not None), None)
+        written = next((target.shown for target in written_targets(command, chain)), None)
         if inline is not None and inline.script is not None and unseen is None:
             floor, floor_problem = outer.floor, outer.floor_problem
             if not chain.transparent or inline.privileged:
                 floor, floor_problem = Access.OTHER, f"`{line}` runs through `{command.words[0].shown}`"
-            if inline.startup_file:
-                floor, floor_problem = Access.OTHER, f"`{line}` starts a shell that runs a start-up file of its own"
             if written is not None:
                 floor, floor_problem = Access.OTHER, f"`{line}` writes to `{written}`"
             self.script(inline.script, _Outer(outer.depth + 1, floor, floor_problem, forms))
@@ -154,7 +153,7 @@ def _access(
     command: SimpleCommand, chain: Chain, line: str, written: str | None, own_risks: tuple[Risk, ...]
 ) -> tuple[Access, str | None, bool]:
     """The command's access, why it is not read-only, and whether its own risk reasons say that better."""
-    access, predicate = classify(chain.innermost, chain.appended)
+    access, predicate = classify(chain.innermost)
     if access is Access.READ_ONLY and not chain.transparent:
         return Access.OTHER, f"`{line}` runs through `{command.words[0].shown}`", False
     if access is Access.READ_ONLY and written is not None:

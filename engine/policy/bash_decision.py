@@ -56,16 +56,15 @@ def decide_bash(standing: BashStanding, tool: str, analysis: BashAnalysis, grant
     command denies it, a write under coder-tui's own configuration is denied, and one asking command or one risk
     reason asks, once, with every reason. ``grant`` is the sandbox the line runs in if it runs."""
     judged = [_judge(standing, tool, verdict) for verdict in analysis.verdicts]
-    codes: tuple[str, ...] = unique(risk.code for risk in analysis.risks)
     for final in (Action.BLOCKED, Action.DENY):
         stopping = [j for j in judged if j.action is final]
         if stopping:
             rule = "; ".join(unique(j.rule for j in stopping))
-            return PolicyDecision(final, unique(j.reason for j in stopping), rule, risk_codes=codes)
+            return PolicyDecision(final, unique(j.reason for j in stopping), rule)
     refusing = [risk for risk in analysis.risks if risk.code in REFUSING_CODES]
     if refusing:
         reasons = unique(f"{tool}: {risk.text}" for risk in refusing)
-        return PolicyDecision(Action.DENY, reasons, "coder-tui's own configuration is never written", risk_codes=codes)
+        return PolicyDecision(Action.DENY, reasons, "coder-tui's own configuration is never written")
     asking = [j for j in judged if j.action is Action.ASK]
     risks = analysis.risks
     line_rule = line_allowed(standing.mode, standing.rules, standing.session, tool, analysis.command)
@@ -84,7 +83,6 @@ def decide_bash(standing: BashStanding, tool: str, analysis: BashAnalysis, grant
         "; ".join(unique(because)),
         "; ".join(a.describe() for a in allowances) if allowances else None,
         allowances,
-        codes,
         sandbox=grant,
     )
 

@@ -243,15 +243,8 @@ class _Walker:
         scan = _Context(substituted=ctx.substituted)
         if node.type == "file_redirect":
             operator = next((node_text(c) for c in node.children if not c.is_named), ">")
-            descriptor = node.child_by_field_name("descriptor")
             targets = node.children_by_field_name("destination")
-            redirects.append(
-                Redirect(
-                    operator=operator,
-                    target=word_of(targets[0]) if targets else None,
-                    descriptor=node_text(descriptor) if descriptor is not None else None,
-                )
-            )
+            redirects.append(Redirect(operator=operator, target=word_of(targets[0]) if targets else None))
             extra.extend(word_of(target) for target in targets[1:])
             for target in targets:
                 self.visit(target, scan)

@@ -1,17 +1,18 @@
 """The read-only whitelist of SPEC 4: commands that run without asking in every mode, with argument checks.
 
 A command is read-only when its program is on the list and none of its arguments turns it into a writer or
-a launcher: `find` without `-exec`/`-delete`, `sed` without `-i`, `sort` without `-o`, `rg` without `--pre`.
-Redirections are not looked at here (the analysis adds them: `cat a > b` is not read-only whatever `cat` is).
+a launcher: `find` without `-exec`/`-delete`, `sed` without `-i`, `rg` without `--pre`. The files a command writes
+are not looked at here: the analysis finds them once for every command (``bash_risk.written_targets``: `cat a > b`,
+`tee b`, `sort -o b`), and a command that writes one is not read-only whatever its program is.
 What a read-only command reads is not judged: it runs confined by the kernel (SPEC 13, ``engine.sandbox``).
 
 git has three fates: `status`/`diff`/`log`/`show`... are read-only, the mutating subcommands (`commit`, `push`,
 `reset`, `checkout`, `clean`...) are blocked in plan mode and ask elsewhere, and anything else (an alias, a plugin)
 is an ordinary command that asks. Some subcommands are both: `git branch` lists, `git branch x` creates.
 
-An argument whose value is known only at run time (`$X`, `$(...)`) could be any option, so only programs
-with no dangerous option at all accept one; the rest must be literal. The same holds for `xargs`, which
-appends arguments read from standard input.
+The checks read the options the line shows. An argument known only at run time (`$X`, what `xargs` appends) may
+turn out to be any option: what it then makes the program do runs confined like the program itself (SPEC 13), so
+it fails rather than asks, as a sed script's `w file` or an awk `system()` does.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from enum import Enum
 
-from engine.policy.argv import has_long, has_option, has_short, operands
-from engine.policy.bash_records import HARMLESS_TARGETS, Word
+from engine.policy.argv import has_long, has_option, operands
+from engine.policy.bash_records import Word
 from engine.policy.bash_wrappers import is_trusted_path, program_name
 from engine.record import record
 
@@ -43,29 +44,21 @@ ANY_ARGUMENTS = frozenset(
         "sha512sum", "stat", "seq", "printf", "test", "[", "cd", "column", "fold", "strings", "od", "hexdump",
         "grep", "egrep", "fgrep", "nproc", "uptime", "free", "arch", "sleep", "exit", ":", "command",
         "exec", "time", "nice", "declare", "local", "readonly", "typeset", "unset", "set", "read", "mapfile",
-        "readarray", "getopts", "let", "jq", "export",
+        "readarray", "getopts", "let", "jq", "export", "tee", "tree", "uniq",
     }
 )  # fmt: skip
 _FIND_FORBIDDEN = {
-    "-exec": "runs a command",
-    "-execdir": "runs a command",
-    "-ok": "runs a command",
-    "-okdir": "runs a command",
+    **dict.fromkeys(("-exec", "-execdir", "-ok", "-okdir"), "runs a command"),
     "-delete": "deletes files",
-    "-fls": "writes a file",
-    "-fprint": "writes a file",
-    "-fprint0": "writes a file",
-    "-fprintf": "writes a file",
 }
 VERSION_QUERIES = (["--version"], ["-V"], ["-v"], ["version"])
 _AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
-_UNKNOWN_ARGUMENT = "has an argument known only at run time, which could be any option"
 
 
 NOT_LISTED = "is not on the read-only list"
 
 
-def classify(words: Sequence[Word], appended: bool = False) -> tuple[Access, str | None]:
+def classify(words: Sequence[Word]) -> tuple[Access, str | None]:
     """The access of one command (no wrapper, see bash_wrappers) and, unless read-only, why not: a predicate
     to put after the command, "is not on the read-only list"."""
     if not words:
@@ -77,27 +70,20 @@ def classify(words: Sequence[Word], appended: bool = False) -> tuple[Access, str
     if not is_trusted_path(head):
         return Access.OTHER, f"runs a program of its own, not the system's `{name}`"
     args = [word.shown for word in words[1:]]
-    unknown = appended or any(word.value is None for word in words[1:])
     if name == "git":
         verdict = judge_git(args)
         if verdict.mutating:
             return Access.MUTATING_GIT, verdict.problem
-        if verdict.problem is not None:
-            return Access.OTHER, verdict.problem
-        if unknown:
-            return Access.OTHER, _UNKNOWN_ARGUMENT
-        return Access.READ_ONLY, None
+        return (Access.READ_ONLY, None) if verdict.problem is None else (Access.OTHER, verdict.problem)
     if name in ANY_ARGUMENTS:
         return Access.READ_ONLY, None
-    if args in VERSION_QUERIES and not unknown:
+    if args in VERSION_QUERIES:
         # `python --version`, `node -v`, `go version`: a program that prints its version. Run unasked, it is
         # confined like any other (SPEC 13), so whichever program it is, it reads nothing secret and writes nothing.
         return Access.READ_ONLY, None
     check = _CHECKS.get(name)
     if check is None:
         return Access.OTHER, NOT_LISTED
-    if unknown:
-        return Access.OTHER, _UNKNOWN_ARGUMENT
     problem = check(args)
     return (Access.READ_ONLY, None) if problem is None else (Access.OTHER, problem)
 
@@ -132,25 +118,7 @@ def _awk(args: Sequence[str]) -> str | None:
 
 
 def _sort(args: Sequence[str]) -> str | None:
-    if has_option(args, short="o", long=("--output",), value_letters="kStT"):
-        return "with `-o` writes a file"
-    if has_long(args, "--compress-program"):
-        return "with `--compress-program` runs a program"
-    return None
-
-
-def _uniq(args: Sequence[str]) -> str | None:
-    files = operands(args, value_short="fsw", value_long=("--skip-fields", "--skip-chars", "--check-chars"))
-    return "writes to its second file argument" if len(files) > 1 else None
-
-
-def _tree(args: Sequence[str]) -> str | None:
-    return "with `-o` writes a file" if has_short(args, "o", value_letters="LPIHT") else None
-
-
-def _tee(args: Sequence[str]) -> str | None:
-    files = [arg for arg in operands(args) if arg not in HARMLESS_TARGETS]
-    return f"writes to `{files[0]}`" if files else None
+    return "with `--compress-program` runs a program" if has_long(args, "--compress-program") else None
 
 
 def _date(args: Sequence[str]) -> str | None:
@@ -173,9 +141,6 @@ _CHECKS: dict[str, Callable[[Sequence[str]], str | None]] = {
     "rg": _rg,
     "sed": _sed,
     "sort": _sort,
-    "uniq": _uniq,
-    "tree": _tree,
-    "tee": _tee,
     "date": _date,
     "file": _file,
     "hostname": _hostname,
@@ -213,7 +178,6 @@ _CONFIG_WRITING = (
     "--edit", "--unset", "--unset-all", "--add", "--replace-all", "--rename-section", "--remove-section",
 )  # fmt: skip
 _READ_ONLY_FORBIDDEN = {
-    "--output": "writes its output to a file",
     "--ext-diff": "runs an external diff program",
     "--open-files-in-pager": "runs a pager program",
 }

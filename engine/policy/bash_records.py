@@ -9,15 +9,18 @@ anything the shell expands. ``bash_parse`` builds the records; every judging mod
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
+from engine.policy.unasked_writes import is_not_a_file
 from engine.record import record
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-# The characters a backslash escapes inside double quotes; before any other, the backslash stays.
-_DOUBLE_QUOTE_ESCAPES = frozenset('"\\$`')
+# Outside quotes a backslash escapes any character; inside double quotes only these, before any other it stays.
+_UNQUOTED_ESCAPE = re.compile(r"\\(.?)", re.DOTALL)
+_DOUBLE_QUOTED_ESCAPE = re.compile(r'\\([\\"$`\n])')
 
 
 @record
@@ -58,7 +61,7 @@ def _literal(node: Node) -> str | None:
         parts = node.named_children
         return _literal(parts[0]) if len(parts) == 1 else None
     if kind == "word":
-        return _unescape_unquoted(text)
+        return _UNQUOTED_ESCAPE.sub(_escaped, text)
     if kind in ("number", "variable_name", "string_content", "heredoc_content"):
         return text
     if kind == "raw_string":
@@ -79,19 +82,6 @@ def _literal(node: Node) -> str | None:
     return None
 
 
-def _unescape_unquoted(text: str) -> str:
-    out: list[str] = []
-    chars = iter(text)
-    for char in chars:
-        if char == "\\":
-            following = next(chars, "")
-            if following != "\n":
-                out.append(following)
-        else:
-            out.append(char)
-    return "".join(out)
-
-
 def _double_quoted(node: Node) -> str | None:
     if node.type == "translated_string":
         inner = node.named_children
@@ -102,24 +92,13 @@ def _double_quoted(node: Node) -> str | None:
     for child in node.named_children:
         if child.type != "string_content":
             return None
-        pieces.append(_unescape_double_quoted(node_text(child)))
+        pieces.append(_DOUBLE_QUOTED_ESCAPE.sub(_escaped, node_text(child)))
     return "".join(pieces)
 
 
-def _unescape_double_quoted(text: str) -> str:
-    out: list[str] = []
-    index = 0
-    while index < len(text):
-        char = text[index]
-        following = text[index + 1] if index + 1 < len(text) else ""
-        if char == "\\" and (following in _DOUBLE_QUOTE_ESCAPES or following == "\n"):
-            if following != "\n":
-                out.append(following)
-            index += 2
-            continue
-        out.append(char)
-        index += 1
-    return "".join(out)
+def _escaped(match: re.Match[str]) -> str:
+    """What an escape leaves: the character after the backslash; nothing for a backslash-newline (a joined line)."""
+    return "" if match.group(1) == "\n" else match.group(1)
 
 
 def _ansi_c(body: str) -> str | None:
@@ -129,8 +108,6 @@ def _ansi_c(body: str) -> str | None:
         return None
 
 
-# Redirection targets that swallow or show output but are no file anyone keeps.
-HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
 # `<>` opens read-write and creates the file: it writes as much as `>>` does.
 WRITE_OPERATORS = frozenset({">", ">>", "&>", "&>>", ">|", ">&", "<>"})
 TRUNCATE_OPERATORS = frozenset({">", "&>", ">|", ">&"})
@@ -140,7 +117,6 @@ TRUNCATE_OPERATORS = frozenset({">", "&>", ">|", ">&"})
 class Redirect:
     operator: str
     target: Word | None  # None for here-documents and here-strings
-    descriptor: str | None = None
 
     @property
     def writes(self) -> bool:
@@ -152,7 +128,7 @@ class Redirect:
             return True
         if self.operator == ">&" and (value.isdigit() or value == "-"):
             return False  # `>&2` duplicates a descriptor
-        return value not in HARMLESS_TARGETS and not value.startswith("/dev/fd/")
+        return not is_not_a_file(value)
 
     @property
     def truncates(self) -> bool:

@@ -1,6 +1,6 @@
 """Bash risk reasons (SPEC 5 step 3): what makes a command worth a human look even where the policy allows it.
 
-Every reason has a stable code (for the permission log and the test corpus) and a plain-words text that
+Every reason has a stable code (for the rest of the policy and the test corpus) and a plain-words text that
 names the command: "`rm -rf build` deletes files recursively and without confirmation". The checks work on
 parsed words, never on the raw string, so `echo "rm -rf /"`, `grep sudo notes.txt` and
 `git log --grep=reset` are not mistaken for what they mention.
@@ -9,12 +9,13 @@ Two entries: ``command_risks`` for one simple command (every layer of its wrappe
 its prefix assignments, and where it writes), ``line_risks`` for a script as a whole (what the parser could not see
 through, a download run as code).
 
-Where a command writes is judged as a file tool's write is (SPEC 13, decision of 2026-12-07): the targets of its
-redirections and the operands of commands that create, change or remove files, resolved from every folder the line
-may be in. Under coder-tui's own configuration folder it is refused (``own_config_write``); under the workspace's
-`.git/` or `.coder/`, which the sandbox cannot carve out of a writable workspace, it asks (``protected_write``);
-anything but an ordinary workspace file reached without a link asks whatever rule or "always" covers the command
-(``unasked_write``), so that an allowance for `echo *` never covers `echo x > .mcp.json`.
+Where a command writes is judged as a file tool's write is (SPEC 13, decision of 2026-12-07): the targets
+``bash_writes`` finds (redirections, operands of file changers, output options such as `sort -o f`, what `find -exec`
+runs), resolved from every folder the line may be in. Under coder-tui's own configuration folder it is refused
+(``own_config_write``); anything but an ordinary workspace file reached without a link (``unasked_writes``: `.git/`
+and `.coder/`, which the sandbox cannot carve out of a writable workspace, a disk device, any path outside) asks
+whatever rule or "always" covers the command (``unasked_write``): an allowance for `echo *` never covers
+`echo x > .mcp.json`, nor one for `sort *` `sort -o .mcp.json`.
 """
 
 from __future__ import annotations
@@ -28,40 +29,21 @@ from engine.home_folder import own_config_folder_of
 from engine.policy.argv import has_long, has_option, has_short, operands
 from engine.policy.bash_readonly import split_git
 from engine.policy.bash_records import ParsedScript, Redirect, SimpleCommand, Word
-from engine.policy.bash_wrappers import Chain, program_name
+from engine.policy.bash_wrappers import Chain, find_exec_commands, program_name
+from engine.policy.bash_writes import written_targets
 from engine.policy.unasked_writes import unasked_write_reason
+from engine.sandbox.child_env import LOADING_PREFIXES, LOADING_VARIABLES
 from engine.record import record
 
-# code -> what it is about, for /permissions and documentation.
-RISK_CODES: dict[str, str] = {
-    "substitution": "command substitution `$(...)` or backticks",
-    "process_substitution": "process substitution `<(...)` / `>(...)`",
-    "eval": "`eval` of a string",
-    "parse_error": "a command that does not parse",
-    "dynamic_command": "a command or script known only at run time",
-    "rm_recursive_force": "`rm -rf`",
-    "rm_force": "forced `rm -f`",
-    "privileged": "`sudo`, `doas`, `su`, `pkexec`",
-    "dd": "`dd`",
-    "disk_format": "`mkfs`, `fdisk`, `wipefs`...",
-    "chmod_recursive": "`chmod -R`",
-    "world_writable": "`chmod 777`, `chmod o+w`",
-    "chown_recursive": "`chown -R`, `chgrp -R`",
-    "pipe_to_shell": "`curl ... | sh` and other downloads run as code",
-    "git_force_push": "`git push --force`",
-    "git_reset_hard": "`git reset --hard`",
-    "git_clean_force": "`git clean -f`",
-    "block_device_write": "writing to a disk device (`/dev/sda`...)",
-    "fork_bomb": "fork bombs",
-    "shutdown": "`shutdown`, `reboot`, `halt`",
-    "kill_all": "`kill -9 -1`",
-    "redirect_overwrite": "`>` onto an existing file",
-    "env_override": "`PATH=`, `LD_PRELOAD=`, `GIT_CONFIG_*=`... in front of a command",
-    "protected_write": "a write under `.git/` or `.coder/`",
-    "unasked_write": "a write to anything but an ordinary file of the workspace (a dotfile, a dot-folder, a file "
-    "another tool runs, outside, through a link)",
-    "own_config_write": "a write under coder-tui's own configuration folder (refused)",
-}
+# The stable code of each risk reason, which the rest of the policy and the test corpus name.
+RISK_CODES = frozenset(
+    {
+        "substitution", "process_substitution", "eval", "parse_error", "dynamic_command", "rm_recursive_force",
+        "rm_force", "privileged", "dd", "disk_format", "chmod_recursive", "world_writable", "chown_recursive",
+        "pipe_to_shell", "git_force_push", "git_reset_hard", "git_clean_force", "fork_bomb", "shutdown", "kill_all",
+        "redirect_overwrite", "env_override", "unasked_write", "own_config_write",
+    }
+)  # fmt: skip
 # Risks that refuse the command instead of asking (every mode but yolo).
 REFUSING_CODES = frozenset({"own_config_write"})
 
@@ -78,24 +60,7 @@ _INTERPRETERS = {
     "node": "ep",
     "php": "r",
 }
-_DEVICE_WRITERS = frozenset({"tee", "cp", "mv", "install", "shred"})
-_BLOCK_DEVICE = re.compile(r"^/dev/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|disk\d|md\d|dm-\d|mapper/)")
-# Variables that change which program runs or what it loads: `PATH=. ls` may not run `ls` at all.
-_HIJACKING_VARIABLES = frozenset(
-    {
-        "PATH", "BASH_ENV", "ENV", "IFS", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS", "PS4", "PAGER", "MANPAGER",
-        "EDITOR", "VISUAL", "GIT_PAGER", "GIT_EDITOR", "GIT_EXTERNAL_DIFF", "GIT_SSH", "GIT_SSH_COMMAND",
-        "GIT_EXEC_PATH", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "PYTHONPATH", "PYTHONSTARTUP",
-        "NODE_OPTIONS", "PERL5OPT", "PERL5LIB", "RUBYOPT",
-    }
-)  # fmt: skip
 _SHOWN_LIMIT = 80
-_PROTECTED_FOLDERS = (".git", ".coder")
-# Commands whose operands are files they create, change or remove.
-_FILE_CHANGERS = frozenset(
-    {"tee", "cp", "mv", "install", "ln", "touch", "rm", "rmdir", "mkdir", "chmod", "chown", "chgrp", "truncate",
-     "shred", "unlink", "rsync", "tar", "unzip", "patch"}
-)  # fmt: skip
 
 
 @record
@@ -124,11 +89,11 @@ def command_risks(command: SimpleCommand, chain: Chain, line: str, folders: Fold
     """The risks of one simple command: every layer is checked (`sudo timeout 5 rm -rf x` is both `sudo` and
     `rm -rf`), and so is what `find -exec` runs."""
     risks = _assignment_risks([*command.assignments, *chain.assignments], line)
-    risks += _redirect_risks(command.redirects, line, folders.root)
-    risks += _write_risks(chain.innermost, command.redirects, line, folders)
+    risks += _overwrites(command.redirects, line, folders.root)
+    risks += _write_risks(written_targets(command, chain), line, folders)
     for layer in chain.layers:
         risks += _layer_risks(layer, line)
-        for embedded in _find_exec_commands(layer):
+        for embedded in find_exec_commands(layer):
             risks += [risk for inner in Chain.of(embedded).layers for risk in _layer_risks(inner, line)]
     return risks
 
@@ -178,22 +143,18 @@ def _assignment_risks(assignments: Iterable[tuple[str, Word]], line: str) -> lis
     return [
         Risk("env_override", f"`{line}` sets `{name}`, which changes which program runs or what it loads")
         for name, _ in assignments
-        if name in _HIJACKING_VARIABLES or name.startswith(("LD_", "DYLD_", "GIT_", "BASH_FUNC_"))
+        if name == "PATH" or name in LOADING_VARIABLES or name.startswith(LOADING_PREFIXES)
     ]
 
 
-def _redirect_risks(redirects: Iterable[Redirect], line: str, cwd: Path) -> list[Risk]:
-    """`>` onto a file that exists (resolved from ``cwd``), and any write to a disk device."""
-    risks: list[Risk] = []
-    for redirect in redirects:
-        if not redirect.writes or redirect.target is None or redirect.target.value is None:
-            continue
-        target = redirect.target.value
-        if _BLOCK_DEVICE.match(target):
-            risks.append(Risk("block_device_write", f"`{line}` writes to the disk device `{target}`"))
-        elif redirect.truncates and _existing_file(cwd, target):
-            risks.append(Risk("redirect_overwrite", f"`{line}` overwrites the existing file `{target}`"))
-    return risks
+def _overwrites(redirects: Iterable[Redirect], line: str, cwd: Path) -> list[Risk]:
+    """`>` onto a file that exists (resolved from ``cwd``)."""
+    targets = [r.target.value for r in redirects if r.truncates and r.target is not None and r.target.value]
+    return [
+        Risk("redirect_overwrite", f"`{line}` overwrites the existing file `{target}`")
+        for target in targets
+        if _existing_file(cwd, target)
+    ]
 
 
 def _existing_file(cwd: Path, target: str) -> bool:
@@ -213,11 +174,7 @@ def _layer_risks(words: Sequence[Word], line: str) -> list[Risk]:
     if name is None:
         return [Risk("dynamic_command", f"`{line}` runs a command whose name is known only at run time")]
     args = [word.shown for word in words[1:]]
-    risks = [Risk(code, text.format(line=line)) for code, text in _named_risks(name, args)]
-    device = _device_operand(name, args)
-    if device is not None:
-        risks.append(Risk("block_device_write", f"`{line}` writes to the disk device `{device}`"))
-    return risks
+    return [Risk(code, text.format(line=line)) for code, text in _named_risks(name, args)]
 
 
 def _named_risks(name: str, args: list[str]) -> Iterable[tuple[str, str]]:
@@ -296,14 +253,6 @@ def _world_writable(arg: str) -> bool:
     return False
 
 
-def _device_operand(name: str, args: list[str]) -> str | None:
-    if name == "dd":
-        return next((arg[3:] for arg in args if arg.startswith("of=") and _BLOCK_DEVICE.match(arg[3:])), None)
-    if name in _DEVICE_WRITERS:
-        return next((arg for arg in operands(args) if _BLOCK_DEVICE.match(arg)), None)
-    return None
-
-
 def _downloads(words: Sequence[Word]) -> bool:
     return program_name(words[0]) in _DOWNLOADERS if words else False
 
@@ -331,30 +280,20 @@ def _runs_code_from_stdin(words: Sequence[Word]) -> bool:
     return not scripts or scripts[0] == "-" or has_short(args, "s")
 
 
-def _write_risks(words: Sequence[Word], redirects: Iterable[Redirect], line: str, folders: Folders) -> list[Risk]:
-    """The risks of one command's writes: at most one of each code, the strongest reason first."""
-    risks: dict[str, Risk] = {}
-    for target in _targets(words, redirects):
+def _write_risks(targets: Iterable[Word], line: str, folders: Folders) -> list[Risk]:
+    """The risks of one command's writes: for each target, at most one of each code (the folders a `cd` of the line
+    may have entered can give one target several texts)."""
+    risks: dict[tuple[str, str], Risk] = {}
+    for target in targets:
         if target.value is None:
             text = f"`{line}` writes to `{target.shown}`, a path known only at run time"
-            risks.setdefault("unasked_write", Risk("unasked_write", text))
+            risks.setdefault((target.shown, "unasked_write"), Risk("unasked_write", text))
             continue
         for base in folders.dirs:
             judged = _judge_write(target.value, base, folders, line)
             if judged is not None:
-                risks.setdefault(judged.code, judged)
+                risks.setdefault((target.value, judged.code), judged)
     return list(risks.values())
-
-
-def _targets(words: Sequence[Word], redirects: Iterable[Redirect]) -> list[Word]:
-    targets = [r.target for r in redirects if r.writes and r.target is not None and r.target.value != ""]
-    name = program_name(words[0]) if words else None
-    if name in _FILE_CHANGERS or (name == "sed" and has_option([w.shown for w in words[1:]], "i", ("--in-place",))):
-        targets += [word for word in words[1:] if word.value is None or (word.value and word.value[0] != "-")]
-    if name == "dd":
-        outputs = [word for word in words[1:] if word.value and word.value.startswith("of=")]
-        targets += [Word(word.source[3:], (word.value or "")[3:]) for word in outputs]
-    return targets
 
 
 def _judge_write(target: str, base: Path, folders: Folders, line: str) -> Risk | None:
@@ -369,26 +308,5 @@ def _judge_write(target: str, base: Path, folders: Folders, line: str) -> Risk |
             "own_config_write",
             f"`{line}` writes under {own}, coder-tui's own configuration, which no tool changes",
         )
-    folder = next((name for name in _PROTECTED_FOLDERS if real.is_relative_to(folders.root / name)), None)
-    if folder is not None:
-        return Risk("protected_write", f"`{line}` writes under `{folder}/`, which only you should change")
     reason = unasked_write_reason(folders.root, written, base)
     return None if reason is None else Risk("unasked_write", f"`{line}` {reason}")
-
-
-def _find_exec_commands(words: Sequence[Word]) -> list[tuple[Word, ...]]:
-    """The commands `find -exec ... ;` runs, so that `find . -exec rm -rf {} +` is seen for what it does."""
-    if program_name(words[0] if words else None) != "find":
-        return []
-    found: list[tuple[Word, ...]] = []
-    index = 0
-    while index < len(words):
-        if words[index].value in ("-exec", "-execdir", "-ok", "-okdir"):
-            end = index + 1
-            while end < len(words) and words[end].value not in (";", "+"):
-                end += 1
-            if end > index + 1:
-                found.append(tuple(words[index + 1 : end]))
-            index = end
-        index += 1
-    return found

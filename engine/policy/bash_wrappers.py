@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from engine.policy.argv import has_option
 from engine.policy.arity import CommandPrefix, arity_prefix
 from engine.policy.bash_records import Word
 from engine.record import record
@@ -24,49 +23,36 @@ _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 @record
 class _Spec:
     value_short: str = ""  # single-letter options that take a value
-    value_long: frozenset[str] = frozenset()
+    value_long: tuple[str, ...] = ()
     leading_operands: int = 0  # `timeout 5 cmd`: the duration comes before the command
     transparent: bool = True  # False: the wrapper itself changes what the command may do (root rights)
     appends_args: bool = False  # xargs adds arguments read from standard input
     lookup_flags: str = ""  # `command -v ls` looks a name up and runs nothing
-    # `time -o file` writes a file of its own: with one of these the wrapper is not transparent.
-    writing_short: str = ""
-    writing_long: tuple[str, ...] = ()
 
 
 _WRAPPERS: dict[str, _Spec] = {
-    "time": _Spec(
-        value_short="fo",
-        value_long=frozenset({"--format", "--output"}),
-        writing_short="o",
-        writing_long=("--output",),
-    ),
-    "nice": _Spec(value_short="n", value_long=frozenset({"--adjustment"})),
+    "time": _Spec("fo", ("--format", "--output")),
+    "nice": _Spec("n", ("--adjustment",)),
     "nohup": _Spec(),
     "setsid": _Spec(),
-    "stdbuf": _Spec(value_short="ioe", value_long=frozenset({"--input", "--output", "--error"})),
-    "timeout": _Spec(value_short="sk", value_long=frozenset({"--signal", "--kill-after"}), leading_operands=1),
+    "stdbuf": _Spec("ioe", ("--input", "--output", "--error")),
+    "timeout": _Spec("sk", ("--signal", "--kill-after"), leading_operands=1),
     "command": _Spec(lookup_flags="vV"),
     "builtin": _Spec(),
-    "exec": _Spec(value_short="a"),
+    "exec": _Spec("a"),
     "xargs": _Spec(
-        value_short="IndPLsaEd",
-        value_long=frozenset(
-            {"--max-args", "--max-procs", "--max-lines", "--max-chars", "--arg-file", "--eof", "--delimiter"}
-        ),
+        "IndPLsaEd",
+        ("--max-args", "--max-procs", "--max-lines", "--max-chars", "--arg-file", "--eof", "--delimiter"),
         appends_args=True,
     ),
     "sudo": _Spec(
-        value_short="ugCDhprtUTR",
-        value_long=frozenset(
-            {"--user", "--group", "--chdir", "--host", "--prompt", "--role", "--type", "--other-user"}
-        ),
+        "ugCDhprtUTR",
+        ("--user", "--group", "--chdir", "--host", "--prompt", "--role", "--type", "--other-user"),
         transparent=False,
     ),
-    "doas": _Spec(value_short="uC", transparent=False),
+    "doas": _Spec("uC", transparent=False),
 }
-
-_WATCH_OPTIONS = _Spec(value_short="nq", value_long=frozenset({"--interval"}))
+_WATCH_OPTIONS = _Spec("nq", ("--interval",))
 
 
 @record
@@ -83,8 +69,6 @@ class Unwrapped:
 class InlineScript:
     via: str  # "bash -c", "eval", ...
     script: str | None  # None when an expansion decides the script at run time
-    # `bash --rcfile f -c '...'`, `--init-file`: the shell runs a file of its own before the script.
-    startup_file: bool = False
 
     @property
     def privileged(self) -> bool:
@@ -97,7 +81,7 @@ class Chain:
     """A command and the commands its wrappers run: `sudo timeout 5 rm x` has three layers."""
 
     layers: tuple[tuple[Word, ...], ...]
-    # No wrapper changes what the command may do (`sudo` does, `time -o f` writes a file of its own).
+    # No wrapper changes what the command may do (`sudo` does).
     transparent: bool
     # `xargs` appends arguments read from standard input.
     appended: bool
@@ -158,11 +142,7 @@ def unwrap(words: Sequence[Word]) -> Unwrapped | None:
         if spec.appends_args:
             return Unwrapped(tuple(words), (Word("echo", "echo"),), transparent=True, appends_args=True)
         return None
-    wrapper = tuple(words[:start])
-    options = [word.shown for word in wrapper[1:]]
-    other_values = "".join(c for c in spec.value_short if c not in spec.writing_short)
-    writes = has_option(options, spec.writing_short, spec.writing_long, other_values)
-    return Unwrapped(wrapper, tuple(words[start:]), spec.transparent and not writes, spec.appends_args)
+    return Unwrapped(tuple(words[:start]), tuple(words[start:]), spec.transparent, spec.appends_args)
 
 
 def _skip_options(words: Sequence[Word], start: int, spec: _Spec) -> int | None:
@@ -255,7 +235,7 @@ def inline_script(words: Sequence[Word]) -> InlineScript | None:
 
 
 def _shell_dash_c(name: str, args: list[Word]) -> InlineScript | None:
-    startup = has_option([word.shown for word in args], long=("--rcfile", "--init-file"))
+    """The script of `bash -c '...'`; a start-up file (`--rcfile f -i`) runs in the script's sandbox."""
     dash_c = False
     index = 0
     while index < len(args):
@@ -272,7 +252,7 @@ def _shell_dash_c(name: str, args: list[Word]) -> InlineScript | None:
             dash_c = dash_c or (value[0] == "-" and "c" in value[1:])
             index += 1
             continue
-        return InlineScript(f"{name} -c", value, startup) if dash_c else None
+        return InlineScript(f"{name} -c", value) if dash_c else None
     return None
 
 
@@ -281,3 +261,20 @@ def _joined(args: Sequence[Word]) -> str | None:
         return None
     return " ".join(word.value for word in args if word.value is not None)
 
+
+def find_exec_commands(words: Sequence[Word]) -> list[tuple[Word, ...]]:
+    """The commands `find -exec ... ;` runs, so that `find . -exec rm -rf {} +` is seen for what it does."""
+    if program_name(words[0] if words else None) != "find":
+        return []
+    found: list[tuple[Word, ...]] = []
+    index = 0
+    while index < len(words):
+        if words[index].value in ("-exec", "-execdir", "-ok", "-okdir"):
+            end = index + 1
+            while end < len(words) and words[end].value not in (";", "+"):
+                end += 1
+            if end > index + 1:
+                found.append(tuple(words[index + 1 : end]))
+            index = end
+        index += 1
+    return found

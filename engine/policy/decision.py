@@ -58,9 +58,6 @@ class PolicyDecision:
     # Exactly what `always` would allow, shown in the dialog; None when the dialog offers no `always`.
     always_scope: str | None = None
     allowances: tuple[Allowance, ...] = ()
-    # Stable codes of the bash risk reasons found (bash_risk.RISK_CODES), for the permission log; on an ask
-    # their plain-words texts are among ``reasons``.
-    risk_codes: tuple[str, ...] = ()
     # For bash: the sandbox the command runs in if it runs (SPEC 20; where the system has none, the grant still
     # scrubs the environment); None for yolo, which runs unsandboxed with the user's environment.
     sandbox: SandboxGrant | None = None

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 
 from engine.modes import Mode
 from engine.policy.decision import Action, Allowance, PolicyDecision
-from engine.policy.rules import CONFIG_ACTIONS
+from engine.policy.rules import config_action
 from engine.policy.tool_patterns import matching_rule
 from engine.tools.fetch_host import normalised_host
 
@@ -34,9 +34,7 @@ class FetchHosts:
     def __init__(self, rules: Mapping[str, str] | None = None, source: str = "config") -> None:
         self._rules: dict[str, Action] = {}
         for pattern, value in (rules or {}).items():
-            action = CONFIG_ACTIONS.get(str(value).strip().lower())
-            if action is None:
-                raise ValueError(f"permissions.fetch {pattern!r}: {value!r} is not one of allow, ask, deny ({source})")
+            action = config_action(f"permissions.fetch {pattern!r}", value, source)
             if not pattern.strip():
                 raise ValueError(f"permissions.fetch: an empty host pattern is not allowed ({source})")
             self._rules[_rule_host(pattern, source)] = action

@@ -11,19 +11,13 @@ Order of precedence, for a tool and for each command of a bash line:
 3. Otherwise the matrix cell: allow, or ask. The `strict` preset asks for every bash command.
 4. An `ask` is lifted by a session allowance (the user's earlier `always`) that covers it; in plan mode
    allowances do not apply to bash, for the same reason as 2.
-5. Bash risk reasons (`rm -rf`, `sudo`, `$(...)`, `> existing-file`, a write under `.git/`, a write to anything but
-   an ordinary workspace file...) always ask, whatever 2-4 said: an allowance for `rm *` covers `rm build.log`,
-   never `rm -rf build`. Approvals you can trust means a dangerous command is always seen, and `always` is never
-   broader than the dialog said, and offered only where it lets the same line through next time: a line with a risk
-   reason offers none, except an overwrite by its own `>`, which the exact line's allowance (an `always`, or a
-   `permissions.bash` entry equal to the line) lifts. A line whose `>` truncates a file gets that line allowance too,
-   since run again it overwrites. A write under coder-tui's own configuration folder is denied.
-6. The sandbox (SPEC 13, 20): a bash line whose every command is read-only gets the `unasked` grant (reads only
-   the workspace, system and toolchain folders, writes only to a temp folder, no network, an allow-listed
-   environment, git's command hooks off), also where it asked (the strict preset, or a system that cannot confine
-   reads and the network, where read-only commands ask: the environment is still built from the allow-list); any
-   other line a rule, an allowance or the user let through gets `approved` (reads anywhere, writes in the
-   workspace too, secret-looking variables dropped).
+5. Bash risk reasons (`rm -rf`, `sudo`, `$(...)`, `> existing-file`, a write to anything but an ordinary workspace
+   file...) always ask, whatever 2-4 said: an allowance for `rm *` covers `rm build.log`, never `rm -rf build`. So
+   a line with a risk reason offers no `always`, except an overwrite by its own `>`, which the exact line's
+   allowance lifts (``bash_decision.bash_allowances``). A write under coder-tui's own configuration is denied.
+6. The sandbox (SPEC 13, 20): a bash line whose every command is read-only gets the `unasked` grant, also where it
+   asked (the strict preset, or a system that cannot confine reads and the network); any other line a rule, an
+   allowance or the user let through gets `approved` (``engine.sandbox.grant.Confinement`` says what each allows).
 A bash line takes the strictest answer of its commands: one blocked command blocks the line, one denied
 command denies it, and one asking command or one risk reason asks, once, with every reason. In yolo mode
 bash skips steps 2-5 entirely (SPEC 5); other tools still meet their config rules.

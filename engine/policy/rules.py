@@ -25,7 +25,7 @@ from engine.policy.decision import STRICTNESS, Action
 from engine.policy.tool_patterns import matching_rule
 from engine.record import record
 
-CONFIG_ACTIONS = {"allow": Action.ALLOW, "ask": Action.ASK, "deny": Action.DENY}
+_CONFIG_ACTIONS = {"allow": Action.ALLOW, "ask": Action.ASK, "deny": Action.DENY}
 
 
 @record
@@ -33,7 +33,6 @@ class RuleMatch:
     action: Action
     # "permissions.bash 'git push *' = deny (.coder/config.json)"
     text: str
-    pattern: str | None = None
 
 
 @record
@@ -71,13 +70,14 @@ class RuleSet:
     ) -> None:
         self.source = source
         self.tools = {
-            name: _action(f"permissions.tools.{name}", value, source) for name, value in (tools or {}).items()
+            name: config_action(f"permissions.tools.{name}", value, source) for name, value in (tools or {}).items()
         }
         self.bash: list[BashPattern] = []
         for pattern, value in (bash or {}).items():
             if not pattern.strip():
                 raise ValueError(f"permissions.bash: an empty pattern is not allowed ({source})")
-            self.bash.append(BashPattern.compile(pattern, _action(f"permissions.bash {pattern!r}", value, source)))
+            action = config_action(f"permissions.bash {pattern!r}", value, source)
+            self.bash.append(BashPattern.compile(pattern, action))
 
     def tool_rule(self, tool: str) -> RuleMatch | None:
         """The tool's own entry, else the most specific name pattern (``"mcp__git__*"``) that covers it."""
@@ -97,11 +97,7 @@ class RuleSet:
         if not winners:
             return None
         chosen = max(winners, key=lambda p: (STRICTNESS[p.action], p.specificity))
-        return RuleMatch(
-            chosen.action,
-            f"permissions.bash '{chosen.pattern}' = {chosen.action.value} ({self.source})",
-            chosen.pattern,
-        )
+        return RuleMatch(chosen.action, f"permissions.bash '{chosen.pattern}' = {chosen.action.value} ({self.source})")
 
     def allows_line(self, command: str) -> bool:
         """Whether a `permissions.bash` entry allows this exact command line, as "always here" saves it."""
@@ -115,8 +111,9 @@ class RuleSet:
         return rows
 
 
-def _action(key: str, value: str, source: str) -> Action:
-    action = CONFIG_ACTIONS.get(str(value).strip().lower())
+def config_action(key: str, value: str, source: str) -> Action:
+    """A rule's allow, ask or deny; ValueError naming ``key`` and ``source`` for anything else."""
+    action = _CONFIG_ACTIONS.get(str(value).strip().lower())
     if action is None:
         raise ValueError(f"{key}: {value!r} is not one of allow, ask, deny ({source})")
     return action

@@ -16,14 +16,19 @@ from pathlib import Path, PurePosixPath
 from engine.policy.configuring_files import configuring_file_reason
 
 _ONLY_ORDINARY = "only ordinary files inside the workspace are written without asking"
-# Device nodes a command writes to without touching a file.
+# Device nodes a command writes to without touching a file: they swallow or show output.
 _NOT_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero"})
+
+
+def is_not_a_file(path: str) -> bool:
+    """Whether writing ``path`` swallows or shows output instead of writing a file anyone keeps."""
+    return path in _NOT_FILES or path.startswith("/dev/fd/")
 
 
 def unasked_write_reason(root: Path, path: str, base: Path | None = None) -> str | None:
     """Why writing ``path`` (as the model wrote it: relative to ``base``, by default the workspace ``root``, or
     absolute) must ask; None for an ordinary file inside the workspace. ``root`` is a real path."""
-    if path in _NOT_FILES or path.startswith("/dev/fd/"):
+    if is_not_a_file(path):
         return None
     candidate = (base or root) / path  # an absolute ``path`` replaces the base, as it should
     real = Path(os.path.realpath(candidate))

@@ -31,14 +31,18 @@ from pathlib import Path
 
 from engine.sandbox import git_repos
 
-_DROPPED_PREFIXES = ("GIT_", "LD_", "DYLD_", "BASH_FUNC_")
-_DROPPED = frozenset(
+# Variables that change which program runs or what it loads, besides `PATH`: git and an unasked command never inherit
+# them, and setting one (or `PATH`) in front of a command makes it ask (engine.policy.bash_risk, `env_override`).
+LOADING_PREFIXES = ("GIT_", "LD_", "DYLD_", "BASH_FUNC_")
+LOADING_VARIABLES = frozenset(
     {
-        "BASH_ENV", "ENV", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS", "CDPATH", "GLOBIGNORE", "IFS", "PS4",
-        "BASH_XTRACEFD", "PAGER", "MANPAGER", "LESSOPEN", "LESSCLOSE", "EDITOR", "VISUAL", "PYTHONSTARTUP",
-        "PYTHONPATH", "PERL5OPT", "PERL5LIB", "RUBYOPT", "NODE_OPTIONS", "TMPDIR", "TMP", "TEMP",
+        "BASH_ENV", "ENV", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS", "IFS", "PS4", "PAGER", "MANPAGER", "LESSOPEN",
+        "LESSCLOSE", "EDITOR", "VISUAL", "PYTHONSTARTUP", "PYTHONPATH", "PERL5OPT", "PERL5LIB", "RUBYOPT",
+        "NODE_OPTIONS",
     }
 )  # fmt: skip
+# Besides those, what would move where a shell's `cd`, globs, trace output or temp files go.
+_DROPPED = LOADING_VARIABLES | {"CDPATH", "GLOBIGNORE", "BASH_XTRACEFD", "TMPDIR", "TMP", "TEMP"}
 # A plain diff for the external diff programs git would run: (path old-file old-hex old-mode new-file new-hex new-mode).
 PLAIN_DIFF = (
     'coder_plain_diff() { printf "diff --git a/%s b/%s\\n" "$1" "$1"; '
@@ -105,7 +109,7 @@ def git_environment(workspace: Path, parent: Mapping[str, str] | None = None) ->
     env = {
         name: value
         for name, value in source.items()
-        if name not in _DROPPED and not name.startswith(_DROPPED_PREFIXES)
+        if name not in _DROPPED and not name.startswith(LOADING_PREFIXES)
     }
     env.update(PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0")
     settings = [*FIXED_GIT_SETTINGS, *driver_settings(workspace)]

@@ -19,13 +19,13 @@ from engine.record import record
 from engine.sandbox import seatbelt
 from engine.sandbox.child_env import approved_environment, unasked_environment
 from engine.sandbox.grant import Confinement, SandboxGrant
-from engine.sandbox.reads import READABLE_DEVICES, readable_folders
+from engine.sandbox.reads import readable_folders
 from engine.sandbox.support import SandboxSupport
 from engine.sandbox.verify_writes import verify_environment, verify_writable
 
 LAUNCHER = str(Path(__file__).with_name("launcher.py"))
-# Devices every command may write: discarding output, reading zeros, the terminal.
-WRITABLE_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
+# Devices every confined command may read and write: discarding output, zeros, randomness, the terminal.
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
 _REFUSED = re.compile(
     r"Permission denied|Operation not permitted|Read-only file system|EACCES|EPERM|Address family not supported"
 )
@@ -64,7 +64,7 @@ def confine(
     """The argv and environment that run ``command`` with the reads, writes and network ``grant`` allows."""
     parent = os.environ if parent_env is None else parent_env
     tmpdir = tempfile.mkdtemp(prefix="coder-bash-")
-    files: list[str] = list(WRITABLE_DEVICES)
+    files: list[str] = list(DEVICES)
     if grant.confines_reads:
         env = unasked_environment(parent, workspace, tmpdir, grant.env_names)
         folders = [tmpdir]
@@ -89,7 +89,7 @@ def confine(
                 argv += [option, value]
         if reads is not None:
             argv.append("--confine-reads")
-            for device in READABLE_DEVICES:
+            for device in DEVICES:
                 argv += ["--read-file", device]
         if not network:
             argv.append("--no-net")

@@ -36,9 +36,5 @@ class SandboxGrant:
     env_names: tuple[str, ...] = ()
 
     @property
-    def unasked(self) -> bool:
-        return self.confinement is Confinement.UNASKED
-
-    @property
     def confines_reads(self) -> bool:
         return self.confinement is not Confinement.APPROVED

@@ -29,7 +29,6 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix/store")
-READABLE_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
 # Names of files that hold credentials, never granted inside a toolchain's folders (matched without case): whole
 # names, beginnings, endings and parts.
 CREDENTIAL_NAMES = frozenset({

@@ -21,6 +21,7 @@ from engine.events import Notice
 from engine.interaction import ApprovalDecision
 from engine.modes import Mode
 from engine.storage.provenance import StateKey
+from tests.security.conftest import git
 from tests.support.fakes import FakeInteraction, close_orchestrators, make_orchestrator  # noqa: F401
 from tests.support.scenario import reply, text, tool_call
 from tests.support.scripted_server import ScriptedServer
@@ -106,19 +107,33 @@ async def test_always_for_write_does_not_cover_a_dotfile(tmp_path: Path, scripte
 
 
 @pytest.mark.parametrize(
-    "command", ["echo x > .mcp.json", "echo x >> .zed/tasks.json", "echo x | tee lefthook.yml", "echo x > $PWD/.envrc"]
-)
+    "command",
+    [
+        "echo x > .mcp.json", "echo x >> .zed/tasks.json", "echo x | tee lefthook.yml", "echo x > $PWD/.envrc",
+        # A read-only program's own output option or operand writes as a redirection does.
+        "sort -o .mcp.json notes.txt", "sort --out=.envrc notes.txt", "uniq notes.txt lefthook.yml",
+        "find . -maxdepth 0 -fprint .mcp.json", "git log --output=.mcp.json",
+        # And so does what `find -exec` runs.
+        "find . -maxdepth 0 -exec cp notes.txt .mcp.json \\;", "find . -maxdepth 0 -exec sh -c 'echo x > .envrc' \\;",
+        "find . -name lefthook.yml -exec cp notes.txt {} \\;",
+    ],
+)  # fmt: skip
 async def test_a_bash_write_an_allow_rule_covers_still_asks_for_such_a_file(
     tmp_path: Path, scripted_server: ScriptedServer, command: str
 ) -> None:
     (tmp_path / ".zed").mkdir()
+    (tmp_path / "notes.txt").write_text("b\na\n")
+    (tmp_path / "lefthook.yml").write_text("")  # empty, for `find -name ... {}` to find: written is not empty
+    if command.startswith("git "):
+        git(tmp_path, "init", "-q")
+        git(tmp_path, "add", "notes.txt")
+        git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init")
     call = tool_call("bash", command=command)
-    interaction = await write_once(
-        tmp_path, scripted_server, call, Mode.AUTO_EDIT, permissions={"bash": {"echo *": "allow", "tee *": "allow"}}
-    )
+    allowed = {f"{program} *": "allow" for program in ("echo", "tee", "sort", "uniq", "find", "git log")}
+    interaction = await write_once(tmp_path, scripted_server, call, Mode.AUTO_EDIT, permissions={"bash": allowed})
     assert len(interaction.approval_requests) == 1
     written = [p for p in (tmp_path / ".mcp.json", tmp_path / ".zed" / "tasks.json", tmp_path / "lefthook.yml",
-                           tmp_path / ".envrc") if p.exists()]
+                           tmp_path / ".envrc") if p.exists() and p.read_text()]
     assert written == []
 
 

@@ -88,7 +88,6 @@ def test_risk_still_asks_after_always(policy: PermissionPolicy) -> None:
     assert bash(policy, "rm other.log").action is Action.ALLOW
     risky = bash(policy, "rm -rf build")
     assert risky.action is Action.ASK
-    assert risky.risk_codes == ("rm_recursive_force",)
     assert risky.reasons == ("bash: `rm -rf build` deletes files recursively and without confirmation",)
     assert risky.always_scope is None
 

@@ -47,8 +47,8 @@ def test_rule_order_in_the_file_does_not_matter(tmp_path: Path) -> None:
 def test_more_literal_text_wins_when_prefixes_tie() -> None:
     rules = RuleSet(bash={"docker *": "allow", "docker * rm *": "deny"})
     match = rules.bash_rule(["docker container rm web"])
-    assert match is not None and match.pattern == "docker * rm *"
-    assert rules.bash_rule(["docker ps"]).pattern == "docker *"  # type: ignore[union-attr]
+    assert match is not None and match.text.startswith("permissions.bash 'docker * rm *' =")
+    assert rules.bash_rule(["docker ps"]).text.startswith("permissions.bash 'docker *' =")  # type: ignore[union-attr]
 
 
 def test_full_tie_takes_the_stricter_action() -> None:
@@ -98,7 +98,7 @@ def test_allow_pattern_never_silences_a_risk_reason(tmp_path: Path) -> None:
     assert bash(policy, "rm build.log") is Action.ALLOW
     decision = policy.decide("bash", ToolKind.EXECUTE, {"command": "rm -rf build"})
     assert decision.action is Action.ASK
-    assert decision.risk_codes == ("rm_recursive_force",)
+    assert decision.reasons == ("bash: `rm -rf build` deletes files recursively and without confirmation",)
     assert decision.rule == "bash risk analysis"
 
 
