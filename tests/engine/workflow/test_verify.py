@@ -26,9 +26,12 @@ from engine.workflow.verify import (
     user_asked_for_verification,
 )
 from engine.sandbox import Confinement, SandboxGrant, detect
+from tests.support import plugin_free_pytest as plugin_free
 
 # Auto-verify's confinement (SPEC 8) where this machine has it.
 GRANT = SandboxGrant(Confinement.VERIFY, network=False) if detect().confines_unasked else None
+# The same, letting the variable of ``plugin_free_pytest`` through.
+CHILD_GRANT = GRANT and SandboxGrant(Confinement.VERIFY, network=False, env_names=(plugin_free.VARIABLE,))
 
 
 @dataclass(frozen=True)
@@ -305,9 +308,9 @@ async def test_a_missing_tool_runs_and_classifies_as_environment(
     assert classify_failure(result).kind == "environment"
 
 
-async def test_a_real_pytest_run_fails_fixably_then_passes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # The child pytest need not load this environment's plugins (snapshot, asyncio): it starts much faster.
-    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+async def test_a_real_pytest_run_fails_fixably_then_passes(
+    tmp_path: Path, plugin_free_pytest: dict[str, list[str]]
+) -> None:
     (tmp_path / "pytest.ini").write_text("[pytest]\n")
     (tmp_path / "calc.py").write_text("def double(x):\n    return x + x + 1\n")
     (tmp_path / "tests").mkdir()
@@ -317,11 +320,11 @@ async def test_a_real_pytest_run_fails_fixably_then_passes(tmp_path: Path, monke
     )
     choice = choose_verify_command("fix calc and run the tests", [], tmp_path)
     assert choice.command == "pytest -q"
-    failed = await run_verification(choice.command, tmp_path, timeout=60, output_cap=20_000, grant=GRANT)
+    failed = await run_verification(choice.command, tmp_path, timeout=60, output_cap=20_000, grant=CHILD_GRANT)
     assert classify_failure(failed).kind == "fixable"
     assert "assert 5 == 4" in fix_message(failed)
     (tmp_path / "calc.py").write_text("def double(x):\n    return x + x\n")
-    passed = await run_verification(choice.command, tmp_path, timeout=60, output_cap=20_000, grant=GRANT)
+    passed = await run_verification(choice.command, tmp_path, timeout=60, output_cap=20_000, grant=CHILD_GRANT)
     assert classify_failure(passed).kind == "passed"
 
 
