@@ -9,12 +9,15 @@ import sys
 from pathlib import Path
 
 from tests.headless.test_headless_cli import run_cli
-
-# Auto-verify runs `pytest -q` from PATH: the interpreter's own bin/ (where pytest is) need not be on it (a
-# virtualenv not activated), so these runs put it there.
-WITH_PYTEST = {"PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
+from tests.support import plugin_free_pytest as plugin_free
 from tests.support.scenario import reply, text, tool_call
 from tests.support.scripted_server import ScriptedServer
+
+# Auto-verify runs `pytest -q` from PATH: the interpreter's own bin/ (where pytest is) need not be on it (a
+# virtualenv not activated), so these runs put it there; and without this environment's plugins.
+WITH_PYTEST = {
+    "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]), **plugin_free.ENV
+}
 
 
 def test_a_bang_command_prints_its_own_output_and_exits_with_its_status(tmp_path: Path) -> None:
@@ -39,6 +42,8 @@ def test_the_replies_of_one_turn_are_separated_and_a_failed_verification_exits_1
 ) -> None:
     """Auto-verify hands each failure back: three replies with no tool call between the last two."""
     (tmp_path / "test_z.py").write_text("def test_z():\n    assert False\n")
+    (tmp_path / ".xdg" / "coder").mkdir(parents=True)  # run_cli's user config folder
+    (tmp_path / ".xdg" / "coder" / "config.json").write_text(json.dumps({"bash": plugin_free.BASH}))
     scripted_server.add(
         reply(tool_call("write", path="z.py", content="x = 1\n")),
         text("Wrote z.py."),

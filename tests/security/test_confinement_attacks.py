@@ -21,6 +21,7 @@ from tests.security.confine_world import (
     run_coder,
     tool_results,
 )
+from tests.support import plugin_free_pytest as plugin_free
 from tests.support.scenario import reply, text, tool_call
 from tests.support.scripted_server import ScriptedServer
 
@@ -151,7 +152,7 @@ def test_approved_command_reads_outside_and_bash_env_names_a_variable(
 
 
 def test_auto_verify_runs_the_models_tests_confined(
-    tmp_path: Path, scripted_server: ScriptedServer, listeners: Listeners
+    tmp_path: Path, scripted_server: ScriptedServer, listeners: Listeners, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue 26's first attack, and issue 40's chain: the model adds a conftest.py; auto-verify runs `pytest -q`.
     The test code cannot write outside, read the secret, reach a listener (TCP, UDP, a unix socket by path, a unix
@@ -196,7 +197,9 @@ def test_auto_verify_runs_the_models_tests_confined(
     git_config = (root / ".git" / "config").read_bytes()
     (root / ".hypothesis").mkdir()  # a cache the test run may write, to show the conftest ran
     try:
-        done = run_coder(["-p", "add a test", "--mode", "auto-edit"], root, home, scripted_server)
+        monkeypatch.setenv(plugin_free.VARIABLE, "1")
+        config = {"bash": plugin_free.BASH}
+        done = run_coder(["-p", "add a test", "--mode", "auto-edit"], root, home, scripted_server, config)
         with pytest.raises(TimeoutError):
             daemon.accept()
         with pytest.raises(TimeoutError):

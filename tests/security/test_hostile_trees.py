@@ -11,6 +11,7 @@ import asyncio
 import json
 import os
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ from engine.tools.registry import core_tools
 from engine.tools.walk import DEFAULT_MAX_DEPTH, regular_files, run_walk
 from tests.engine.tools.support import run_tool, use_search_backend
 from tests.headless.test_headless_cli import run_cli
+from tests.support.deep_chain import make_chain, remove_chain
 from tests.support.scenario import reply, text, tool_call
 from tests.support.scripted_server import ScriptedServer
 
@@ -33,25 +35,12 @@ HUGE_BYTES = 6 * 1024**3
 
 
 def _deep_chain(root: Path, depth: int = CHAIN_DEPTH) -> Path:
-    """root/deep/d/d/.../d (1,500 folders) with a file at the bottom; made relative to each folder's descriptor, as
-    the absolute path grows long."""
-    folder = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        for name in ["deep"] + ["d"] * (depth - 1):
-            os.mkdir(name, dir_fd=folder)
-            inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=folder)
-            os.close(folder)
-            folder = inner
-        leaf = os.open("bottom.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=folder)
-        os.write(leaf, b"needle at the bottom\n")
-        os.close(leaf)
-    finally:
-        os.close(folder)
-    return root / "deep"
+    """root/deep/d/d/.../d (1,500 folders) with a file at the bottom."""
+    return make_chain(root, depth, "deep", "bottom.txt", b"needle at the bottom\n")
 
 
 @pytest.fixture
-def tree(tmp_path: Path) -> Path:
+def tree(tmp_path: Path) -> Iterator[Path]:
     root = tmp_path / "ws"
     (root / "src").mkdir(parents=True)
     (root / "src" / "main.py").write_text("needle = 1\n")
@@ -60,8 +49,9 @@ def tree(tmp_path: Path) -> Path:
     (root / "loop" / "self").symlink_to("self")  # a link to itself
     (root / "a").symlink_to("b")
     (root / "b").symlink_to("a")  # a two-link cycle
-    _deep_chain(root)
-    return root.resolve()
+    chain = _deep_chain(root)
+    yield root.resolve()
+    remove_chain(chain)
 
 
 @pytest.mark.parametrize("backend", ["rg", "python"])

@@ -8,6 +8,7 @@ mark is nowhere; run in yolo, where nothing neutralises it, it is there, so each
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -40,7 +41,7 @@ COMMANDS = {
 }  # fmt: skip
 
 
-def _repository(folder: Path, outside: Path) -> None:
+def _repository(folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     git(folder, "init", "-q", "-b", "main")
     (folder / "lib.txt").write_text("one\n")
@@ -60,22 +61,32 @@ def _arm(git_dir: Path, key: str, value: str, mark: Path, worktree: Path | None)
         os.utime(worktree / ".gitattributes", (later, later))  # an unchanged file git must read again
 
 
-@pytest.fixture
-def world(tmp_path: Path) -> tuple[Path, Path]:
-    """(workspace, outside): a repository holding every kind of repository under it."""
-    outside = tmp_path / "out"
-    outside.mkdir()
-    root = tmp_path / "ws"
+@pytest.fixture(scope="module")
+def repositories(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A repository holding every kind of repository under it, made once (a dozen git processes): each test arms
+    a copy."""
+    folder = tmp_path_factory.mktemp("repositories")
+    root = folder / "ws"
     root.mkdir()
     (root / "README.md").write_text("# project\n")
     git(root, "init", "-q", "-b", "main")
-    _repository(root / "vendor" / "lib", outside)
-    _repository(root / "a" / "b" / "c" / "d" / "e" / "f" / "g" / "h" / "repo", outside)
-    _repository(tmp_path / "upstream", outside)
-    git(root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(tmp_path / "upstream"), "libs/sub")
-    git(root, "clone", "-q", "--bare", str(tmp_path / "upstream"), "vendor/odd")
+    _repository(root / "vendor" / "lib")
+    _repository(root / "a" / "b" / "c" / "d" / "e" / "f" / "g" / "h" / "repo")
+    _repository(folder / "upstream")
+    git(root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(folder / "upstream"), "libs/sub")
+    git(root, "clone", "-q", "--bare", str(folder / "upstream"), "vendor/odd")
     git(root, "add", "README.md", ".gitmodules", "libs/sub")
     git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "i")
+    return root
+
+
+@pytest.fixture
+def world(tmp_path: Path, repositories: Path) -> tuple[Path, Path]:
+    """(workspace, outside): a copy of ``repositories`` (every path in them relative), and a folder outside."""
+    outside = tmp_path / "out"
+    outside.mkdir()
+    root = tmp_path / "ws"
+    shutil.copytree(repositories, root, symlinks=True)
     return root.resolve(), outside.resolve()
 
 

@@ -10,7 +10,7 @@ import asyncio
 import os
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -26,6 +26,8 @@ CONFINED = {
     "verify": SandboxGrant(Confinement.VERIFY, network=False),
 }
 PAYLOAD = "leak-9f3"
+# What the test itself sends each listener after a confined attack, to know the listener has recorded all before it.
+MARK = b"mark-after-the-attack"
 
 # The attacker's program: `python3 attack.py CASE TARGET`; each case makes one socket and sends PAYLOAD through one
 # call, or asks the kernel (netlink) and prints what came back.
@@ -104,6 +106,7 @@ class UnixListeners(SocketServers):
         super().__init__()
         self.received: dict[str, list[bytes]] = {}
         self.addresses: dict[str, str] = {}
+        self.kinds: dict[str, socket.SocketKind] = {}
         tag = f"coder-test-{os.getpid()}-{id(self)}"
         for name, kind in (("stream", socket.SOCK_STREAM), ("seqpacket", socket.SOCK_SEQPACKET),
                            ("datagram", socket.SOCK_DGRAM)):  # fmt: skip
@@ -117,6 +120,7 @@ class UnixListeners(SocketServers):
                 key = f"{name} {where}"
                 self.received[key] = []
                 self.addresses[key] = address if where == "path" else "@" + address[1:]
+                self.kinds[key] = kind
                 self._sockets.append(sock)
                 threading.Thread(target=self._serve, args=(key, sock), daemon=True).start()
 
@@ -183,12 +187,28 @@ async def _attack(root: Path, case: str, target: str, grant: SandboxGrant | None
     return result.stdout + result.stderr
 
 
-async def _settle(received: list[object]) -> None:
-    """Gives a listener's thread time to record what was sent (it polls every 0.1 s)."""
-    for _ in range(20):
-        if received:
+async def _until(arrived: Callable[[], bool]) -> None:
+    """Gives a listener's thread time to record what was sent (it polls every 0.1 s); the cap only ends a hang."""
+    for _ in range(300):
+        if arrived():
             return
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0.01)
+
+
+def _mark(family: socket.AddressFamily, kind: socket.SocketKind, address: str | tuple[str, int]) -> None:
+    """Sends MARK from this process, after the confined attack ended: a listener records what reaches it in the
+    order it arrives, so once the mark is recorded, whatever the attack had sent would be recorded before it."""
+    with socket.socket(family, kind) as sock:
+        if kind == socket.SOCK_DGRAM:
+            sock.sendto(MARK, address)
+        else:
+            sock.connect(address)
+            sock.send(MARK)
+
+
+def _marked(kind: socket.SocketKind) -> list[bytes]:
+    """What a listener of ``kind`` records of the mark alone."""
+    return [MARK] if kind == socket.SOCK_DGRAM else [b"<connection>", MARK]
 
 
 @pytest.mark.parametrize("grant", sorted(CONFINED))
@@ -197,14 +217,17 @@ async def test_no_unix_socket_reaches_a_listener_outside(
     workspace: Path, unix: UnixListeners, grant: str, case: str, listener: str
 ) -> None:
     output = await _attack(workspace, case, unix.addresses[listener], CONFINED[grant])
-    await _settle(unix.received[listener])
-    assert unix.received[listener] == [], output
+    address = unix.addresses[listener]
+    _mark(socket.AF_UNIX, unix.kinds[listener], "\0" + address[1:] if address.startswith("@") else address)
+    received = unix.received[listener]
+    await _until(lambda: MARK in received)
+    assert received == _marked(unix.kinds[listener]), output
     if case in _KERNEL_REFUSES:
         return
     assert "SENT" not in output
     control = await _attack(workspace, case, unix.addresses[listener], None)
-    await _settle(unix.received[listener])
-    assert PAYLOAD.encode() in unix.received[listener], control  # unconfined, the same attack arrives
+    await _until(lambda: PAYLOAD.encode() in received)
+    assert PAYLOAD.encode() in received, control  # unconfined, the same attack arrives
 
 
 @pytest.mark.parametrize("grant", sorted(CONFINED))
@@ -217,11 +240,13 @@ async def test_no_inet_socket_reaches_a_listener_on_loopback(
     host = "127.0.0.1" if listener.endswith("4") else "[::1]"
     target = f"{host}:{inet.ports[listener]}"
     output = await _attack(workspace, case, target, CONFINED[grant])
-    await _settle(inet.received)
-    assert inet.received == [], output
+    kind = socket.SOCK_STREAM if listener.startswith("tcp") else socket.SOCK_DGRAM
+    _mark(socket.AF_INET if listener.endswith("4") else socket.AF_INET6, kind, (host.strip("[]"), inet.ports[listener]))
+    await _until(lambda: (listener, MARK) in inet.received)
+    assert inet.received == [(listener, data) for data in _marked(kind)], output
     assert "SENT" not in output
     await _attack(workspace, case, target, None)
-    await _settle(inet.received)
+    await _until(lambda: any(PAYLOAD.encode() in data for _, data in inet.received))
     assert any(PAYLOAD.encode() in data for _, data in inet.received)  # unconfined, the same attack arrives
 
 

@@ -3,7 +3,8 @@ planted in a workspace and the real ``coder-tui`` runs headless against the scri
 what the model was sent (system prompt, tools offered, history), at files outside the workspace, and at what ran.
 
 The shipped state is made the way an attacker would: by the real coder-tui, as another user (another config
-folder, so another state key), in another folder, then copied into the victim's workspace and edited with sqlite.
+folder, so another state key), in another folder, once per module, then copied into the victim's workspace and edited
+with sqlite.
 """
 
 from __future__ import annotations
@@ -43,14 +44,27 @@ def mode_of(request_body: dict) -> str:  # type: ignore[type-arg]
     return system.split("Mode: ", 1)[1].split(".", 1)[0]
 
 
+@pytest.fixture(scope="module")
+def attackers_state(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The ``.coder`` folder of a yolo session with one turn, made once by the attacker's coder-tui (another config
+    folder, so another state key) in another folder."""
+    attacker = tmp_path_factory.mktemp("attacker")
+    project, xdg = attacker / "project", attacker / "config"
+    project.mkdir()
+    xdg.mkdir()
+    with ScriptedServer() as server:
+        server.add(text("ATTACKER TRANSCRIPT"))
+        made = run(project, xdg, server, "--mode", "yolo", "-p", "hello from the attacker")
+    assert made.returncode == 0, made.stderr
+    return project / ".coder"
+
+
 @pytest.fixture
 def world(tmp_path: Path) -> dict[str, Path]:
-    """The victim's workspace and config folder, the attacker's, and a folder outside with a file in it."""
+    """The victim's workspace and config folder, and a folder outside with a file in it."""
     paths = {
         "victim": tmp_path / "victim" / "project",
         "victim_xdg": tmp_path / "victim" / "config",
-        "attacker": tmp_path / "attacker" / "project",
-        "attacker_xdg": tmp_path / "attacker" / "config",
         "outside": tmp_path / "outside",
     }
     for path in paths.values():
@@ -63,19 +77,18 @@ def snapshot(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def shipped_yolo_session(world: dict[str, Path], server: ScriptedServer) -> str:
-    """A yolo session with one turn, made by the attacker's coder-tui and copied into the victim's workspace."""
-    server.add(text("ATTACKER TRANSCRIPT"))
-    made = run(world["attacker"], world["attacker_xdg"], server, "--mode", "yolo", "-p", "hello from the attacker")
-    assert made.returncode == 0, made.stderr
-    shutil.copytree(world["attacker"] / ".coder", world["victim"] / ".coder", ignore=shutil.ignore_patterns("locks"))
+def shipped_yolo_session(world: dict[str, Path], attackers_state: Path) -> str:
+    """The attacker's yolo session, copied into the victim's workspace."""
+    shutil.copytree(attackers_state, world["victim"] / ".coder", ignore=shutil.ignore_patterns("locks"))
     with sqlite3.connect(world["victim"] / ".coder" / "coder.db") as conn:
         (session_id,) = conn.execute("SELECT id FROM sessions").fetchone()
     return str(session_id)
 
 
-def test_a_shipped_yolo_session_never_sets_the_mode(world: dict[str, Path], scripted_server: ScriptedServer) -> None:
-    session_id = shipped_yolo_session(world, scripted_server)
+def test_a_shipped_yolo_session_never_sets_the_mode(
+    world: dict[str, Path], attackers_state: Path, scripted_server: ScriptedServer
+) -> None:
+    session_id = shipped_yolo_session(world, attackers_state)
     scripted_server.add(reply(tool_call("bash", command=f"rm {world['outside'] / 'precious.txt'}")), text("done"))
     resumed = run(world["victim"], world["victim_xdg"], scripted_server, "--resume", session_id, "--mode", "plan",
                   "-p", "go on")
@@ -97,8 +110,10 @@ def test_a_shipped_yolo_session_never_sets_the_mode(world: dict[str, Path], scri
     assert (world["outside"] / "precious.txt").read_text() == "mine\n"
 
 
-def test_continue_never_picks_a_foreign_session(world: dict[str, Path], scripted_server: ScriptedServer) -> None:
-    shipped_yolo_session(world, scripted_server)
+def test_continue_never_picks_a_foreign_session(
+    world: dict[str, Path], attackers_state: Path, scripted_server: ScriptedServer
+) -> None:
+    shipped_yolo_session(world, attackers_state)
     scripted_server.add(text("mine"))
     mine = run(world["victim"], world["victim_xdg"], scripted_server, "-p", "my own question")
     assert mine.returncode == 0, mine.stderr
@@ -139,9 +154,9 @@ def test_a_rebuilt_database_keeps_the_users_sessions_and_not_the_shipped_ones(
 
 @pytest.mark.parametrize("bad_id", ["../../pwn", "a/b", "a\\b", "a\x00b", "%2e%2e", "..", ".hidden"])
 def test_a_shipped_session_id_never_becomes_a_path(
-    world: dict[str, Path], scripted_server: ScriptedServer, bad_id: str
+    world: dict[str, Path], attackers_state: Path, scripted_server: ScriptedServer, bad_id: str
 ) -> None:
-    session_id = shipped_yolo_session(world, scripted_server)
+    session_id = shipped_yolo_session(world, attackers_state)
     victim = world["victim"]
     with sqlite3.connect(victim / ".coder" / "coder.db") as conn:
         conn.execute("PRAGMA foreign_keys = OFF")
@@ -163,10 +178,10 @@ def test_a_shipped_session_id_never_becomes_a_path(
     assert stray == []
 
 
-def test_a_shipped_undo_journal_is_never_used(world: dict[str, Path], scripted_server: ScriptedServer) -> None:
+def test_a_shipped_undo_journal_is_never_used(world: dict[str, Path], attackers_state: Path) -> None:
     """The shipped session's journal names a file outside, by `..` and by absolute path, and a blob that climbs out:
     /undo in that session finds nothing to undo and touches nothing outside."""
-    session_id = shipped_yolo_session(world, scripted_server)
+    session_id = shipped_yolo_session(world, attackers_state)
     victim, outside = world["victim"], world["outside"]
     blob_folder = victim / ".coder" / "undo" / session_id / "1"
     blob_folder.mkdir(parents=True)
@@ -214,9 +229,9 @@ def test_a_state_folder_that_is_not_a_private_folder_is_refused(world: dict[str,
 
 
 def test_a_shipped_lock_file_linking_outside_is_never_written_through(
-    world: dict[str, Path], scripted_server: ScriptedServer
+    world: dict[str, Path], attackers_state: Path, scripted_server: ScriptedServer
 ) -> None:
-    session_id = shipped_yolo_session(world, scripted_server)
+    session_id = shipped_yolo_session(world, attackers_state)
     locks = world["victim"] / ".coder" / "locks"
     locks.mkdir()
     (locks / f"{session_id}.lock").symlink_to(world["outside"] / "precious.txt")
@@ -273,14 +288,14 @@ def test_an_untrusted_repositorys_skill_never_replaces_the_builtin_one(
 
 
 def test_a_shipped_image_reference_never_reads_a_file_outside(
-    world: dict[str, Path], scripted_server: ScriptedServer
+    world: dict[str, Path], attackers_state: Path, scripted_server: ScriptedServer
 ) -> None:
     """A shipped message's image "blob" names a secret outside, a device, a blob-looking file holding other bytes,
     and a path climbing out of the blob folder: none is read and sent to the model."""
     import base64
     import hashlib
 
-    session_id = shipped_yolo_session(world, scripted_server)
+    session_id = shipped_yolo_session(world, attackers_state)
     victim, secret = world["victim"], world["outside"] / "precious.txt"
     blobs = victim / ".coder" / "blobs"
     blobs.mkdir(exist_ok=True)
@@ -309,10 +324,10 @@ def test_a_shipped_image_reference_never_reads_a_file_outside(
 
 @pytest.mark.parametrize("link", ["undo/{id}", "undo/{id}/baseline"])
 def test_a_shipped_undo_folder_linking_outside_is_never_written_or_swept(
-    world: dict[str, Path], scripted_server: ScriptedServer, link: str
+    world: dict[str, Path], attackers_state: Path, scripted_server: ScriptedServer, link: str
 ) -> None:
     """The journal sweeps unreferenced copies at start: through a link, that would delete files outside."""
-    session_id = shipped_yolo_session(world, scripted_server)
+    session_id = shipped_yolo_session(world, attackers_state)
     target = world["outside"] / "target"
     (target / "7").mkdir(parents=True)
     (target / "7" / "keep").write_text("outside\n")

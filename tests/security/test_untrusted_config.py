@@ -19,6 +19,7 @@ from tests.headless.test_headless_cli import run_cli
 from tests.security.confine_world import Listeners, build_world, run_coder
 from tests.security.test_fetch_reach import SECRET, Listener
 from tests.security.test_fetch_reach import listener  # noqa: F401 (fixture)
+from tests.support import plugin_free_pytest as plugin_free
 from tests.support.scenario import reply, text, tool_call
 from tests.support.scripted_server import ScriptedServer
 
@@ -72,7 +73,8 @@ SUPPORT = detect()
 @pytest.mark.skipif(not SUPPORT.confines_unasked, reason=f"this machine cannot confine unasked commands ({SUPPORT})")
 @pytest.mark.parametrize("trusted", [False, True], ids=["untrusted", "trusted"])
 def test_an_untrusted_verify_network_never_lets_the_test_run_reach_a_listener(
-    tmp_path: Path, scripted_server: ScriptedServer, listeners: Listeners, trusted: bool
+    tmp_path: Path, scripted_server: ScriptedServer, listeners: Listeners, trusted: bool,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The repository ships a conftest.py that connects out, and asks for the network during auto-verify. The model
     edits an ordinary file; auto-verify runs the repository's tests, whose network attempts reach nothing."""
@@ -91,8 +93,9 @@ def test_an_untrusted_verify_network_never_lets_the_test_run_reach_a_listener(
         reply(tool_call("write", id="w", path="app.py", content="VALUE = 1\n")),
         text("done"),
     )
+    monkeypatch.setenv(plugin_free.VARIABLE, "1")
     done = run_coder(["-p", "add a value", "--mode", "auto-edit", *(["--trust"] if trusted else [])],
-                     root, home, scripted_server)  # fmt: skip
+                     root, home, scripted_server, {"bash": plugin_free.BASH})  # fmt: skip
     assert "pytest -q" in done.stderr, done.stderr
     if trusted:
         assert listeners.received, done.stderr

@@ -14,6 +14,7 @@ import pytest
 from engine.sandbox import Confinement, SandboxGrant, detect
 from engine.tools.bash import run_command
 from tests.security.conftest import snapshot
+from tests.support import plugin_free_pytest as plugin_free
 
 SUPPORT = detect()
 pytestmark = pytest.mark.skipif(not SUPPORT.confines_unasked, reason=f"this machine cannot confine ({SUPPORT})")
@@ -130,6 +131,7 @@ async def test_a_real_pytest_run_keeps_its_caches_in_the_temp_folder(
     """`pytest -q` for real: bytecode, pytest's cache and coverage's file go to the temp folder, so the test run
     passes while the workspace gets nothing new but the caches granted when present (`.hypothesis/`)."""
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv(plugin_free.VARIABLE, "1")
     (project / "conftest.py").write_text(
         "import os\n"
         "open('.hypothesis/ran', 'w').write('conftest ran')\n"
@@ -139,7 +141,8 @@ async def test_a_real_pytest_run_keeps_its_caches_in_the_temp_folder(
     (project / "tests" / "test_ok.py").write_text("def test_ok():\n    assert True\n")
     (project / ".hypothesis").mkdir()
     before = snapshot(project)
-    result = await run_command("pytest -q", project, 60, 100_000, sandbox=VERIFY)
+    grant = SandboxGrant(Confinement.VERIFY, network=False, env_names=(plugin_free.VARIABLE,))
+    result = await run_command("pytest -q", project, 60, 100_000, sandbox=grant)
     assert result.exit_code == 0 and "1 passed" in result.stdout, result
     after = snapshot(project)
     assert after.pop(".hypothesis/ran")[1] == b"conftest ran"

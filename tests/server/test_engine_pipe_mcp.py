@@ -12,6 +12,7 @@ from pathlib import Path
 from engine.events import ToolProgress
 from engine.interaction import ElicitationAnswer, ElicitationRequest
 from engine.protocol import AnswerRequest, EngineEvent, InputFinished, InteractionRequested, RunInput
+from engine.settings_results import McpServersListed
 from tests.server.engine_client import ROOT, EngineClient
 from tests.support.scenario import reply, text, tool_call
 from tests.support.scripted_server import ScriptedServer
@@ -26,13 +27,17 @@ def test_a_form_and_progress_cross_the_pipe(workspace: Path, scripted_server: Sc
     scripted_server.add(reply(tool_call("mcp__asking__signup"), tool_call("mcp__asking__count")), text("Done."))
     engine = EngineClient(workspace, scripted_server.base_url, "--mode", "yolo")
     try:
-        # the full screen's turns do not wait for servers: wait here until /mcp says the server is ready
+        # the full screen's turns do not wait for servers: wait here until /mcp lists the server as ready
         for attempt in range(300):
             engine.send(RunInput(f"m{attempt}", "/mcp"))
-            done = engine.wait_for(lambda m, a=attempt: isinstance(m, InputFinished) and m.input_id == f"m{a}", "/mcp")
-            if "ready" in done.text:
+            listed = engine.wait_for(lambda m: isinstance(m, EngineEvent) and isinstance(m.event, McpServersListed),
+                                     "/mcp's list")
+            engine.wait_for(lambda m, a=attempt: isinstance(m, InputFinished) and m.input_id == f"m{a}", "/mcp")
+            if [row["state"] for row in listed.event.servers] == ["ready"]:
                 break
             time.sleep(0.1)
+        else:
+            raise AssertionError(f"the server never became ready: {listed.event.text}")
         engine.send(RunInput("i1", "sign me up and count"))
         asked = engine.wait_for(
             lambda m: isinstance(m, InteractionRequested) and isinstance(m.request, ElicitationRequest), "the form"

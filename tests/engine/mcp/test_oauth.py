@@ -105,7 +105,7 @@ async def test_a_sign_in_slower_than_the_start_up_timeout_still_succeeds(
     orch, log, _ = make_orchestrator(workspace, "http://127.0.0.1:9/v1", mcp_servers=servers)
     orch.mcp.start()
     assert await eventually(lambda: sign_in_address(log.of(Notice)) is not None, 60)
-    await asyncio.sleep(5)  # reading the page, typing a password: more than the 2 s the server has to start
+    await asyncio.sleep(3)  # reading the page, typing a password: more than the 2 s the server has to start
     assert orch.mcp.connections["guarded"].state is ServerState.STARTING
     async with httpx2.AsyncClient(follow_redirects=True, timeout=30) as browser:
         assert "Signed in" in (await browser.get(sign_in_address(log.of(Notice)) or "")).text

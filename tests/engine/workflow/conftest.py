@@ -7,10 +7,16 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import plugin_free_pytest as plugin_free
 from tests.support.fakes import close_orchestrators  # noqa: F401 (autouse fixture)
-from tests.support.fakes import CREATED
 
 
+@pytest.fixture
+def plugin_free_pytest(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
+    """Auto-verify's `pytest -q` loads none of this environment's plugins (``tests.support.plugin_free_pytest``):
+    returns the `bash` settings that let the variable set here reach it."""
+    monkeypatch.setenv(plugin_free.VARIABLE, "1")
+    return plugin_free.BASH
 
 
 @pytest.fixture(autouse=True)

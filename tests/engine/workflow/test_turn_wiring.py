@@ -188,15 +188,14 @@ FIXED = "def double(x):\n    return x + x\n"
 
 
 async def test_auto_edit_verifies_and_a_failure_is_fixed_and_verified_again(
-    tmp_path: Path, server_with: Any, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, server_with: Any, plugin_free_pytest: dict[str, list[str]]
 ) -> None:
-    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     python_project(tmp_path, "def double(x):\n    return 0\n")
     server = server_with(TurnScript(
         reply(tool_call("write", path="calc.py", content=BROKEN)), text("Done."),
         reply(tool_call("write", path="calc.py", content=FIXED)), text("Fixed."),
     ))
-    orch, log, _ = make_orchestrator(tmp_path, server.base_url, mode=Mode.AUTO_EDIT)
+    orch, log, _ = make_orchestrator(tmp_path, server.base_url, mode=Mode.AUTO_EDIT, bash=plugin_free_pytest)
     outcome = await orch.run_input("make double() correct")
     assert outcome.ok and outcome.text == "Fixed."
     finished = log.of(events.VerificationFinished)
@@ -208,11 +207,10 @@ async def test_auto_edit_verifies_and_a_failure_is_fixed_and_verified_again(
 
 
 async def test_what_a_verification_run_changes_is_undone_with_the_turn(
-    tmp_path: Path, server_with: Any, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, server_with: Any, plugin_free_pytest: dict[str, list[str]]
 ) -> None:
     """The test run goes through the same capture as any command: what it writes (a report in the folder where
     coverage keeps its own, one of those it may write) is the turn's change, so /undo removes it with the edit."""
-    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     python_project(tmp_path, BROKEN)
     (tmp_path / "htmlcov").mkdir()
     (tmp_path / "tests" / "conftest.py").write_text(
@@ -220,7 +218,7 @@ async def test_what_a_verification_run_changes_is_undone_with_the_turn(
         "    pathlib.Path(__file__).parents[1].joinpath('htmlcov', 'report.txt').write_text(f'exit {exitstatus}')\n"
     )
     server = server_with(TurnScript(reply(tool_call("write", path="calc.py", content=FIXED)), text("Done.")))
-    orch, log, _ = make_orchestrator(tmp_path, server.base_url, mode=Mode.AUTO_EDIT)
+    orch, log, _ = make_orchestrator(tmp_path, server.base_url, mode=Mode.AUTO_EDIT, bash=plugin_free_pytest)
     await orch.run_input("make double() correct")
     assert [f.outcome for f in log.of(events.VerificationFinished)] == ["passed"]
     assert (tmp_path / "htmlcov" / "report.txt").read_text() == "exit 0"
@@ -231,14 +229,13 @@ async def test_what_a_verification_run_changes_is_undone_with_the_turn(
 
 
 async def test_a_turn_whose_verification_still_fails_after_its_retries_ends_as_a_failure(
-    tmp_path: Path, server_with: Any, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, server_with: Any, plugin_free_pytest: dict[str, list[str]]
 ) -> None:
-    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     python_project(tmp_path, "def double(x):\n    return 0\n")
     server = server_with(TurnScript(
         *[step for _ in range(3) for step in (reply(tool_call("write", path="calc.py", content=BROKEN)), text("Done."))]
     ))
-    orch, log, _ = make_orchestrator(tmp_path, server.base_url, mode=Mode.AUTO_EDIT)
+    orch, log, _ = make_orchestrator(tmp_path, server.base_url, mode=Mode.AUTO_EDIT, bash=plugin_free_pytest)
     outcome = await orch.run_input("make double() correct")
     assert not outcome.ok and outcome.reason == "verify_failed"
     assert outcome.error == "auto-verify: `pytest -q` still fails after 2 retries"
@@ -247,15 +244,14 @@ async def test_a_turn_whose_verification_still_fails_after_its_retries_ends_as_a
 
 
 async def test_default_mode_verifies_only_when_asked(
-    tmp_path: Path, server_with: Any, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, server_with: Any, plugin_free_pytest: dict[str, list[str]]
 ) -> None:
-    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     python_project(tmp_path, BROKEN)
     server = server_with(TurnScript(
         reply(tool_call("write", path="calc.py", content=FIXED)), text("Done."),
         reply(tool_call("write", path="calc.py", content=FIXED + "\n")), text("Done again."),
     ))
-    orch, log, _ = make_orchestrator(tmp_path, server.base_url)
+    orch, log, _ = make_orchestrator(tmp_path, server.base_url, bash=plugin_free_pytest)
     await orch.run_input("fix double()")
     assert log.of(events.VerificationStarted) == []
     await orch.run_input("fix double() and run the tests")

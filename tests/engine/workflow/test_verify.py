@@ -26,9 +26,13 @@ from engine.workflow.verify import (
     user_asked_for_verification,
 )
 from engine.sandbox import Confinement, SandboxGrant, detect
+from tests.support import plugin_free_pytest as plugin_free
+from tests.support.deep_chain import LEVEL, make_chain, remove_chain
 
 # Auto-verify's confinement (SPEC 8) where this machine has it.
 GRANT = SandboxGrant(Confinement.VERIFY, network=False) if detect().confines_unasked else None
+# The same, letting the variable of ``plugin_free_pytest`` through.
+CHILD_GRANT = GRANT and SandboxGrant(Confinement.VERIFY, network=False, env_names=(plugin_free.VARIABLE,))
 
 
 @dataclass(frozen=True)
@@ -305,9 +309,9 @@ async def test_a_missing_tool_runs_and_classifies_as_environment(
     assert classify_failure(result).kind == "environment"
 
 
-async def test_a_real_pytest_run_fails_fixably_then_passes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # The child pytest need not load this environment's plugins (snapshot, asyncio): it starts much faster.
-    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+async def test_a_real_pytest_run_fails_fixably_then_passes(
+    tmp_path: Path, plugin_free_pytest: dict[str, list[str]]
+) -> None:
     (tmp_path / "pytest.ini").write_text("[pytest]\n")
     (tmp_path / "calc.py").write_text("def double(x):\n    return x + x + 1\n")
     (tmp_path / "tests").mkdir()
@@ -317,11 +321,11 @@ async def test_a_real_pytest_run_fails_fixably_then_passes(tmp_path: Path, monke
     )
     choice = choose_verify_command("fix calc and run the tests", [], tmp_path)
     assert choice.command == "pytest -q"
-    failed = await run_verification(choice.command, tmp_path, timeout=60, output_cap=20_000, grant=GRANT)
+    failed = await run_verification(choice.command, tmp_path, timeout=60, output_cap=20_000, grant=CHILD_GRANT)
     assert classify_failure(failed).kind == "fixable"
     assert "assert 5 == 4" in fix_message(failed)
     (tmp_path / "calc.py").write_text("def double(x):\n    return x + x\n")
-    passed = await run_verification(choice.command, tmp_path, timeout=60, output_cap=20_000, grant=GRANT)
+    passed = await run_verification(choice.command, tmp_path, timeout=60, output_cap=20_000, grant=CHILD_GRANT)
     assert classify_failure(passed).kind == "passed"
 
 
@@ -343,43 +347,17 @@ def test_files_pytest_would_not_collect_do_not_count_as_tests(tmp_path: Path, wh
 
 def test_test_discovery_survives_a_deep_chain_and_a_link_loop(tmp_path: Path) -> None:
     """Issue 26: a 1,500-deep folder chain made every turn fail with a RecursionError; a link loop must not hang."""
-    import os
-
-    fd = os.open(tmp_path, os.O_DIRECTORY)
-    for _ in range(1500):  # made one level at a time: pathlib's own mkdir(parents=True) recurses
-        os.mkdir("d", dir_fd=fd)
-        inner = os.open("d", os.O_DIRECTORY, dir_fd=fd)
-        os.close(fd)
-        fd = inner
-    os.close(os.open("test_deep.py", os.O_CREAT | os.O_WRONLY, dir_fd=fd))
-    os.close(fd)
+    chain = make_chain(tmp_path, 1500, LEVEL, "test_deep.py")
     (tmp_path / "loop").symlink_to(tmp_path)
     try:
         started = time.monotonic()
         choice = choose_verify_command("", [], tmp_path)
         assert choice.command is None and "no test setup" in choice.reason  # beyond the depth bound: not found
         assert time.monotonic() - started < 10
-        (tmp_path / "d" / "test_shallow.py").write_text("def test_y():\n    pass\n")
+        (chain / "test_shallow.py").write_text("def test_y():\n    pass\n")
         assert choose_verify_command("", [], tmp_path).reason == "Python tests such as d/test_shallow.py"
     finally:
-        _remove_chain(tmp_path)
-
-
-def _remove_chain(top: Path) -> None:
-    """Removes the chain bottom up (shutil.rmtree, and pytest's clean-up of old temp folders, would recurse)."""
-    import os
-
-    fds = [os.open(top, os.O_DIRECTORY)]
-    while "d" in os.listdir(fds[-1]):
-        fds.append(os.open("d", os.O_DIRECTORY, dir_fd=fds[-1]))
-    while fds:
-        fd = fds.pop()
-        for name in os.listdir(fd):
-            if name != "d":
-                os.unlink(name, dir_fd=fd)
-        if fds:
-            os.rmdir("d", dir_fd=fds[-1])
-        os.close(fd)
+        remove_chain(chain)
 
 
 async def test_test_discovery_runs_off_the_event_loop_and_stops_when_cancelled(tmp_path: Path, monkeypatch) -> None:
