@@ -327,6 +327,9 @@ def test_command_line_server_runs_the_demo_until_interrupted(module: str, in_che
     process = subprocess.Popen(
         [sys.executable, "-m", module, "--port", "0"],
         cwd=REPO_ROOT if in_checkout else tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        # Ctrl+C reaches it as at a terminal, even when this run was started where SIGINT is ignored (a shell's
+        # background job): Python leaves an ignored SIGINT ignored, and the server would never stop.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         banner = process.stdout.readline()
