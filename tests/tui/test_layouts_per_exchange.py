@@ -132,7 +132,9 @@ async def test_a_new_exchange_and_its_answer_are_laid_out_at_most_twice_however_
     the answer mounted and shown in one more (it was three: placed empty, its words, its last block removed)."""
     exchanges = 30
     for index in range(exchanges):
-        scripted_server.add(reply(text(f"Answer {index}: **done** and a few more words.")))
+        # One delta an answer: its words reach the screen in one round however loaded the machine is (in pieces, a
+        # busy machine split some answers over two or three rounds, each a layout of its own).
+        scripted_server.add(reply(text(f"Answer {index}: **done** and a few more words.", chunk=200)))
     app = make_app(workspace, scripted_server)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
@@ -150,8 +152,7 @@ async def test_a_new_exchange_and_its_answer_are_laid_out_at_most_twice_however_
             await pilot.pause()
         assert screen.transcript.older_count > 0  # the late exchanges pruned older ones
         late = sorted(counts[10:])
-        # An answer whose words reach the screen in two rounds (a loaded machine splits the stream) takes one layout
-        # more; the whole was three to four an exchange before, every exchange.
+        # The whole was three to four an exchange before, every exchange.
         assert late[len(late) // 2] <= 2 and late[-1] <= 3, counts
         assert sum(late) <= 2 * len(late) + 2, counts
 
