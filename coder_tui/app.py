@@ -222,7 +222,7 @@ def run_tui(
         from coder_tui.link.engine_process import EngineProcesses
 
         engine = EngineProcesses(workspace=workspace, mode=mode, model=model)
-    from coder_tui.cli import session_input
+    from coder_tui.launch.opening import session_input
 
     opening = session_input(resume, cont, fork)
     first_inputs = tuple(text for text in (opening, prompt) if text)

@@ -99,16 +99,6 @@ def _version() -> str:
         return "(not installed)"
 
 
-def session_input(resume: str | None, cont: bool, fork: bool) -> str | None:
-    """The input that opens the session ``--resume`` / ``--continue`` name, or copies it with ``--fork``;
-    ``--resume`` with no id (``""``) lists the sessions (the full screen shows them as a picker)."""
-    if resume == "":
-        return "/resume"
-    if not (resume or cont):
-        return None
-    return f"/{'fork' if fork else 'resume'} {resume or '--last'}"
-
-
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["acp"]:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
-from coder_tui.cli import session_input
+from coder_tui.launch.opening import session_input
 from coder_tui.link.terminal_text import json_text, terminal_text
 from engine.agents.records import AgentRecord, AgentState
 from engine.agents.worktree import WorktreeError

@@ -13,11 +13,12 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.agents.records import AgentRecord, AgentState
+from engine.agents.tree import AgentTree
 from engine.agents.worktree import (
     BRANCH_PREFIX,
     Worktree,
@@ -60,17 +61,6 @@ STOPPED_WITH_ENGINE = "the engine stopped while it ran"
 _SWITCHING_COMMANDS = frozenset({"/new", "/clear", "/resume", "/fork"})
 # What an agent's outcome makes of it.
 _ENDED = {"completed": AgentState.DONE, "cancelled": AgentState.CANCELLED, "refused": AgentState.CANCELLED}
-
-
-@dataclass(eq=False)
-class AgentTree:
-    """An agent's workspace: its worktree, guarded as a workspace, and the capture of it that its undo uses."""
-
-    name: str
-    worktree: Worktree
-    workspace: Workspace
-    capture: ToolCapture
-    capture_turns: asyncio.Lock
 
 
 class AgentPool:

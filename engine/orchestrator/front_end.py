@@ -7,20 +7,17 @@ imports the ``Orchestrator`` class (an import-linter contract).
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, ParamSpec, Protocol
 
 from engine.commands.context import CommandContext
 from engine.orchestrator.orchestrator import Orchestrator
 
 if TYPE_CHECKING:
-    from engine.config import Config
     from engine.events import Event
-    from engine.interaction import InteractionHandler
-    from engine.modes import Mode
     from engine.orchestrator.outcome import TurnOutcome
-    from engine.provider.base import ChatProvider
     from engine.tools.base import ToolContext
+
+P = ParamSpec("P")
 
 
 class FrontEndEngine(CommandContext, Protocol):
@@ -53,30 +50,12 @@ class FrontEndEngine(CommandContext, Protocol):
     async def aclose(self) -> None: ...
 
 
-def start_engine(
-    *,
-    workspace: Path,
-    config: Config,
-    interaction: InteractionHandler,
-    provider: ChatProvider | None = None,
-    interactive: bool = True,
-    mode: Mode | None = None,
-    env: dict[str, str] | None = None,
-    model_pinned: bool = False,
-    counts_shown: bool = True,
-    origin: str = "tui",
-) -> FrontEndEngine:
-    """The engine over ``workspace`` with a new, empty session (see ``Orchestrator``; ``StorageError`` when its
-    database is damaged or locked)."""
-    return Orchestrator(
-        workspace=workspace,
-        config=config,
-        interaction=interaction,
-        provider=provider,
-        interactive=interactive,
-        mode=mode,
-        env=env,
-        model_pinned=model_pinned,
-        counts_shown=counts_shown,
-        origin=origin,
-    )
+def _as_front_end(make: Callable[P, Orchestrator]) -> Callable[P, FrontEndEngine]:
+    """``make`` with its parameters kept and its result seen only as a ``FrontEndEngine``."""
+    return make
+
+
+start_engine = _as_front_end(Orchestrator)
+"""``start_engine(workspace=..., config=..., interaction=..., ...)``: the engine over ``workspace`` with a new, empty
+session; it takes the ``Orchestrator``'s keyword arguments (``StorageError`` when its database is damaged or
+locked)."""

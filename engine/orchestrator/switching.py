@@ -22,7 +22,7 @@ from engine.storage.sessions.recovery import repair_history
 from engine.storage.undo.session_journal import open_journal
 
 if TYPE_CHECKING:
-    from engine.orchestrator.agent_pool import AgentTree
+    from engine.agents.tree import AgentTree
     from engine.orchestrator.engine_parts import EngineParts
     from engine.orchestrator.resume import ResumePlan
 

@@ -11,6 +11,16 @@ import pytest
 SECRET = "the outside secret\n"
 
 
+def corpus_lines(corpus: Path) -> list[pytest.ParameterSet]:
+    """A corpus file's command lines (blank lines and ``#`` comments left out), each a case named by its line."""
+    lines = corpus.read_text(encoding="utf-8").splitlines()
+    return [
+        pytest.param(line, id=f"{number}:{line[:60]}")
+        for number, line in enumerate(lines, start=1)
+        if line.strip() and not line.startswith("#")
+    ]
+
+
 def git(root: Path, *args: str) -> None:
     env = {**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}
     subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, env=env)

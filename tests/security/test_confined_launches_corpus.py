@@ -18,20 +18,12 @@ from engine.policy import Action, PermissionPolicy
 from engine.sandbox import Confinement, SandboxGrant, SandboxSupport, detect
 from engine.tools.base import ToolKind
 from engine.tools.bash import run_command
-from tests.security.conftest import SECRET, snapshot
+from tests.security.conftest import SECRET, corpus_lines, snapshot
 
 CORPUS = Path(__file__).parent / "data" / "confined_launches.tsv"
 SUPPORT = detect()
 pytestmark = pytest.mark.skipif(not SUPPORT.confines_unasked, reason=f"this machine cannot confine reads ({SUPPORT})")
-
-
-def _cases() -> list[pytest.ParameterSet]:
-    lines = CORPUS.read_text(encoding="utf-8").splitlines()
-    return [
-        pytest.param(line, id=f"{number}:{line[:60]}")
-        for number, line in enumerate(lines, start=1)
-        if line.strip() and not line.startswith("#")
-    ]
+CASES = corpus_lines(CORPUS)
 
 
 @pytest.fixture
@@ -73,10 +65,10 @@ def _reached(listener: socket.socket) -> bool:
 
 
 def test_corpus_holds_the_cases() -> None:
-    assert len(_cases()) >= 10
+    assert len(CASES) >= 10
 
 
-@pytest.mark.parametrize("command", _cases())
+@pytest.mark.parametrize("command", CASES)
 async def test_line_runs_unasked_and_confined(
     world: tuple[Path, Path], listener: socket.socket, command: str
 ) -> None:
@@ -94,7 +86,7 @@ async def test_line_runs_unasked_and_confined(
     assert not _reached(listener)
 
 
-@pytest.mark.parametrize("command", _cases())
+@pytest.mark.parametrize("command", CASES)
 async def test_without_the_kernel_the_line_reaches_out(
     world: tuple[Path, Path], listener: socket.socket, monkeypatch: pytest.MonkeyPatch, command: str
 ) -> None:

@@ -10,27 +10,19 @@ import pytest
 
 from engine.sandbox import Confinement, SandboxGrant, detect
 from engine.tools.bash import run_command
-from tests.security.conftest import SECRET, snapshot
+from tests.security.conftest import SECRET, corpus_lines, snapshot
 
 CORPUS = Path(__file__).parent / "data" / "confined_reads.tsv"
 SUPPORT = detect()
 pytestmark = pytest.mark.skipif(not SUPPORT.confines_unasked, reason=f"this machine cannot confine reads ({SUPPORT})")
-
-
-def _cases() -> list[pytest.ParameterSet]:
-    lines = CORPUS.read_text(encoding="utf-8").splitlines()
-    return [
-        pytest.param(line, id=f"{number}:{line[:60]}")
-        for number, line in enumerate(lines, start=1)
-        if line.strip() and not line.startswith("#")
-    ]
+CASES = corpus_lines(CORPUS)
 
 
 def test_corpus_keeps_the_moved_cases() -> None:
-    assert len(_cases()) >= 130
+    assert len(CASES) >= 130
 
 
-@pytest.mark.parametrize("command", _cases())
+@pytest.mark.parametrize("command", CASES)
 async def test_confined_read_shows_nothing_outside(world: tuple[Path, Path], tmp_path: Path, command: str) -> None:
     root, outside = world
     evil = tmp_path / "ws-evil"
