@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.agents.records import AgentRecord, AgentState
-from engine.agents.tree import AgentTree
 from engine.agents.worktree import (
     BRANCH_PREFIX,
     Worktree,
@@ -44,6 +43,7 @@ from engine.events import (
 )
 from engine.modes import Mode
 from engine.orchestrator.resume import plan_resume
+from engine.orchestrator.runtime import AgentTree
 from engine.orchestrator.session import Session
 from engine.orchestrator.switching import make_runtime, session_args
 from engine.policy import PermissionPolicy

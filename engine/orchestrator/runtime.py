@@ -26,12 +26,14 @@ from engine.workflow.loop_detection import LoopDetector
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from engine.agents.worktree import Worktree
     from engine.capture.tool_capture import ToolCapture
     from engine.config import Config
     from engine.hooks.dispatcher import HookDispatcher
     from engine.orchestrator.outcome import TurnOutcome
     from engine.storage.sessions.lock import SessionLocks
     from engine.storage.undo.journal import UndoJournal
+    from engine.tools.guard import Workspace
 
 # The runtime whose input the running asyncio task serves (set in that task's own context), for collaborators shared
 # by every session (the interaction wrapper, the sub-agent runner) to find the session a call belongs to.
@@ -92,6 +94,18 @@ class SessionRuntime:
             return False
         self.input_task.cancel()
         return True
+
+
+@dataclass(eq=False)
+class AgentTree:
+    """The tree an agent's session works in (SPEC 26): its worktree, guarded as a workspace, and the capture of it
+    that its undo uses, with the lock its captured calls take turns by."""
+
+    name: str
+    worktree: Worktree
+    workspace: Workspace
+    capture: ToolCapture
+    capture_turns: asyncio.Lock
 
 
 class SessionCapture:

@@ -13,7 +13,7 @@ from engine.events import ModeChanged, ModelChanged, Notice, TodosChanged
 from engine.modes import Mode
 from engine.orchestrator.outcome import TurnOutcome
 from engine.orchestrator.recorder import TaskRecorder
-from engine.orchestrator.runtime import SessionCapture, SessionRuntime
+from engine.orchestrator.runtime import AgentTree, SessionCapture, SessionRuntime
 from engine.orchestrator.session import Session
 from engine.orchestrator.tooling import make_tool_context
 from engine.orchestrator.turn import TurnState, resume_turn
@@ -22,7 +22,6 @@ from engine.storage.sessions.recovery import repair_history
 from engine.storage.undo.session_journal import open_journal
 
 if TYPE_CHECKING:
-    from engine.agents.tree import AgentTree
     from engine.orchestrator.engine_parts import EngineParts
     from engine.orchestrator.resume import ResumePlan
 
