@@ -129,6 +129,7 @@ class AgentPool:
             self._close_session(name)
             _, what = await self._remove_unused(worktree)
             raise WorktreeError(f"agent {name} could not start: {exc}; {what}") from exc
+        ahead = sum(other.state.running for other in self._agents.values())
         agent = AgentRecord(
             name=name,
             task=task,
@@ -139,7 +140,8 @@ class AgentPool:
             branch=worktree.branch,
             base_commit=worktree.base_commit,
             mode=runtime.policy.mode.value,
-            state=AgentState.QUEUED,
+            # Queued only behind ``agents.max_running`` others; else its task takes a slot at once.
+            state=AgentState.QUEUED if ahead >= orch.config.agents.max_running else AgentState.WORKING,
             started_at=self._now(),
         )
         self._set(agent)

@@ -93,6 +93,25 @@ async def test_two_agents_write_only_in_their_own_worktrees(tmp_path: Path) -> N
     assert [(row["name"], row["state"]) for row in shown.agents] == [("alpha", "done"), ("beta", "done")]
 
 
+async def test_an_agent_is_said_to_wait_only_behind_max_running_others(tmp_path: Path) -> None:
+    """With a free slot an agent starts working at once (the pane and /spawn's answer said "queued ... waits its
+    turn" for every agent, the first included); past ``agents.max_running`` it is queued and /spawn says so."""
+    repo = make_repo(tmp_path / "repo")
+    seen: list[Event] = []
+    with ScriptedServer(fallback=writes_its_file) as server:
+        orchestrator, _, _ = make_orchestrator(repo, server.base_url, agents={"max_running": 1})
+        orchestrator.subscribe(seen.append)
+        for name in ("stuck", "next"):
+            await spawn(orchestrator, name)
+        states = {name: orchestrator.agents.get(name).state.value for name in ("stuck", "next")}
+        await orchestrator.run_input("/agents cancel all")
+        await asyncio.wait_for(orchestrator.agents.wait("next"), 30)
+
+    said = {e.agent: e.text for e in seen if isinstance(e, AgentsListed) and e.command == "/spawn"}
+    assert states == {"stuck": "working", "next": "queued"}
+    assert "waits its turn" not in said["stuck"] and "waits its turn" in said["next"]
+
+
 async def test_four_agents_at_most_max_running_at_once_and_one_cancelled(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo")
     seen: list[Event] = []
